@@ -1,0 +1,255 @@
+"""The ``olk`` command line.
+
+    olk run CONFIG [--n-jobs N] [--repeats R] [--datasets a,b] [--scale F] [--out DIR] [--resume]
+    olk sweep CONFIG --set beta=5,10,20            (or --beta 5,10,20)
+    olk table RESULTS_DIR --format md|csv|latex
+    olk compare RESULTS_DIR / olk plot RESULTS_DIR
+    olk algorithms / olk datasets list|verify|fetch|info
+
+Every user-input problem prints one line ``olk: error: ...`` and exits with status 2.
+"""
+from __future__ import annotations
+
+import copy
+import shlex
+import sys
+
+import click
+
+from . import __version__
+from .errors import ConfigError, OlkError, did_you_mean
+
+SWEEP_SHORTHANDS = ("alpha", "beta", "eta", "C", "budget", "gamma", "lam")
+
+
+def _command_line() -> str:
+    return "olk " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def _csv_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _restrict_datasets(cfg, names):
+    if not names:
+        return cfg
+    known = [d.name for d in cfg.datasets]
+    for n in names:
+        if n not in known:
+            raise ConfigError(f"--datasets: '{n}' is not a dataset of {cfg.path}{did_you_mean(n, known)}; it has: {', '.join(known)}")
+    cfg = copy.deepcopy(cfg)
+    cfg.datasets = [d for d in cfg.datasets if d.name in names]
+    return cfg
+
+
+def _prepare(config, repeats, datasets, scale, sets):
+    from .experiment import apply_overrides, load_config, parse_set_options
+    cfg = load_config(config)
+    cfg = _restrict_datasets(cfg, _csv_list(datasets))
+    if repeats is not None:
+        if repeats < 1:
+            raise ConfigError(f"--repeats: must be >= 1 (got {repeats})")
+        cfg.repeats = repeats
+    if scale is not None:
+        if not 0 < scale <= 1:
+            raise ConfigError(f"--scale: must be in (0, 1] (got {scale})")
+        cfg.scale = scale
+    if sets:
+        single = {}
+        for k, vals in parse_set_options(sets).items():
+            if len(vals) != 1:
+                raise ConfigError(f"--set {k}: 'olk run' takes one value; use 'olk sweep' for several")
+            single[k] = vals[0]
+        cfg = apply_overrides(cfg, single)
+    return cfg
+
+
+def _finish(out, quiet):
+    click.echo(f"olk: results in {out}", err=True)
+    try:
+        from .report.tables import render_table, write_tables
+    except ImportError:  # pragma: no cover - reporting layer missing
+        return
+    write_tables(out)
+    if not quiet:
+        click.echo(render_table(out, fmt="md"))
+
+
+def run_options(f):
+    opts = [
+        click.option("--n-jobs", "-j", type=int, default=None, help="Parallel runs (joblib); default from config."),
+        click.option("--backend", type=click.Choice(["loky", "threading", "multiprocessing", "dask"]), default=None,
+                     help="joblib backend (dask needs olk[distributed] and a running dask.distributed scheduler)."),
+        click.option("--repeats", "-r", type=int, default=None, help="Number of permutations (overrides the config)."),
+        click.option("--datasets", "-d", default=None, help="Comma-separated subset of the config's datasets."),
+        click.option("--scale", type=float, default=None, help="Use a reproducible fraction of each dataset (quick mode)."),
+        click.option("--out", "-o", type=click.Path(file_okay=False), default=None, help="Results directory."),
+        click.option("--resume", is_flag=True, help="Keep finished runs of this results directory and run the rest."),
+        click.option("--force", is_flag=True, help="Discard existing runs in the results directory."),
+        click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal)."),
+        click.option("--quiet", "-q", is_flag=True, help="Do not print the table."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="olk")
+def cli():
+    """olk: online kernel learning, reproduced."""
+
+
+@cli.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@run_options
+@click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
+              help="Set a parameter for every algorithm that has it (or LABEL.PARAM for one); repeatable.")
+def run(config, n_jobs, backend, repeats, datasets, scale, out, resume, force, progress, quiet, sets):
+    """Run the experiment described by CONFIG (a YAML file) and print its table."""
+    from .experiment import Runner
+    cfg = _prepare(config, repeats, datasets, scale, sets)
+    runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
+                    command=_command_line(), log=lambda m: click.echo(m, err=True))
+    _finish(runner.run(), quiet)
+
+
+def expand_sweep(cfg, settings: dict):
+    """A config whose affected algorithms are repeated once per sweep point, labelled 'spa@beta=5'."""
+    from .algorithms import registry
+    from .experiment import grid
+    from .experiment.config import MatchRef, _algo_params
+    points = grid(settings)
+    new = copy.deepcopy(cfg)
+    new.algorithms = []
+    renamed: dict[str, dict[str, str]] = {}     # original label -> {point-suffix: new label}
+
+    def applies(a, key):
+        lab, _, p = key.rpartition(".")
+        names = {q.name for q in registry.REGISTRY[a.name].params}
+        return (p in names) and (not lab or lab == a.label)
+
+    for key in settings:
+        if not any(applies(a, key) for a in cfg.algorithms):
+            allp = sorted({q.name for a in cfg.algorithms for q in registry.REGISTRY[a.name].params})
+            raise ConfigError(f"--set {key}: no algorithm in {cfg.path} has this parameter{did_you_mean(key.rpartition('.')[2], allp)}")
+    for a in cfg.algorithms:
+        keys = [k for k in settings if applies(a, k)]
+        deps = [v.label for v in a.params.values() if isinstance(v, MatchRef) and v.label in renamed]
+        if not keys and not deps:
+            new.algorithms.append(copy.deepcopy(a))
+            continue
+        for pt in points:
+            b = copy.deepcopy(a)
+            mine = {k.rpartition(".")[2]: v for k, v in pt.items() if k in keys}
+            suffix = ",".join(f"{k.rpartition('.')[2]}={v}" for k, v in pt.items() if k in keys or deps)
+            for p, v in mine.items():
+                b.params[p] = _algo_params(a.name, {p: v}, f"--set {p}")[p]
+                b.tune.pop(p, None)
+                for d in new.datasets:
+                    d.params.get(a.label, {}).pop(p, None)
+            for p, v in list(b.params.items()):
+                if isinstance(v, MatchRef) and v.label in renamed:
+                    b.params[p] = MatchRef(renamed[v.label][suffix_of(pt)], v.stat, v.agg)
+            b.label = f"{a.label}@{suffix}"
+            b.display = f"{a.display} ({suffix})"
+            renamed.setdefault(a.label, {})[suffix_of(pt)] = b.label
+            new.algorithms.append(b)
+        for d in new.datasets:
+            if a.label in d.params:
+                ov = d.params.pop(a.label)
+                for lab in renamed.get(a.label, {}).values():
+                    d.params[lab] = dict(ov)
+    new.name = f"{cfg.name}_sweep"
+    return new
+
+
+def suffix_of(pt: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in pt.items())
+
+
+@cli.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@run_options
+@click.option("--set", "sets", multiple=True, metavar="PARAM=V1,V2,...",
+              help="Values to sweep, e.g. --set beta=5,10,20 or --set spa.alpha=0.5,1; repeat for a grid.")
+@click.option("--alpha", default=None, help="Shorthand for --set alpha=...")
+@click.option("--beta", default=None, help="Shorthand for --set beta=...")
+@click.option("--eta", default=None, help="Shorthand for --set eta=...")
+@click.option("--C", "C", default=None, help="Shorthand for --set C=...")
+@click.option("--budget", default=None, help="Shorthand for --set budget=...")
+def sweep(config, n_jobs, backend, repeats, datasets, scale, out, resume, force, progress, quiet, sets,
+          alpha, beta, eta, C, budget):
+    """Run CONFIG once per value (grid) of one or more parameters, into one results directory."""
+    from .experiment import Runner, parse_set_options
+    items = list(sets)
+    for name, val in (("alpha", alpha), ("beta", beta), ("eta", eta), ("C", C), ("budget", budget)):
+        if val is not None:
+            items.append(f"{name}={val}")
+    if not items:
+        raise ConfigError("olk sweep: nothing to sweep; give --set PARAM=V1,V2,... or e.g. --beta 5,10,20")
+    cfg = _prepare(config, repeats, datasets, scale, None)
+    cfg = expand_sweep(cfg, parse_set_options(items))
+    runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
+                    command=_command_line(), log=lambda m: click.echo(m, err=True))
+    _finish(runner.run(), quiet)
+
+
+@cli.command()
+@click.argument("names", nargs=-1)
+def algorithms(names):
+    """List the registered algorithms and their parameters."""
+    from .algorithms import registry
+    avail = registry.available()
+    for n in names:
+        registry.resolve_name(n)
+    for name in (registry.resolve_name(n) for n in names) if names else avail:
+        cls = registry.REGISTRY[name]
+        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        click.echo(f"{name:<14} {cls.display:<14} {doc}")
+        for p in cls.params:
+            extra = f" (one of {', '.join(p.choices)})" if p.choices else (f" ({p.requirement})" if p.requirement else "")
+            click.echo(f"    {p.name:<10} default {p.default!r:<8} {p.doc}{extra}")
+
+
+def _mount_optional():
+    try:
+        from .data.cli import datasets as datasets_group
+        cli.add_command(datasets_group, "datasets")
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        from .report import cli as report_cli
+        for name in ("table", "compare", "plot", "report", "regress"):
+            cmd = getattr(report_cli, name, None) or getattr(report_cli, f"{name}_cmd", None)
+            if isinstance(cmd, click.Command):
+                cli.add_command(cmd, name)
+    except ImportError:  # pragma: no cover
+        pass
+
+
+_mount_optional()
+
+
+def main(argv=None):
+    """Entry point: run the CLI, turning user-input errors into one line and exit status 2."""
+    try:
+        cli.main(args=argv, prog_name="olk", standalone_mode=False)
+    except OlkError as e:
+        click.echo(f"olk: error: {e}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("olk: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        msg = " ".join(e.format_message().split())
+        click.echo(f"olk: error: {msg}", err=True)
+        sys.exit(e.exit_code if e.exit_code else 2)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

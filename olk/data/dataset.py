@@ -1,0 +1,99 @@
+"""The :class:`Dataset` container returned by :func:`olk.data.load_dataset`, and the array invariants it guarantees."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+TASKS = ("binary", "multiclass", "regression")
+
+
+@dataclass(repr=False)
+class Dataset:
+    """A loaded dataset: features, labels and where they came from.
+
+    Invariants (established by :func:`canonical_X` and checked by :meth:`validate`):
+
+    * ``X`` is float64; a ``scipy.sparse.csr_matrix`` with sorted indices, int32 ``indices``/``indptr`` and no
+      explicit zeros, or a C-contiguous ``numpy.ndarray``.
+    * ``y`` is a 1-D float64 array: ``{-1., +1.}`` for ``task='binary'``, ``0..K-1`` for ``'multiclass'``, real for
+      ``'regression'``.
+    * ``splits`` maps each part the rows were built from to its row range ``(start, stop)`` (``{}`` for one file).
+    """
+
+    name: str
+    X: np.ndarray | sp.csr_matrix
+    y: np.ndarray
+    task: str
+    n_features: int
+    splits: dict[str, tuple[int, int]] = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.X)
+
+    def part(self, split: str) -> "Dataset":
+        """The rows of one part (e.g. ``'train'``) as a new Dataset sharing ``meta``."""
+        if split not in self.splits:
+            from olk.errors import DataError, did_you_mean
+
+            raise DataError(f"dataset '{self.name}' has no part '{split}'{did_you_mean(split, self.splits)}: "
+                            f"parts are {sorted(self.splits) or 'none (single file)'}")
+        a, b = self.splits[split]
+        return Dataset(self.name, canonical_X(self.X[a:b]), self.y[a:b].copy(), self.task, self.n_features, {},
+                       dict(self.meta))
+
+    def validate(self) -> "Dataset":
+        """Assert the invariants above (raises AssertionError: a bug in olk, not user input)."""
+        X, y = self.X, self.y
+        assert self.task in TASKS, self.task
+        assert X.dtype == np.float64 and y.dtype == np.float64 and y.ndim == 1
+        assert X.shape == (y.shape[0], self.n_features), (X.shape, y.shape, self.n_features)
+        if sp.issparse(X):
+            assert isinstance(X, sp.csr_matrix) and X.has_sorted_indices
+            assert X.indices.dtype == np.int32 and X.indptr.dtype == np.int32
+            assert not np.any(X.data == 0)
+        else:
+            assert isinstance(X, np.ndarray) and X.flags.c_contiguous
+        if self.task == "binary":
+            assert np.isin(y, (-1.0, 1.0)).all()
+        elif self.task == "multiclass":
+            assert np.all(y == np.round(y)) and (y.size == 0 or y.min() >= 0)
+        for a, b in self.splits.values():
+            assert 0 <= a <= b <= y.shape[0]
+        return self
+
+    def __repr__(self) -> str:
+        kind = f"csr nnz={self.X.nnz}" if self.is_sparse else "dense"
+        return (f"Dataset(name={self.name!r}, X={self.n_samples}x{self.n_features} {kind}, task={self.task!r}, "
+                f"splits={self.splits})")
+
+
+def canonical_X(X, *, sparse: bool | None = None):
+    """Return X as float64 CSR (sorted, int32 indices, no explicit zeros) or C-contiguous dense.
+
+    ``sparse=None`` keeps X's current kind; True/False converts.
+    """
+    if sparse is None:
+        sparse = sp.issparse(X)
+    if sparse:
+        X = sp.csr_matrix(X, dtype=np.float64, copy=False)
+        X.sum_duplicates()          # also sorts indices
+        X.eliminate_zeros()
+        if not X.has_sorted_indices:
+            X.sort_indices()
+        if X.indices.dtype != np.int32 or X.indptr.dtype != np.int32:
+            if X.nnz >= np.iinfo(np.int32).max:
+                raise OverflowError("too many nonzeros for int32 CSR indices")
+            X = sp.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape)
+            X.has_sorted_indices = True
+        return X
+    if sp.issparse(X):
+        X = X.toarray()
+    return np.ascontiguousarray(X, dtype=np.float64)

@@ -1,0 +1,110 @@
+"""Readers for the non-LIBSVM formats of the registry: delimited text (raw UCI), MATLAB .mat, mfeat views.
+
+Every reader takes the uncompressed bytes and returns ``(X, y)`` (``y`` None for a view file), raising DataError
+with the file (and line, where known) on bad input.  LIBSVM is in :mod:`olk.data.libsvm`.
+"""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+
+from olk.data.libsvm import read_libsvm
+from olk.errors import DataError
+
+
+def _read_table(data: bytes, src: str, sep: str | None) -> pd.DataFrame:
+    what = "whitespace" if sep in (None, "whitespace") else repr(sep)
+    sep = r"\s+" if sep in (None, "whitespace") else sep
+    try:
+        return pd.read_csv(io.BytesIO(data), sep=sep, header=None, engine="c", skip_blank_lines=True,
+                           low_memory=False)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{src}: empty file (no data rows): re-fetch it or check the path") from None
+    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as e:
+        raise DataError(f"{src}: cannot parse as {what}-separated text: {' '.join(str(e).split())}") from None
+
+
+def _numeric(df: pd.DataFrame, src: str, header_lines: int = 0) -> np.ndarray:
+    """Float64 array of `df`, or DataError naming the first line with a missing / non-numeric value."""
+    try:
+        arr = df.to_numpy(dtype=np.float64)
+    except (ValueError, TypeError):
+        num = df.apply(pd.to_numeric, errors="coerce")
+        bad = num.isna() & df.notna()
+        arr = None
+    else:
+        bad = None
+    if arr is not None and not np.isnan(arr).any():
+        return np.ascontiguousarray(arr)
+    if bad is None:
+        bad = df.isna()
+    else:
+        bad = bad | df.isna()
+    row, col = np.argwhere(bad.to_numpy())[0]
+    value = df.iat[row, col]
+    what = "missing value" if pd.isna(value) else f"non-numeric value {str(value)[:30]!r}"
+    raise DataError(f"{src}:{row + 1 + header_lines}: {what} in column {col + 1}: fix or remove that line")
+
+
+def read_delimited(data: bytes, src: str, *, options: dict, n_features: int | None = None, **_):
+    """Delimited text (comma or whitespace), no header: feature columns [a, b) and one target column."""
+    df = _read_table(data, src, options.get("sep", ","))
+    target = int(options["target_column"])
+    a, b = options.get("feature_columns", [0, df.shape[1] - 1])
+    need = max(target, b - 1) + 1
+    if df.shape[1] < need:
+        raise DataError(f"{src}: {df.shape[1]} columns, but the registry reads features {a + 1}-{b} and the "
+                        f"target from column {target + 1}: wrong file or separator")
+    ycol = df.iloc[:, target]
+    label_map = options.get("label_map")
+    if label_map:
+        mapped = ycol.astype(str).str.strip().map({str(k): float(v) for k, v in label_map.items()})
+        if mapped.isna().any():
+            row = int(np.flatnonzero(mapped.isna().to_numpy())[0])
+            raise DataError(f"{src}:{row + 1}: label {str(ycol.iat[row])[:30]!r} in column {target + 1} is not "
+                            f"one of {sorted(map(str, label_map))}: wrong file, or extend label_map in the registry")
+        y = mapped.to_numpy(dtype=np.float64)
+    else:
+        y = _numeric(ycol.to_frame(), src).ravel()
+    X = _numeric(df.iloc[:, a:b], src)
+    return X, y
+
+
+def read_mat(data: bytes, src: str, *, options: dict, **_):
+    """MATLAB .mat (v4-v7.2, via scipy.io.loadmat): arrays `x_key` and `y_key`."""
+    import scipy.io
+
+    try:
+        m = scipy.io.loadmat(io.BytesIO(data))
+    except (ValueError, TypeError, OSError, NotImplementedError) as e:
+        raise DataError(f"{src}: cannot read as a MATLAB .mat file ({' '.join(str(e).split())}); v7.3 (HDF5) "
+                        f"files are not supported: re-save with -v7") from None
+    xk, yk = options.get("x_key", "X"), options.get("y_key", "y")
+    keys = sorted(k for k in m if not k.startswith("__"))
+    for k in (xk, yk):
+        if k not in m:
+            raise DataError(f"{src}: no variable '{k}' in the .mat file (it has {', '.join(keys) or 'none'}): "
+                            f"set options x_key / y_key in the registry")
+    X = np.asarray(m[xk], dtype=np.float64)
+    if options.get("x_layout", "samples_by_features") == "features_by_samples":
+        X = X.T                      # the AMKL authors store X as features x samples
+    y = np.asarray(m[yk], dtype=np.float64).ravel()
+    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+        raise DataError(f"{src}: X is {'x'.join(map(str, X.shape))} but y has {y.shape[0]} values: check "
+                        f"x_layout (samples_by_features | features_by_samples) in the registry")
+    return np.ascontiguousarray(X), y
+
+
+def read_matrix(data: bytes, src: str, **_):
+    """Whitespace-separated numeric matrix without labels (one mfeat view)."""
+    return _numeric(_read_table(data, src, None), src), None
+
+
+def _read_libsvm(data: bytes, src: str, *, n_features=None, dataset=None, **_):
+    return read_libsvm(data, src, n_features=n_features, dataset=dataset)
+
+
+#: format name -> reader of ONE file
+READERS = {"libsvm": _read_libsvm, "delimited": read_delimited, "mat": read_mat, "mfeat": read_matrix}

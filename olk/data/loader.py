@@ -1,0 +1,266 @@
+"""load_dataset: find, verify, read (or take from the cache), check against the registry, preprocess."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from olk.data import cache
+from olk.data.checksum import check_sha256, known_sha256, remember_sha256, sha256_bytes
+from olk.data.compression import SUFFIXES, read_bytes
+from olk.data.dataset import Dataset, canonical_X
+from olk.data.formats import READERS
+from olk.data.preprocess import (apply_scaler, fit_scaler, fit_target_scale, fmt_labels, map_labels,
+                                 subsample_index, validate_preprocess)
+from olk.data.registry import DatasetSpec, FileSpec, Part, get_registry
+from olk.data.search import find_file, search_path
+from olk.errors import DataError, did_you_mean
+
+READER_VERSION = 1          # bump when a reader's output changes, to invalidate cached arrays
+_USER_MAX_CLASSES = 100     # own files: > 2 integer labels and at most this many distinct -> multiclass
+_SPARSE_DENSITY = 0.25      # own files, sparse=None: CSR if fewer than this fraction of entries are nonzero
+
+
+def load_dataset(name_or_path: str | os.PathLike, split: str | None = None, *,
+                 data_dir: str | list[str] | None = None, preprocess: dict | None = None,
+                 verify: bool = True, sparse: bool | None = None) -> Dataset:
+    """Load a registry dataset by name (e.g. ``'a9a'``) or your own LIBSVM file by path.
+
+    Parameters
+    ----------
+    name_or_path : registry name, or path to a LIBSVM file (plain, .gz, .bz2 or .xz).
+    split : None for what the papers' online experiments stream (the registry's ``default_split``, e.g. a9a
+        train+test = 48,842 rows); ``'train'`` / ``'test'`` / ... for one part.
+    data_dir : extra directory (or list) searched after ``$OLK_DATA`` (see :func:`olk.data.search_path`).
+    preprocess : overrides of the registry's preprocessing keys (``scale``, ``positive_label``, ...).
+    verify : check the sha256 of each file against the registry (cached: free after the first load).
+    sparse : None = the registry's storage; True / False forces CSR / dense.
+    """
+    pre = validate_preprocess(preprocess, "preprocess")
+    reg = get_registry()
+    name = os.fspath(name_or_path)
+    if name in reg:
+        return _load_registered(reg[name], split, data_dir, pre, verify, sparse)
+    path = Path(name).expanduser()
+    if path.is_file():
+        if split is not None:
+            raise DataError(f"{name}: split='{split}' applies only to registry datasets; your own file is one part")
+        return _load_user_file(path, pre, sparse)
+    if path.is_dir():
+        raise DataError(f"{name}: is a directory; pass a registry dataset name or a LIBSVM file")
+    if os.sep in name or "/" in name or path.suffix.lower() in {".libsvm", ".svm", ".txt", ".t", *SUFFIXES[1:]}:
+        raise DataError(f"{name}: no such file (and not a registry dataset{did_you_mean(path.name, reg)}): "
+                        f"check the path")
+    reg.get_spec(name)          # raises 'unknown dataset' with a suggestion
+    raise AssertionError("unreachable")
+
+
+# ----------------------------------------------------------------------------------------------- registry datasets
+def _load_registered(spec: DatasetSpec, split, data_dir, user_pre: dict, verify: bool, sparse) -> Dataset:
+    if "task" in user_pre:
+        raise DataError(f"preprocess key 'task' applies only to your own files; '{spec.name}' is "
+                        f"{spec.task} (registry)")
+    pre = {**spec.preprocess, **user_pre}
+    if split is None:
+        splits = list(spec.default_split)
+    elif split in spec.parts:
+        splits = [split]
+    else:
+        raise DataError(f"dataset '{spec.name}' has no split '{split}'{did_you_mean(split, spec.parts)}: "
+                        f"splits are {', '.join(spec.parts)} (split=None gives {'+'.join(spec.default_split)})")
+    want_sparse = (spec.storage == "sparse") if sparse is None else bool(sparse)
+    meta = {"source": "registry", "registry": spec.source, "description": spec.description,
+            "papers": list(spec.papers), "homepage": spec.homepage, "files": [], "cache": {"hits": 0, "misses": 0},
+            "url": {s: [f.url for f in spec.parts[s].files] for s in splits}}
+    X, y, part_of_row, views = _read_parts(spec, splits, data_dir, verify, want_sparse, meta)
+    if views:
+        meta["views"] = views
+
+    # labels, row selection
+    y, keep, task, info = map_labels(y, spec.task, pre, f"dataset '{spec.name}'")
+    meta.update(info)
+    rows = np.arange(y.shape[0]) if keep is None else np.flatnonzero(keep)
+    sub = subsample_index(rows.size, pre)
+    if sub is not None:
+        rows = rows[sub]
+    if rows.size != y.shape[0]:
+        X, y, part_of_row = X[rows], y[rows], part_of_row[rows]
+    if y.shape[0] == 0:
+        raise DataError(f"dataset '{spec.name}': no rows left after preprocessing {pre}: check "
+                        f"positive_label / negative_label")
+
+    # scaling, fitted on the train part when there is one (as svm-scale -s/-r), else on the rows loaded
+    scale, tscale = pre.get("scale", "none"), pre.get("target_scale", "none")
+    fit_on = pre.get("scale_fit") or ("train" if "train" in spec.parts else "all")
+    if fit_on == "train" and "train" not in spec.parts:
+        fit_on = "all"
+    if scale != "none" or tscale != "none":
+        if fit_on == "train" and "train" in splits:
+            t = splits.index("train")
+            Xfit, yfit = X[part_of_row == t], y[part_of_row == t]
+        elif fit_on == "train":
+            Xfit, yfit, _, _ = _read_parts(spec, ["train"], data_dir, verify, want_sparse, {})
+            yfit, keep_t, _, _ = map_labels(yfit, spec.task, pre, f"dataset '{spec.name}' split 'train'")
+            if keep_t is not None:
+                Xfit, yfit = Xfit[keep_t], yfit[keep_t]
+        else:
+            Xfit, yfit = X, y
+        X = apply_scaler(X, fit_scaler(Xfit, scale), f"dataset '{spec.name}'")
+        if task == "regression":
+            t = fit_target_scale(yfit, tscale)
+            if t is not None:
+                y = y * t[0] + t[1]
+    meta["preprocess"] = {**pre, "scale": scale, "scale_fit": fit_on if scale != "none" else None}
+    meta["storage"] = "sparse" if want_sparse else "dense"
+
+    counts = np.bincount(part_of_row, minlength=len(splits))
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    ranges = {s: (int(bounds[i]), int(bounds[i + 1])) for i, s in enumerate(splits)} if len(splits) > 1 else {}
+    X = canonical_X(X, sparse=want_sparse)
+    return Dataset(spec.name, X, np.ascontiguousarray(y, dtype=np.float64), task, spec.n_features, ranges,
+                   meta).validate()
+
+
+def _read_parts(spec: DatasetSpec, splits, data_dir, verify, want_sparse, meta):
+    """Read and check each part; return (X, raw y, part index per row, views)."""
+    Xs, ys, views = [], [], {}
+    for s in splits:
+        X, y, views = _read_part(spec, spec.parts[s], data_dir, verify, meta)
+        Xs.append(canonical_X(X, sparse=want_sparse))
+        ys.append(y)
+    X = Xs[0] if len(Xs) == 1 else (sp.vstack(Xs, format="csr") if want_sparse else np.vstack(Xs))
+    part_of_row = np.repeat(np.arange(len(splits)), [len(y) for y in ys])
+    return X, np.concatenate(ys), part_of_row, views
+
+
+def _read_part(spec: DatasetSpec, part: Part, data_dir, verify, meta):
+    blocks, y, views, col = [], None, {}, 0
+    for f in part.files:
+        path = _locate(spec, part, f, data_dir)
+        src = str(path)
+        X, yf, sha, hit = read_file(path, spec.format, n_features=spec.n_features if f.view is None else None,
+                                    options=spec.options, dataset=spec.name, fspec=f, verify=verify,
+                                    fetch_name=spec.name, what=f"{spec.name}/{part.split}")
+        if meta:
+            meta["files"].append({"split": part.split, "view": f.view, "path": src, "sha256": sha,
+                                  "verified": bool(verify and f.sha256)})
+            meta["cache"]["hits" if hit else "misses"] += 1
+        if X.shape[0] == 0:
+            raise DataError(f"{src}: empty file (no data rows): re-fetch it with `olk datasets fetch {spec.name} "
+                            f"--force`")
+        if part.rows is not None and X.shape[0] != part.rows:
+            raise DataError(f"{src}: {X.shape[0]} rows, but the registry expects {part.rows} for "
+                            f"{spec.name}/{part.split}: truncated file or a different version; re-fetch with "
+                            f"`olk datasets fetch {spec.name} --force`")
+        ncols = f.columns if f.view is not None else spec.n_features
+        if X.shape[1] != ncols:
+            raise DataError(f"{src}: {X.shape[1]} feature columns, but the registry declares {ncols} for "
+                            f"{spec.name}{'/' + f.view if f.view else ''}: wrong file or a different version")
+        if f.view is not None:
+            views[f.view] = (col, col + ncols)
+            col += ncols
+        else:
+            y = yf
+            if spec.labels is not None:
+                bad = np.setdiff1d(np.unique(yf), np.asarray(spec.labels, dtype=np.float64))
+                if bad.size:
+                    raise DataError(f"{src}: labels {fmt_labels(np.unique(yf))} found, but the registry declares "
+                                    f"{fmt_labels(spec.labels)} for {spec.task} dataset '{spec.name}': wrong or "
+                                    f"corrupt file; re-fetch it with `olk datasets fetch {spec.name} --force`")
+        blocks.append(X)
+    if views:
+        nrows = {b.shape[0] for b in blocks}
+        if len(nrows) > 1:
+            raise DataError(f"dataset '{spec.name}': its view files have different row counts {sorted(nrows)}")
+        X = np.hstack([b.toarray() if sp.issparse(b) else b for b in blocks])
+        rpc = int(spec.options.get("rows_per_class", X.shape[0]))
+        y = (np.arange(X.shape[0]) // rpc).astype(np.float64)
+        return X, y, views
+    return blocks[0], y, {}
+
+
+def _locate(spec: DatasetSpec, part: Part, f: FileSpec, data_dir) -> Path:
+    path = find_file(f.path, data_dir)
+    if path is not None:
+        return path
+    dirs = ", ".join(str(d) for d in search_path(data_dir))
+    where = f"file '{f.path}' (or .xz/.bz2/.gz) of dataset '{spec.name}' split '{part.split}' not found in: {dirs}"
+    if f.url:
+        note = "" if f.offline else " (not in the offline copy)"
+        raise DataError(f"{where}{note}; fix: `olk datasets fetch {spec.name}` (downloads {f.url}), or set "
+                        f"OLK_DATA to the directory that holds it")
+    raise DataError(f"{where}; it has no public download URL ({spec.notes or spec.homepage}): put the file in "
+                    f"one of those directories or set OLK_DATA")
+
+
+def read_file(path: Path, fmt: str, *, n_features=None, options=None, dataset=None, fspec: FileSpec | None = None,
+              verify: bool = True, fetch_name: str | None = None, what: str | None = None):
+    """Read one file through the checksum and array caches.  Returns (X, y, sha256, cache_hit)."""
+    options = options or {}
+    reader = READERS[fmt]
+    check = verify and fspec is not None
+    sha = known_sha256(path)
+    if sha is not None:
+        if check:
+            check_sha256(path, sha, fspec, what or str(path), fetch_name or str(dataset))
+        hit = cache.load(_key(sha, fmt, n_features, options))
+        if hit is not None:
+            return hit[0], hit[1], sha, True
+    data = read_bytes(path)
+    sha = sha256_bytes(data)
+    remember_sha256(path, sha)
+    if check:
+        check_sha256(path, sha, fspec, what or str(path), fetch_name or str(dataset))
+    X, y = reader(data, str(path), n_features=n_features, options=options, dataset=dataset)
+    del data
+    cache.save(_key(sha, fmt, n_features, options), X, y)
+    return X, y, sha, False
+
+
+def _key(sha, fmt, n_features, options) -> str:
+    return cache.cache_key(sha256=sha, format=fmt, n_features=n_features, options=options, reader=READER_VERSION)
+
+
+# ----------------------------------------------------------------------------------------------- own files
+def _load_user_file(path: Path, pre: dict, sparse) -> Dataset:
+    src = str(path)
+    X, y, sha, hit = read_file(path, "libsvm")
+    if X.shape[0] == 0:
+        raise DataError(f"{src}: empty file (no data lines): expected '<label> <index>:<value> ...' per line")
+    found = np.unique(y)
+    task = pre.get("task")
+    if task is None:
+        integral = bool(np.all(found == np.round(found)))
+        if found.size <= 2 or pre.get("positive_label") is not None:
+            task = "binary"
+        elif integral and found.size <= _USER_MAX_CLASSES:
+            task = "multiclass"
+        else:
+            task = "regression"
+    if task == "binary" and found.size > 2 and pre.get("positive_label") is None:
+        raise DataError(f"{src}: labels {fmt_labels(found)} found ({found.size} classes), but binary needs two: "
+                        f"set positive_label (preprocess={{'positive_label': L}}, YAML/CLI key positive_label) "
+                        f"to map label L to +1 and the others to -1")
+    y, keep, task, info = map_labels(y, task, pre, src)
+    if keep is not None:
+        X, y = X[keep], y[keep]
+    sub = subsample_index(y.shape[0], pre)
+    if sub is not None:
+        X, y = X[sub], y[sub]
+    scale = pre.get("scale", "none")
+    X = apply_scaler(X, fit_scaler(X, scale), src)
+    if task == "regression":
+        t = fit_target_scale(y, pre.get("target_scale", "none"))
+        if t is not None:
+            y = y * t[0] + t[1]
+    if sparse is None:
+        sparse = sp.issparse(X) and X.nnz < _SPARSE_DENSITY * max(1, X.shape[0] * X.shape[1])
+    X = canonical_X(X, sparse=bool(sparse))
+    meta = {"source": "file", "files": [{"split": None, "path": src, "sha256": sha, "verified": False}],
+            "cache": {"hits": int(hit), "misses": int(not hit)},
+            "preprocess": {**pre, "scale": scale, "scale_fit": "all" if scale != "none" else None},
+            "storage": "sparse" if sparse else "dense", **info}
+    return Dataset(path.name, X, np.ascontiguousarray(y, dtype=np.float64), task, int(X.shape[1]), {},
+                   meta).validate()

@@ -1,0 +1,359 @@
+"""Experiment configs: YAML -> validated :class:`ExperimentConfig`.
+
+A config names datasets, algorithms with parameters, a kernel, repeats and seeds::
+
+    name: spa_table2
+    paper: spa_tist2018          # which published table `olk compare` joins with
+    table: "2"
+    seed: 2018
+    repeats: 20                  # permutations
+    kernel: {type: gaussian, gamma: 0.4}
+    tune: {metric: accuracy}     # grids below are searched on one extra permutation, then fixed
+    datasets:
+      - name: a9a
+        params: {spa: {beta: 20}}            # per-dataset overrides, by algorithm label
+      - w7a
+    algorithms:
+      - name: pa1
+        tune: {C: [0.25, 0.5, 1, 2]}
+      - name: spa
+        params: {alpha: 1}
+        tune: {eta: [1000, 100, 10, 1, 0.1, 0.01, 0.001]}
+      - name: rbp
+        params: {budget: {match: spa, stat: n_sv}}   # mean #SV of SPA's runs on the same dataset
+
+Every key is checked; an unknown key or algorithm gets a one-line error with a did-you-mean.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ..algorithms import registry as algo_registry
+from ..errors import ConfigError, did_you_mean
+from ..kernels import make_kernel
+
+TOP_KEYS = {
+    "name": "results directory name (default: the config file's stem)",
+    "paper": "paper id of the published table to compare with (results/paper/)",
+    "table": "table id within the paper",
+    "description": "free text",
+    "mode": "online (mistake rate along one pass) or batch (train on train split, test on test split)",
+    "seed": "base seed: permutations and learners' RNGs derive from it",
+    "repeats": "number of permutations",
+    "shuffle": "false keeps the file order (then all repeats share one order)",
+    "scale": "fraction of each dataset to use (reproducible subsample), 1 = all",
+    "n_jobs": "parallel runs (joblib)",
+    "backend": "joblib backend: loky, threading, multiprocessing or dask",
+    "checkpoints": "number of learning-curve checkpoints",
+    "data_dir": "extra directory to search for datasets",
+    "kernel": "kernel for every algorithm, e.g. {type: gaussian, gamma: 0.4}",
+    "tune": "parameter-selection protocol: {metric: accuracy}",
+    "datasets": "list of dataset names or {name, params, preprocess, kernel}",
+    "algorithms": "list of {name, label, display, params, tune, kernel}",
+    "compare": "tolerances for olk compare, e.g. {accuracy: 1.5}",
+    "table_layout": "table rendering options, e.g. {datasets_per_block: 2}",
+    "unavailable": "datasets known to be unavailable offline: {name: reason}",
+}
+DATASET_KEYS = {"name", "params", "preprocess", "kernel", "label"}
+ALGO_KEYS = {"name", "label", "display", "params", "tune", "kernel"}
+TUNE_KEYS = {"metric", "perm"}
+MODES = ("online", "batch")
+BACKENDS = ("loky", "threading", "multiprocessing", "dask")
+
+
+@dataclass
+class MatchRef:
+    """A parameter whose value is another algorithm's result on the same dataset (e.g. SPA's mean #SV)."""
+
+    label: str
+    stat: str = "n_sv"
+    agg: str = "mean"
+
+    def to_json(self):
+        return {"match": self.label, "stat": self.stat, "agg": self.agg}
+
+
+@dataclass
+class DatasetEntry:
+    name: str
+    params: dict = field(default_factory=dict)      # label -> {param: value}
+    preprocess: dict = field(default_factory=dict)
+    kernel: dict | None = None
+
+
+@dataclass
+class AlgorithmEntry:
+    name: str                  # registry name
+    label: str                 # id in results / paper CSVs (e.g. spa, spa_last)
+    display: str               # pretty name
+    params: dict = field(default_factory=dict)
+    tune: dict = field(default_factory=dict)        # param -> list of candidate values
+    kernel: dict | None = None
+
+    def depends_on(self) -> set[str]:
+        return {v.label for v in self.params.values() if isinstance(v, MatchRef)}
+
+
+@dataclass
+class ExperimentConfig:
+    name: str
+    path: str | None = None
+    paper: str | None = None
+    table: str | None = None
+    description: str = ""
+    mode: str = "online"
+    seed: int = 0
+    repeats: int = 1
+    shuffle: bool = True
+    scale: float = 1.0
+    n_jobs: int = 1
+    backend: str = "loky"
+    checkpoints: int = 50
+    data_dir: str | None = None
+    kernel: dict = field(default_factory=lambda: {"type": "gaussian", "gamma": 1.0})
+    tune_metric: str = "accuracy"
+    datasets: list = field(default_factory=list)
+    algorithms: list = field(default_factory=list)
+    compare: dict = field(default_factory=dict)
+    table_layout: dict = field(default_factory=dict)
+    unavailable: dict = field(default_factory=dict)
+
+    def algorithm(self, label: str) -> AlgorithmEntry:
+        for a in self.algorithms:
+            if a.label == label:
+                return a
+        raise KeyError(label)
+
+    def stages(self) -> list[list[AlgorithmEntry]]:
+        """Algorithms grouped so that each group only depends on results of earlier groups."""
+        done: set[str] = set()
+        left = list(self.algorithms)
+        stages = []
+        while left:
+            ready = [a for a in left if a.depends_on() <= done]
+            if not ready:
+                names = ", ".join(a.label for a in left)
+                raise ConfigError(f"{self.path or self.name}: algorithms {names} depend on each other in a cycle (match:)")
+            stages.append(ready)
+            done |= {a.label for a in ready}
+            left = [a for a in left if a not in ready]
+        return stages
+
+
+def _where(path, *keys) -> str:
+    return f"{path}: " + ".".join(str(k) for k in keys)
+
+
+def _check_keys(d: dict, allowed, where: str):
+    for k in d:
+        if k not in allowed:
+            raise ConfigError(f"{where}: unknown key '{k}'{did_you_mean(k, allowed)}; allowed keys: {', '.join(sorted(allowed))}")
+
+
+def _number(v, where, kind=float, lo=None, lo_strict=False):
+    try:
+        if kind is int and isinstance(v, float) and not v.is_integer():
+            raise ValueError
+        x = kind(v)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: expected {'an integer' if kind is int else 'a number'}, got {v!r}") from None
+    if isinstance(v, bool):
+        raise ConfigError(f"{where}: expected a number, got {v!r}")
+    if lo is not None and (x <= lo if lo_strict else x < lo):
+        raise ConfigError(f"{where}: must be {'>' if lo_strict else '>='} {lo} (got {x})")
+    return x
+
+
+def _parse_param_value(v, where):
+    if isinstance(v, dict) and "match" in v:
+        _check_keys(v, {"match", "stat", "agg"}, where)
+        return MatchRef(str(v["match"]), str(v.get("stat", "n_sv")), str(v.get("agg", "mean")))
+    return v
+
+
+def _algo_params(name: str, params: dict, where: str, allow_match=True) -> dict:
+    """Check parameter names and (non-deferred) values against the registry; keep MatchRefs as they are."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ConfigError(f"{where}: expected a mapping of parameter: value, got {params!r}")
+    cls = algo_registry.get(name, where)
+    specs = {p.name: p for p in cls.params}
+    out = {}
+    for k, v in params.items():
+        if k not in specs:
+            raise ConfigError(f"{where}: unknown parameter '{k}' for {cls.name}{did_you_mean(k, specs)}"
+                              f"; its parameters are: {', '.join(specs) or 'none'}")
+        v = _parse_param_value(v, f"{where}.{k}")
+        if isinstance(v, MatchRef):
+            if not allow_match:
+                raise ConfigError(f"{where}.{k}: 'match' is not allowed here")
+            out[k] = v
+        else:
+            out[k] = specs[k].coerce(v, f"{where}.{k}")
+    return out
+
+
+def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
+    """Validate a config mapping (as loaded from YAML) and return an ExperimentConfig."""
+    algo_registry.available()
+    where0 = path or "<config>"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where0}: expected a YAML mapping at the top level")
+    _check_keys(raw, TOP_KEYS, where0)
+    name = str(raw.get("name") or (Path(path).stem if path else "experiment"))
+    cfg = ExperimentConfig(name=name, path=path)
+    cfg.paper = raw.get("paper")
+    cfg.table = None if raw.get("table") is None else str(raw.get("table"))
+    cfg.description = str(raw.get("description", ""))
+    cfg.mode = str(raw.get("mode", "online"))
+    if cfg.mode not in MODES:
+        raise ConfigError(f"{_where(where0, 'mode')}: must be one of {', '.join(MODES)}{did_you_mean(cfg.mode, MODES)}")
+    cfg.seed = _number(raw.get("seed", 0), _where(where0, "seed"), int, lo=0)
+    cfg.repeats = _number(raw.get("repeats", 1), _where(where0, "repeats"), int, lo=1)
+    cfg.shuffle = bool(raw.get("shuffle", True))
+    cfg.scale = _number(raw.get("scale", 1.0), _where(where0, "scale"), float, lo=0, lo_strict=True)
+    if cfg.scale > 1:
+        raise ConfigError(f"{_where(where0, 'scale')}: must be in (0, 1] (got {cfg.scale})")
+    cfg.n_jobs = _number(raw.get("n_jobs", 1), _where(where0, "n_jobs"), int)
+    cfg.backend = str(raw.get("backend", "loky"))
+    if cfg.backend not in BACKENDS:
+        raise ConfigError(f"{_where(where0, 'backend')}: must be one of {', '.join(BACKENDS)}{did_you_mean(cfg.backend, BACKENDS)}")
+    cfg.checkpoints = _number(raw.get("checkpoints", 50), _where(where0, "checkpoints"), int, lo=2)
+    cfg.data_dir = raw.get("data_dir")
+    kern = raw.get("kernel", {"type": "gaussian", "gamma": 1.0})
+    make_kernel(kern, _where(where0, "kernel"))
+    cfg.kernel = dict(kern) if isinstance(kern, dict) else {"type": str(kern)}
+    tune = raw.get("tune") or {}
+    if not isinstance(tune, dict):
+        raise ConfigError(f"{_where(where0, 'tune')}: expected a mapping like {{metric: accuracy}}")
+    _check_keys(tune, TUNE_KEYS, _where(where0, "tune"))
+    cfg.tune_metric = str(tune.get("metric", "accuracy"))
+    if cfg.tune_metric not in ("accuracy", "test_accuracy"):
+        raise ConfigError(f"{_where(where0, 'tune.metric')}: must be accuracy or test_accuracy")
+    for key in ("compare", "table_layout", "unavailable"):
+        val = raw.get(key) or {}
+        if not isinstance(val, dict):
+            raise ConfigError(f"{_where(where0, key)}: expected a mapping")
+        setattr(cfg, key, dict(val))
+
+    algos = raw.get("algorithms")
+    if not algos or not isinstance(algos, list):
+        raise ConfigError(f"{_where(where0, 'algorithms')}: expected a non-empty list of algorithms")
+    labels = set()
+    for k, a in enumerate(algos):
+        w = _where(where0, f"algorithms[{k}]")
+        if isinstance(a, str):
+            a = {"name": a}
+        if not isinstance(a, dict) or "name" not in a:
+            raise ConfigError(f"{w}: expected a mapping with at least 'name'")
+        _check_keys(a, ALGO_KEYS, w)
+        reg = algo_registry.resolve_name(a["name"], f"{w}.name")
+        cls = algo_registry.REGISTRY[reg]
+        label = str(a.get("label", reg))
+        if label in labels:
+            raise ConfigError(f"{w}.label: '{label}' used twice; give each entry a distinct label")
+        labels.add(label)
+        params = _algo_params(reg, a.get("params"), f"{w}.params")
+        tune_grid = {}
+        for p, vals in (a.get("tune") or {}).items():
+            if not isinstance(vals, list) or not vals:
+                raise ConfigError(f"{w}.tune.{p}: expected a non-empty list of candidate values")
+            tune_grid[p] = [_algo_params(reg, {p: v}, f"{w}.tune", allow_match=False)[p] for v in vals]
+        if a.get("kernel") is not None:
+            make_kernel(a["kernel"], f"{w}.kernel")
+        cfg.algorithms.append(AlgorithmEntry(reg, label, str(a.get("display", cls.display if label == reg else label)),
+                                             params, tune_grid, a.get("kernel")))
+    for a in cfg.algorithms:
+        for p, v in a.params.items():
+            if isinstance(v, MatchRef) and v.label not in labels:
+                raise ConfigError(f"{where0}: algorithms[{a.label}].params.{p}.match: no algorithm labelled '{v.label}'"
+                                  f"{did_you_mean(v.label, labels)}")
+
+    dsets = raw.get("datasets")
+    if not dsets or not isinstance(dsets, list):
+        raise ConfigError(f"{_where(where0, 'datasets')}: expected a non-empty list of dataset names")
+    seen = set()
+    for k, d in enumerate(dsets):
+        w = _where(where0, f"datasets[{k}]")
+        if isinstance(d, str):
+            d = {"name": d}
+        if not isinstance(d, dict) or "name" not in d:
+            raise ConfigError(f"{w}: expected a dataset name or a mapping with 'name'")
+        _check_keys(d, DATASET_KEYS, w)
+        if d["name"] in seen:
+            raise ConfigError(f"{w}: dataset '{d['name']}' listed twice")
+        seen.add(d["name"])
+        overrides = {}
+        for lab, ps in (d.get("params") or {}).items():
+            if lab not in labels:
+                raise ConfigError(f"{w}.params: '{lab}' is not an algorithm label of this config{did_you_mean(lab, labels)}")
+            overrides[lab] = _algo_params(cfg.algorithm(lab).name, ps, f"{w}.params.{lab}")
+        if d.get("kernel") is not None:
+            make_kernel(d["kernel"], f"{w}.kernel")
+        cfg.datasets.append(DatasetEntry(str(d["name"]), overrides, dict(d.get("preprocess") or {}), d.get("kernel")))
+    cfg.stages()
+    return cfg
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate a YAML config file."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"{path}: config file not found")
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{line}: invalid YAML ({getattr(e, 'problem', None) or e})") from None
+    return parse_config(raw, str(path))
+
+
+def apply_overrides(cfg: ExperimentConfig, settings: dict[str, object]) -> ExperimentConfig:
+    """Return a copy with parameters set: 'beta' sets it on every algorithm that has it, 'spa.beta' on one label."""
+    cfg = copy.deepcopy(cfg)
+    for key, val in settings.items():
+        if "." in key:
+            lab, p = key.split(".", 1)
+            labels = [a.label for a in cfg.algorithms]
+            if lab not in labels:
+                raise ConfigError(f"--set {key}: no algorithm labelled '{lab}'{did_you_mean(lab, labels)}")
+            targets = [cfg.algorithm(lab)]
+        else:
+            p = key
+            targets = [a for a in cfg.algorithms if p in {q.name for q in algo_registry.REGISTRY[a.name].params}]
+            if not targets:
+                allp = sorted({q.name for a in cfg.algorithms for q in algo_registry.REGISTRY[a.name].params})
+                raise ConfigError(f"--set {key}: no algorithm in this config has a parameter '{p}'{did_you_mean(p, allp)}")
+        for a in targets:
+            a.params[p] = _algo_params(a.name, {p: val}, f"--set {key}")[p]
+            a.tune.pop(p, None)
+            for d in cfg.datasets:
+                d.params.get(a.label, {}).pop(p, None)
+    return cfg
+
+
+def parse_set_options(items) -> dict[str, list]:
+    """'beta=5,10,20' -> {'beta': [5.0, 10.0, 20.0]} (numbers parsed with YAML rules)."""
+    out: dict[str, list] = {}
+    for it in items or ():
+        if "=" not in it:
+            raise ConfigError(f"--set {it}: expected PARAM=V1,V2,... (e.g. --set beta=5,10,20 or --set spa.eta=0.1)")
+        k, v = it.split("=", 1)
+        vals = [yaml.safe_load(x) for x in v.split(",") if x.strip() != ""]
+        if not vals:
+            raise ConfigError(f"--set {it}: no values given")
+        out[k.strip()] = vals
+    return out
+
+
+def grid(settings: dict[str, list]) -> list[dict]:
+    """Cartesian product of sweep settings, in the order given."""
+    keys = list(settings)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(settings[k] for k in keys))]

@@ -1,0 +1,94 @@
+"""Results on disk: an append-only run log that survives interruption, and the tidy CSVs made from it.
+
+``runs.jsonl`` gets one JSON line per finished run, flushed and fsync'ed before the next is reported,
+so an interrupted experiment loses nothing it finished; ``--resume`` skips every run_id already there
+(a torn last line from a kill is ignored).  ``runs.csv`` and ``curves.csv`` are rewritten atomically
+(temp file + rename) from the log, so readers never see half a file.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+
+RUN_COLUMNS = ["run_id", "experiment", "phase", "dataset", "algorithm", "label", "display", "params", "kernel",
+               "perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "n_sv_last", "n_updates",
+               "time_s", "kernel_evals", "test_accuracy", "train_time_s", "n_test"]
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+class RunStore:
+    """The run log of one results directory."""
+
+    def __init__(self, out_dir: Path):
+        self.dir = Path(out_dir)
+        self.log = self.dir / "runs.jsonl"
+        self._records: dict[str, dict] = {}
+
+    def exists(self) -> bool:
+        return self.log.is_file() and self.log.stat().st_size > 0
+
+    def load(self) -> dict[str, dict]:
+        self._records = {}
+        if self.log.is_file():
+            with open(self.log, encoding="utf-8") as fh:
+                for line in fh:
+                    line = line.strip()
+                    if not line:
+                        continue
+                    try:
+                        rec = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue            # torn write from an interrupted run: recompute that run
+                    if isinstance(rec, dict) and "run_id" in rec:
+                        self._records[rec["run_id"]] = rec
+        return self._records
+
+    def reset(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for name in ("runs.jsonl", "runs.csv", "curves.csv"):
+            p = self.dir / name
+            if p.exists():
+                p.unlink()
+        self._records = {}
+
+    def append(self, rec: dict) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(rec, sort_keys=True, default=float)
+        with open(self.log, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        self._records[rec["run_id"]] = rec
+
+    def get(self, run_id: str):
+        return self._records.get(run_id)
+
+    def write_tables(self, run_ids: list[str]) -> tuple[Path, Path]:
+        """Write runs.csv and curves.csv for the given runs, in that order."""
+        rows, curves = [], []
+        for rid in run_ids:
+            rec = self._records[rid]
+            row = {k: rec.get(k) for k in RUN_COLUMNS}
+            row["params"] = json.dumps(rec.get("params", {}), sort_keys=True)
+            row["kernel"] = json.dumps(rec.get("kernel", {}), sort_keys=True)
+            for k, v in sorted((rec.get("params") or {}).items()):
+                row[f"param_{k}"] = v
+            rows.append(row)
+            c = rec.get("curve") or {}
+            for t, m in zip(c.get("t", []), c.get("mistake_rate", [])):
+                curves.append((rid, t, m))
+        runs = pd.DataFrame(rows)
+        cur = pd.DataFrame(curves, columns=["run_id", "t", "mistake_rate"])
+        p1, p2 = self.dir / "runs.csv", self.dir / "curves.csv"
+        atomic_write_text(p1, runs.to_csv(index=False))
+        atomic_write_text(p2, cur.to_csv(index=False))
+        return p1, p2

@@ -1,0 +1,134 @@
+"""Click commands of the reporting layer: ``olk table``, ``olk compare``, ``olk plot``.
+
+The main ``olk`` group mounts them with :func:`register` (or by adding :data:`COMMANDS`).  Every
+user-input problem arrives as :class:`olk.errors.OlkError` and leaves as a one-line
+``click.ClickException``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from olk.errors import OlkError
+from olk.report.results import load_results
+
+PLOT_KINDS = ("curves", "time", "sensitivity", "all")
+
+
+def _fail(e: Exception) -> click.ClickException:
+    if isinstance(e, OSError):
+        return click.ClickException(" ".join(f"cannot write {e.filename or ''}: {e.strerror or e}".split()))
+    return click.ClickException(str(e))
+
+
+def _write(out: str, text: str) -> None:
+    Path(out).write_text(text, encoding="utf-8")
+    click.echo(f"wrote {out}", err=True)
+
+
+@click.command("table")
+@click.argument("results_dir")
+@click.option("--format", "fmt", type=click.Choice(["md", "csv", "latex"]), default="md", show_default=True,
+              help="Format printed to stdout (and written to --out).")
+@click.option("--out", type=click.Path(dir_okay=False), help="Also write the printed table to this file.")
+def table_command(results_dir: str, fmt: str, out: str | None) -> None:
+    """Paper-style mean ± std table of RESULTS_DIR.
+
+    Prints the table and writes table.md, table.csv and table.tex into RESULTS_DIR.
+    """
+    from olk.report.tables import render_table, write_tables
+
+    try:
+        res = load_results(results_dir)
+        written = write_tables(res)
+        text = render_table(res, fmt)
+        if out:
+            _write(out, text)
+    except (OlkError, OSError) as e:
+        raise _fail(e) from None
+    click.echo(text, nl=False)
+    click.echo("wrote " + ", ".join(str(p) for p in written), err=True)
+
+
+@click.command("compare")
+@click.argument("results_dir")
+@click.option("--tol", "tols", multiple=True, metavar="METRIC=VALUE",
+              help="Tolerance override, repeatable: accuracy=1.0 (points), n_sv=10%, time=50%, time=none.")
+@click.option("--paper", help="Published paper id (default: experiment.json 'paper').")
+@click.option("--table", "table_id", help="Published table number (default: experiment.json 'table').")
+@click.option("--published", type=click.Path(dir_okay=False),
+              help="Published-values CSV to use instead of results/paper/.")
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="Also write the comparison here (.csv -> tidy CSV, otherwise Markdown).")
+@click.option("--strict", is_flag=True, help="Exit with status 1 if any cell is 'off'.")
+def compare_command(results_dir: str, tols: tuple[str, ...], paper: str | None, table_id: str | None,
+                    published: str | None, out: str | None, strict: bool) -> None:
+    """Compare RESULTS_DIR with the published table it reproduces.
+
+    Prints ours | paper | diff | verdict per cell plus Kendall-tau ranking agreement, and writes
+    compare.md, compare.csv and compare_ranking.csv into RESULTS_DIR.
+    """
+    from olk.report.compare import compare
+
+    try:
+        c = compare(results_dir, list(tols), paper=paper, table=table_id, published=published)
+        written = c.write()
+        text = c.to_markdown()
+        if out:
+            _write(out, c.to_csv() if out.lower().endswith(".csv") else text)
+    except (OlkError, OSError) as e:
+        raise _fail(e) from None
+    click.echo(text, nl=False)
+    click.echo("wrote " + ", ".join(str(p) for p in written), err=True)
+    n_off = c.summary().get("off", 0)
+    if strict and n_off:
+        raise click.ClickException(f"{n_off} cell(s) are off the published values (see {written[0]})")
+
+
+@click.command("plot")
+@click.argument("results_dir")
+@click.option("--kind", type=click.Choice(PLOT_KINDS), default="all", show_default=True,
+              help="curves: mistake rate vs #examples; time: accuracy vs time (SPA Fig. 1); "
+                   "sensitivity: metrics vs a parameter (SPA Fig. 2); all: whichever apply.")
+@click.option("--x", "x_param", default=None, help="Sensitivity: parameter on the x axis (e.g. alpha).")
+@click.option("--series", default=None, help="Sensitivity: parameter giving one line per value (e.g. beta).")
+@click.option("--out-dir", type=click.Path(file_okay=False), default=None,
+              help="Directory for the figures (default RESULTS_DIR/figures).")
+def plot_command(results_dir: str, kind: str, x_param: str | None, series: str | None,
+                 out_dir: str | None) -> None:
+    """Figures of RESULTS_DIR as PNG and PDF (default into RESULTS_DIR/figures/)."""
+    from olk.report import plots
+
+    try:
+        res = load_results(results_dir)
+        if kind == "curves":
+            files = plots.plot_learning_curves(res, out_dir=out_dir)
+        elif kind == "time":
+            files = plots.plot_accuracy_vs_time(res, out_dir=out_dir)
+        elif kind == "sensitivity":
+            if x_param is None:
+                varying = plots.varying_params(res)
+                if not varying:
+                    raise OlkError(f"no parameter varies within an algorithm in {res.path / 'runs.csv'}; "
+                                   "pass --x PARAM or run a parameter sweep")
+                keys = next(iter(varying.values()))
+                x_param, series = keys[0], series or (keys[1] if len(keys) > 1 else None)
+            files = plots.plot_param_sensitivity(res, x=x_param, series=series, out_dir=out_dir)
+        else:
+            files = plots.plot_all(res, out_dir=out_dir)
+    except (OlkError, OSError) as e:
+        raise _fail(e) from None
+    if not files:
+        click.echo("no figure applies (no curves.csv data and no parameter sweep)", err=True)
+    for f in files:
+        click.echo(str(f))
+
+
+COMMANDS = (table_command, compare_command, plot_command)
+
+
+def register(group: click.Group) -> None:
+    """Add ``table``, ``compare`` and ``plot`` to the ``olk`` click group."""
+    for cmd in COMMANDS:
+        group.add_command(cmd)

@@ -1,0 +1,442 @@
+"""Compare a reproduction with the published table it reproduces (``results/paper/<paper>_table<N>.csv``).
+
+For each (dataset, algorithm, metric) cell the comparison shows ours mean ± std, the paper's mean ± std,
+the difference ours − paper and a verdict:
+
+* ``within paper std``  |diff| <= paper std (the paper printed a std);
+* ``within tolerance``  |diff| <= tolerance (see :data:`DEFAULT_TOLERANCES`);
+* ``off``               neither;
+* ``n/a``               the metric has no tolerance (by default: time, measured on other hardware);
+* ``no paper value``    we ran it, the paper has no number;
+* ``not run``           the paper has a number, we have no run (or the dataset was unavailable).
+
+It also measures, per dataset, whether we rank the algorithms like the paper does: Kendall's tau
+(``scipy.stats.kendalltau``) between our and the paper's headline metric (accuracy, else mistake rate,
+else MSE) over the algorithms both report.
+
+When the paper lists one algorithm several times (e.g. "Pegasos (λ = 1e-5)", "Pegasos (λ = 1e-7)"),
+our runs are matched to a paper row when every number printed in its label is one of the run's
+parameter values; unmatched rows get 'no paper value' / 'not run'.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import pandas as pd
+
+from olk.errors import ConfigError, OlkError, did_you_mean
+from olk.report.results import METRICS, Results, aggregate, load_results
+from olk.report.tables import format_cell, format_value
+
+#: Default comparison tolerance per *paper* metric: (kind, value).  ``abs`` values are in the metric's
+#: unit (percentage points for accuracy and mistake rate); ``rel`` values are fractions of the paper's
+#: value.  ``None`` means "report the numbers but give verdict 'n/a'": wall-clock time depends on the
+#: machine, so it is judged only when a relative tolerance is set (e.g. ``--tol time=50%``).
+#: experiment.json ``compare`` (or ``compare.tolerances``) and the ``tolerances`` argument override
+#: these per metric, with a number (same kind), ``"10%"`` (relative), ``"abs:0.5"``/``"rel:0.2"`` or null.
+DEFAULT_TOLERANCES: dict[str, tuple[str, float | None]] = {
+    "accuracy": ("abs", 1.5),
+    "mistake_rate": ("abs", 1.5),
+    "mse": ("rel", 0.10),
+    "n_sv": ("rel", 0.10),
+    "time": ("rel", None),
+}
+
+#: Our metric -> the paper metric it is compared with.
+PAPER_METRIC = {"accuracy": "accuracy", "test_accuracy": "accuracy", "mistake_rate": "mistake_rate",
+                "time_s": "time", "train_time_s": "time", "n_sv": "n_sv", "mse": "mse"}
+HEADLINE = ("accuracy", "mistake_rate", "mse")  # ranking metric, first one the paper reports
+LOWER_IS_BETTER = {"mistake_rate", "mse", "time", "n_sv"}
+VERDICTS = ("within paper std", "within tolerance", "off", "n/a", "no paper value", "not run")
+PUBLISHED_COLUMNS = ("paper", "table", "dataset", "algorithm", "paper_label", "metric", "mean", "std",
+                     "unit", "note")
+CELL_COLUMNS = ["dataset", "algorithm", "display", "setting", "paper_label", "metric", "our_metric",
+                "ours_mean", "ours_std", "n_runs", "paper_mean", "paper_std", "diff", "rel_diff",
+                "tolerance", "verdict", "in_experiment", "paper_note"]
+RANK_COLUMNS = ["dataset", "metric", "n_algorithms", "tau", "p_value", "ours_order", "paper_order"]
+_NUM = re.compile(r"(?<![A-Za-z0-9_.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+# ----------------------------------------------------------------------------- tolerances
+def parse_tolerances(spec: Mapping[str, Any] | Iterable[str] | None, where: str = "--tol",
+                     base: Mapping[str, tuple[str, float | None]] | None = None
+                     ) -> dict[str, tuple[str, float | None]]:
+    """Merge ``spec`` ({metric: value} or ['metric=value', ...]) into ``base`` (default: the defaults).
+
+    Metric names may be paper names (accuracy, time, n_sv, ...) or ours (time_s, test_accuracy...).
+    """
+    out = dict(DEFAULT_TOLERANCES if base is None else base)
+    if not spec:
+        return out
+    if isinstance(spec, Mapping):
+        items = list(spec.get("tolerances", spec).items()) if isinstance(spec.get("tolerances"), Mapping) \
+            else list(spec.items())
+    else:
+        items = []
+        for s in spec:
+            if "=" not in str(s):
+                raise ConfigError(f"{where}: '{s}' must look like METRIC=VALUE, e.g. accuracy=1.0 or n_sv=10%")
+            k, v = str(s).split("=", 1)
+            items.append((k.strip(), v.strip()))
+    known = sorted(set(PAPER_METRIC) | set(PAPER_METRIC.values()))
+    for key, value in items:
+        metric = PAPER_METRIC.get(key, key)
+        if metric not in PAPER_METRIC.values():
+            raise ConfigError(f"{where}: unknown metric '{key}'{did_you_mean(key, known)}; "
+                              f"tolerances exist for {', '.join(sorted(set(PAPER_METRIC.values())))}")
+        out[metric] = _parse_tol(value, out.get(metric, ("abs", None))[0], f"{where}: {key}")
+    return out
+
+
+def _parse_tol(value: Any, kind: str, where: str) -> tuple[str, float | None]:
+    if value is None or str(value).strip().lower() in ("none", "null", "off", ""):
+        return kind, None
+    text = str(value).strip().lower()
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        if isinstance(value, (int, float)):
+            tol = (kind, float(value))
+        elif text.endswith("%"):
+            tol = ("rel", float(text[:-1]) / 100)
+        elif text.startswith(("abs:", "rel:")):
+            tol = (text[:3], float(text[4:]))
+        else:
+            tol = (kind, float(text))
+    except ValueError:
+        raise ConfigError(f"{where}: tolerance '{value}' is not a number; use e.g. 1.0, 10%, "
+                          "abs:0.5, rel:0.2 or none") from None
+    if not (tol[1] >= 0):  # also rejects NaN
+        raise ConfigError(f"{where}: tolerance '{value}' must be >= 0")
+    return tol
+
+
+def _describe_tol(metric: str, tol: tuple[str, float | None]) -> str:
+    kind, val = tol
+    if val is None:
+        return f"{metric}: not judged (set e.g. --tol {metric}=50%)"
+    if kind == "rel":
+        return f"{metric} ±{val * 100:g}%"
+    return f"{metric} ±{val:g}" + (" points" if metric in ("accuracy", "mistake_rate") else "")
+
+
+# ----------------------------------------------------------------------------- published values
+def load_paper_table(paper: str, table: str, published: pd.DataFrame | str | Path | None = None
+                     ) -> pd.DataFrame:
+    """The published rows of ``paper`` Table ``table`` (values scaled by numeric units such as 1e-3)."""
+    if published is None:
+        df = _load_published(paper, table)
+    elif isinstance(published, pd.DataFrame):
+        df = published.copy()
+    else:
+        df = _read_published_csv(Path(published))
+    missing = [c for c in ("dataset", "algorithm", "metric", "mean") if c not in df.columns]
+    if missing:
+        raise OlkError(f"published table for {paper} Table {table} lacks column(s) {', '.join(missing)}; "
+                       f"expected {','.join(PUBLISHED_COLUMNS)}")
+    for col in PUBLISHED_COLUMNS:
+        if col not in df.columns:
+            df[col] = paper if col == "paper" else table if col == "table" else ""
+    df = df.astype({c: object for c in PUBLISHED_COLUMNS})
+    for col in ("paper", "table", "dataset", "algorithm", "paper_label", "metric", "unit", "note"):
+        df[col] = df[col].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v))
+                              else str(v).strip())
+    sel = df[(df["paper"] == str(paper)) & (df["table"] == str(table))]
+    if sel.empty:
+        have = sorted({f"{p} Table {t}" for p, t in zip(df["paper"], df["table"])})
+        raise OlkError(f"no published values for {paper} Table {table}"
+                       f"{did_you_mean(f'{paper} Table {table}', have)}; add "
+                       f"results/paper/{paper}_table{table}.csv or fix 'paper'/'table' in experiment.json")
+    sel = sel[sel["metric"].isin(set(PAPER_METRIC.values())) & (sel["algorithm"] != "-")].copy()
+    for col in ("mean", "std"):
+        sel[col] = pd.to_numeric(sel[col], errors="coerce").astype(float)
+    factor = pd.to_numeric(sel["unit"], errors="coerce").fillna(1.0).astype(float)
+    sel["mean"] *= factor
+    sel["std"] *= factor
+    return sel.reset_index(drop=True)
+
+
+def _load_published(paper: str, table: str) -> pd.DataFrame:
+    try:
+        from olk.report.paper import load_published  # written alongside; optional
+    except ImportError:
+        load_published = None
+    if load_published is not None:
+        return load_published(paper=paper, table=table)
+    from olk.paths import project_dir
+
+    folder = project_dir() / "results" / "paper"
+    files = sorted(folder.glob("*.csv"))
+    if not files:
+        raise OlkError(f"no published tables in {folder}; add results/paper/{paper}_table{table}.csv")
+    exact = folder / f"{paper}_table{table}.csv"
+    return _read_published_csv(exact) if exact in files else pd.concat(
+        [_read_published_csv(f) for f in files], ignore_index=True)
+
+
+def _read_published_csv(file: Path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(file, dtype=str, keep_default_na=False)
+    except FileNotFoundError:
+        raise OlkError(f"published table '{file}' not found") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+        raise OlkError(f"{file} is not a valid published table ({str(e).strip().splitlines()[0]})") from None
+
+
+# ----------------------------------------------------------------------------- the comparison
+@dataclass
+class Comparison:
+    """Cell-by-cell comparison (``cells``) and per-dataset ranking agreement (``ranking``)."""
+
+    results: Results
+    paper: str
+    table: str
+    tolerances: dict[str, tuple[str, float | None]]
+    cells: pd.DataFrame = field(repr=False)
+    ranking: pd.DataFrame = field(repr=False)
+
+    def summary(self, all_cells: bool = False) -> dict[str, int]:
+        """Number of cells per verdict, in :data:`VERDICTS` order; by default only cells of the
+        experiment's own datasets and algorithms (``in_experiment``), not the rest of the paper's table."""
+        cells = self.cells if all_cells else self.cells[self.cells["in_experiment"]]
+        counts = cells["verdict"].value_counts()
+        return {v: int(counts.get(v, 0)) for v in VERDICTS if counts.get(v, 0)}
+
+    def to_csv(self) -> str:
+        return self.cells.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+
+    def ranking_csv(self) -> str:
+        return self.ranking.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+
+    def to_markdown(self) -> str:
+        return _markdown(self)
+
+    def write(self, directory: str | Path | None = None) -> list[Path]:
+        """Write ``compare.md``, ``compare.csv`` and ``compare_ranking.csv``; return the paths."""
+        d = Path(directory) if directory is not None else self.results.path
+        files = {"compare.md": self.to_markdown(), "compare.csv": self.to_csv(),
+                 "compare_ranking.csv": self.ranking_csv()}
+        for name, text in files.items():
+            (d / name).write_text(text, encoding="utf-8")
+        return [d / n for n in files]
+
+
+def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | Iterable[str] | None = None,
+            *, paper: str | None = None, table: str | None = None,
+            published: pd.DataFrame | str | Path | None = None) -> Comparison:
+    """Join our aggregate with the published table named in experiment.json (``paper``, ``table``).
+
+    ``tolerances`` override experiment.json ``compare`` which overrides :data:`DEFAULT_TOLERANCES`;
+    ``published`` (a DataFrame or CSV path) replaces the results/paper lookup (tests, drafts).
+    """
+    res = load_results(results_dir)
+    meta_file = res.path / "experiment.json"
+    paper = paper or res.meta.get("paper")
+    table = table if table is not None else res.meta.get("table")
+    if not paper or table is None or str(table) == "":
+        raise OlkError(f"{meta_file} does not name the published table ('paper' and 'table' keys); "
+                       "add them or pass --paper/--table")
+    table = str(table)
+    tol = parse_tolerances(res.meta.get("compare"), f"{meta_file}: compare")
+    tol = parse_tolerances(tolerances, "tolerances" if isinstance(tolerances, Mapping) else "--tol", base=tol)
+    pub = load_paper_table(paper, table, published)
+
+    ours_metrics = _our_metrics(res, pub)
+    agg = aggregate(res, list(dict.fromkeys(ours_metrics.values())))
+    ours = {(r.dataset, r.algorithm, r.setting, r.metric): r for r in agg.itertuples(index=False)}
+    params = _param_numbers(res)
+
+    datasets = list(dict.fromkeys(res.datasets + list(pub["dataset"])))
+    rows = res.rows
+    labels = list(dict.fromkeys([lab for lab, _ in rows] + list(pub["algorithm"])))
+    records = []
+    for ds in datasets:
+        pds = pub[pub["dataset"] == ds]
+        for lab in labels:
+            settings = [s for lb, s in rows if lb == lab]
+            plab = list(dict.fromkeys(pds.loc[pds["algorithm"] == lab, "paper_label"]))
+            for oi, pi in _match(settings, [params.get((ds, lab, s), set()) for s in settings], plab):
+                st = settings[oi] if oi is not None else ""
+                pl = plab[pi] if pi is not None else ""
+                for pm, om in ours_metrics.items():
+                    o = ours.get((ds, lab, st, om)) if oi is not None else None
+                    p = pds[(pds["algorithm"] == lab) & (pds["paper_label"] == pl) & (pds["metric"] == pm)]
+                    if o is None and p.empty:
+                        continue
+                    records.append(_cell(res, ds, lab, st, pl, pm, om, o, p, tol[pm] if pm in tol else
+                                         ("abs", None)))
+    cells = pd.DataFrame.from_records(records, columns=CELL_COLUMNS)
+    ours_ds, ours_alg = set(res.datasets), {lab for lab, _ in rows}
+    cells["in_experiment"] = [d in ours_ds and a in ours_alg for d, a in zip(cells["dataset"], cells["algorithm"])]
+    return Comparison(res, str(paper), table, tol, cells, _ranking(cells, datasets))
+
+
+def _our_metrics(res: Results, pub: pd.DataFrame) -> dict[str, str]:
+    """paper metric -> our metric, for the paper's metrics and our table's metrics."""
+    batch = res.is_batch
+    pick = {"accuracy": "test_accuracy" if batch else "accuracy",
+            "time": "train_time_s" if batch and res.main["train_time_s"].notna().any() else "time_s",
+            "mistake_rate": "mistake_rate", "n_sv": "n_sv", "mse": "mse"}
+    order = [PAPER_METRIC[m] for m in res.layout.metrics if m in PAPER_METRIC]
+    order += list(pub["metric"])
+    out = {}
+    for pm in dict.fromkeys(order):
+        om = pick[pm]
+        if om in METRICS:
+            out[pm] = om
+    return out
+
+
+def _param_numbers(res: Results) -> dict[tuple[str, str, str], set[float]]:
+    out: dict[tuple[str, str, str], set[float]] = {}
+    for ds, lab, st, p in zip(res.main["dataset"], res.main["label"], res.main["setting"], res.main["_params"]):
+        nums = out.setdefault((ds, lab, st), set())
+        for v in p.values():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                nums.add(float(v))
+    return out
+
+
+def _label_numbers(label: str) -> set[float]:
+    return {float(x) for x in _NUM.findall(label)}
+
+
+def _match(settings: list[str], numbers: list[set[float]], paper_labels: list[str]
+           ) -> list[tuple[int | None, int | None]]:
+    """Pair our settings with the paper's rows of one (dataset, algorithm); see module docstring."""
+    if len(settings) <= 1 and len(paper_labels) <= 1:
+        return [(0 if settings else None, 0 if paper_labels else None)]
+    pairs: list[tuple[int | None, int | None]] = []
+    used: set[int] = set()
+    for oi, nums in enumerate(numbers):
+        hits = [pi for pi, pl in enumerate(paper_labels) if pi not in used and _label_numbers(pl)
+                and all(any(math.isclose(x, y, rel_tol=1e-9) for y in nums) for x in _label_numbers(pl))]
+        if len(hits) == 1:
+            used.add(hits[0])
+            pairs.append((oi, hits[0]))
+        else:
+            pairs.append((oi, None))
+    pairs += [(None, pi) for pi in range(len(paper_labels)) if pi not in used]
+    return pairs
+
+
+def _cell(res, ds, lab, st, pl, pm, om, o, p, tol) -> dict[str, Any]:
+    om_mean = o.mean if o is not None else math.nan
+    om_std = o.std if o is not None else math.nan
+    pr = p.iloc[0] if not p.empty else None
+    p_mean = float(pr["mean"]) if pr is not None else math.nan
+    p_std = float(pr["std"]) if pr is not None else math.nan
+    diff = om_mean - p_mean
+    rel = diff / abs(p_mean) if p_mean and not math.isnan(diff) else math.nan
+    kind, val = tol
+    tol_abs = math.nan if val is None else (val if kind == "abs" else val * abs(p_mean))
+    if o is None or math.isnan(om_mean):
+        verdict = "not run"
+    elif pr is None or math.isnan(p_mean):
+        verdict = "no paper value"
+    elif val is None:
+        verdict = "n/a"
+    elif not math.isnan(p_std) and abs(diff) <= p_std + 1e-12:
+        verdict = "within paper std"
+    elif abs(diff) <= tol_abs + 1e-12:
+        verdict = "within tolerance"
+    else:
+        verdict = "off"
+    note = str(pr["note"]) if pr is not None else ""
+    if verdict == "not run" and ds in res.unavailable:
+        note = "; ".join(x for x in (f"data unavailable: {res.unavailable[ds]}", note) if x)
+    return {"dataset": ds, "algorithm": lab, "display": res.display(lab, st) if o is not None or
+            (res.runs["label"] == lab).any() else (pl or lab), "setting": st, "paper_label": pl,
+            "metric": pm, "our_metric": om, "ours_mean": om_mean, "ours_std": om_std,
+            "n_runs": int(o.n_runs) if o is not None else 0, "paper_mean": p_mean, "paper_std": p_std,
+            "diff": diff, "rel_diff": rel, "tolerance": tol_abs, "verdict": verdict, "paper_note": note}
+
+
+def _ranking(cells: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
+    from scipy.stats import kendalltau
+
+    recs = []
+    for ds in datasets:
+        c = cells[cells["dataset"] == ds]
+        metric = next((m for m in HEADLINE if c.loc[c["metric"] == m, "paper_mean"].notna().any()), None)
+        if metric is None:
+            continue
+        both = c[(c["metric"] == metric) & c["ours_mean"].notna() & c["paper_mean"].notna()]
+        n = len(both)
+        if n == 0:
+            continue
+        tau = pval = math.nan
+        if n >= 2:
+            r = kendalltau(both["ours_mean"].to_numpy(), both["paper_mean"].to_numpy())
+            tau, pval = float(r.statistic), float(r.pvalue)
+        desc = metric not in LOWER_IS_BETTER
+        order = lambda col: " > ".join(both.sort_values(col, ascending=not desc, kind="stable")["display"])
+        recs.append({"dataset": ds, "metric": metric, "n_algorithms": n, "tau": tau, "p_value": pval,
+                     "ours_order": order("ours_mean"), "paper_order": order("paper_mean")})
+    return pd.DataFrame.from_records(recs, columns=RANK_COLUMNS)
+
+
+# ----------------------------------------------------------------------------- Markdown
+def _signed(x: float, kind: str) -> str:
+    if math.isnan(x):
+        return ""
+    s = format_value(abs(x), kind)
+    return ("+" if x >= 0 else "-") + s
+
+
+def _md_row(c: Comparison, r: Any) -> str:
+    kind = METRICS[r.our_metric][1]
+    name = r.display + (f" [{r.paper_label}]" if r.paper_label and r.paper_label != r.display else "")
+    ours = format_cell(r.ours_mean, r.ours_std, kind) if not math.isnan(r.ours_mean) else "—"
+    paper = format_cell(r.paper_mean, r.paper_std, kind) if not math.isnan(r.paper_mean) else "—"
+    diff = _signed(r.diff, kind)
+    if diff and c.tolerances.get(r.metric, ("abs", None))[0] == "rel" and not math.isnan(r.rel_diff):
+        diff += f" ({r.rel_diff * 100:+.1f}%)"
+    return f"| {name} | {r.metric} | {ours} | {paper} | {diff} | {r.verdict} |"
+
+
+def _markdown(c: Comparison) -> str:
+    res = c.results
+    out = [f"# {res.name} vs {c.paper} Table {c.table}", ""]
+    summ = ", ".join(f"{n} {v}" for v, n in c.summary().items()) or "no cells"
+    n_extra = int((~c.cells["in_experiment"]).sum())
+    if n_extra:
+        summ += f" ({n_extra} more published cells outside this experiment's datasets/algorithms)"
+    out += [f"Verdicts: {summ}.", "",
+            "Tolerances: " + "; ".join(_describe_tol(m, t) for m, t in c.tolerances.items()) + ".", "",
+            "'within paper std': |ours - paper| <= paper std; 'within tolerance': |ours - paper| <= "
+            "tolerance; otherwise 'off'. Ours: mean ± std (ddof=1) over our runs.", ""]
+    if res.scale is not None:
+        out += [f"Scaled-down run (scale={res.scale:g}): differences are expected.", ""]
+    shown = c.cells[c.cells["in_experiment"]]
+    extra = c.cells[~c.cells["in_experiment"]]
+    for ds in dict.fromkeys(shown["dataset"]):
+        d = shown[shown["dataset"] == ds]
+        out += [f"## {ds}", "", "| Algorithm | Metric | Ours | Paper | Diff | Verdict |",
+                "|:---|:---|---:|---:|---:|:---|"]
+        for r in d.itertuples(index=False):
+            out.append(_md_row(c, r))
+        skipped = list(dict.fromkeys(extra.loc[extra["dataset"] == ds, "display"]))
+        if skipped:
+            out += ["", f"Also in the paper, not in this experiment: {', '.join(skipped)}."]
+        out.append("")
+    other = [d for d in dict.fromkeys(extra["dataset"]) if d not in set(shown["dataset"])]
+    if other:
+        out += [f"Paper datasets not in this experiment: {', '.join(other)} (all cells in compare.csv).", ""]
+    if len(c.ranking):
+        out += ["## Ranking agreement", "",
+                "Kendall tau between our and the paper's values of the headline metric, over the "
+                "algorithms both report (1 = same order).", "",
+                "| Dataset | Metric | #Alg. | tau | p-value | Ours (best first) | Paper (best first) |",
+                "|:---|:---|---:|---:|---:|:---|:---|"]
+        for r in c.ranking.itertuples(index=False):
+            tau = "" if math.isnan(r.tau) else f"{r.tau:.2f}"
+            pv = "" if math.isnan(r.p_value) else f"{r.p_value:.3g}"
+            out.append(f"| {r.dataset} | {r.metric} | {r.n_algorithms} | {tau} | {pv} | "
+                       f"{r.ours_order} | {r.paper_order} |")
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,271 @@
+"""Figures of the papers' kind, written as PNG and PDF into ``<results_dir>/figures/``.
+
+* :func:`plot_learning_curves`  online mistake rate vs number of examples (log x), one panel per
+  dataset, one line per algorithm (mean over permutations) -- the papers' mistake-rate curves.
+* :func:`plot_accuracy_vs_time` SPA (TIST 2018) Fig. 1 type: accuracy vs learning time, one point per
+  (algorithm, parameter setting such as budget or beta), an algorithm's settings joined in time order.
+* :func:`plot_param_sensitivity` SPA Fig. 2 type: #SVs, time and accuracy as a function of one
+  parameter (``x``, e.g. alpha), one line per value of another (``series``, e.g. beta).
+* :func:`plot_all` draws those that apply to the directory.
+
+Uses matplotlib's object API with the Agg canvas (no pyplot, no global backend switch).  PDFs carry
+no creation date, so re-plotting the same results gives the same files.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from olk.errors import OlkError, did_you_mean
+from olk.report.results import METRICS, Results, aggregate, load_results
+
+FIG_DIR = "figures"
+PANEL_W, PANEL_H = 4.2, 3.2
+
+
+# ----------------------------------------------------------------------------- helpers
+def _figure(n_panels: int, ncols: int = 3) -> tuple[Figure, list[Any]]:
+    ncols = max(1, min(ncols, n_panels))
+    nrows = math.ceil(n_panels / ncols)
+    fig = Figure(figsize=(PANEL_W * ncols, PANEL_H * nrows), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel().tolist()
+    for ax in axes[n_panels:]:
+        ax.set_visible(False)
+    return fig, axes[:n_panels]
+
+
+def _save(fig: Figure, res: Results, stem: str, out_dir: str | Path | None) -> list[Path]:
+    d = Path(out_dir) if out_dir is not None else res.path / FIG_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    png, pdf = d / f"{stem}.png", d / f"{stem}.pdf"
+    fig.savefig(png, dpi=150)
+    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})
+    return [png, pdf]
+
+
+def _colors(res: Results) -> dict[str, str]:
+    """One colour per algorithm label, fixed across panels and figures (config order)."""
+    import matplotlib as mpl
+
+    cycle = mpl.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
+    labels = list(dict.fromkeys(lab for lab, _ in res.rows))
+    return {lab: cycle[i % len(cycle)] for i, lab in enumerate(labels)}
+
+
+def _legend(fig: Figure, axes: list[Any]) -> None:
+    """One legend for the figure with every line of every panel (first occurrence of each name)."""
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for h, name in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(name, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen), loc="outside right upper", fontsize="small")
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._]+", "-", str(s)).strip("-") or "x"
+
+
+def _label(metric: str) -> str:
+    return METRICS[metric][0] if metric in METRICS else metric
+
+
+def _check_metric(m: str) -> None:
+    if m not in METRICS:
+        raise OlkError(f"unknown metric '{m}'{did_you_mean(m, METRICS)}; known: {', '.join(METRICS)}")
+
+
+def _default_xy(res: Results) -> tuple[str, str]:
+    return ("train_time_s", "test_accuracy") if res.is_batch else ("time_s", "accuracy")
+
+
+# ----------------------------------------------------------------------------- learning curves
+def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path | None = None) -> list[Path]:
+    """Mistake rate (%) vs #examples seen (log x): one panel per dataset, mean over permutations."""
+    res = load_results(results_dir)
+    curves = res.curves
+    if curves is None or curves.empty:
+        raise OlkError(f"{res.path / 'curves.csv'} is missing or empty; learning curves need the "
+                       "curves.csv written by `olk run`")
+    main = res.main[["run_id", "dataset", "label", "setting"]]
+    data = curves.merge(main, on="run_id")
+    if data.empty:
+        raise OlkError(f"{res.path / 'curves.csv'} has no curve for a main-phase run of runs.csv; "
+                       "re-run `olk run` to rewrite both files")
+    datasets = [d for d in res.datasets if (data["dataset"] == d).any()]
+    fig, axes = _figure(len(datasets))
+    color = _colors(res)
+    styles = ["-", "--", ":", "-."]
+    for ax, ds in zip(axes, datasets):
+        d = data[data["dataset"] == ds]
+        for lab, st in res.rows:
+            g = d[(d["label"] == lab) & (d["setting"] == st)]
+            if g.empty:
+                continue
+            t, y = _mean_curve(g)
+            k = [s for lb, s in res.rows if lb == lab].index(st)
+            ax.plot(t, y, label=res.display(lab, st), linewidth=1.4, color=color[lab],
+                    linestyle=styles[k % len(styles)])
+        ax.set_xscale("log")
+        ax.set_title(ds)
+        ax.set_xlabel("Number of examples")
+        ax.set_ylabel("Online mistake rate (%)")
+        ax.grid(True, which="major", alpha=0.3)
+    _legend(fig, axes)
+    return _save(fig, res, "learning_curves", out_dir)
+
+
+def _mean_curve(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Mean of the runs' curves on the union of their checkpoints (linear interpolation), restricted
+    to the t range every run covers."""
+    runs = [r.sort_values("t") for _, r in g.groupby("run_id", sort=False)]
+    lo = max(r["t"].iloc[0] for r in runs)
+    hi = min(r["t"].iloc[-1] for r in runs)
+    grid = np.unique(np.concatenate([r["t"].to_numpy(float) for r in runs]))
+    grid = grid[(grid >= lo) & (grid <= hi)]
+    ys = [np.interp(grid, r["t"].to_numpy(float), r["mistake_rate"].to_numpy(float)) for r in runs]
+    return grid, np.mean(ys, axis=0)
+
+
+# ----------------------------------------------------------------------------- accuracy vs time
+def plot_accuracy_vs_time(results_dir: str | Path | Results, y: str | None = None, x: str | None = None,
+                          out_dir: str | Path | None = None) -> list[Path]:
+    """SPA Fig. 1 type: ``y`` (default accuracy) vs ``x`` (default time_s), one panel per dataset,
+    one point per (algorithm, setting), an algorithm's settings joined in order of time."""
+    res = load_results(results_dir)
+    dx, dy = _default_xy(res)
+    x, y = x or dx, y or dy
+    _check_metric(x)
+    _check_metric(y)
+    agg = aggregate(res, [x, y])
+    if agg.empty:
+        raise OlkError(f"{res.path / 'runs.csv'} has no main-phase runs to plot")
+    wide = agg.pivot_table(index=["dataset", "algorithm", "setting"], columns="metric", values="mean",
+                           sort=False).reset_index()
+    datasets = [d for d in res.datasets if (wide["dataset"] == d).any()]
+    fig, axes = _figure(len(datasets))
+    color = _colors(res)
+    for ax, ds in zip(axes, datasets):
+        d = wide[wide["dataset"] == ds]
+        for lab in dict.fromkeys(lab for lab, _ in res.rows):
+            g = d[d["algorithm"] == lab].dropna(subset=[x, y]).sort_values(x, kind="stable")
+            if g.empty:
+                continue
+            line, = ax.plot(g[x], g[y], marker="o", markersize=4, linewidth=1.2,
+                            label=res.display(lab), color=color[lab])
+            if len(g) > 1:
+                for xv, yv, st in zip(g[x], g[y], g["setting"]):
+                    ax.annotate(_short(st), (xv, yv), fontsize=6, color=line.get_color(),
+                                xytext=(3, 3), textcoords="offset points")
+        xs = d[x].dropna()
+        if len(xs) and xs.min() > 0 and xs.max() / xs.min() >= 20:
+            ax.set_xscale("log")
+        ax.set_title(ds)
+        ax.set_xlabel(_label(x))
+        ax.set_ylabel(_label(y))
+        ax.grid(True, alpha=0.3)
+    _legend(fig, axes)
+    return _save(fig, res, f"{_slug(y)}_vs_{_slug(x)}", out_dir)
+
+
+def _short(setting: str) -> str:
+    """'beta=0.1, budget=100' -> '0.1, 100' (annotation text)."""
+    return ", ".join(p.split("=", 1)[-1] for p in setting.split(", ")) if setting else ""
+
+
+# ----------------------------------------------------------------------------- sensitivity
+def param_values(res: Results) -> pd.DataFrame:
+    """Main runs with one column per flattened parameter (``kernel.*`` included)."""
+    main = res.main
+    params = pd.DataFrame.from_records(list(main["_params"]), index=main.index)
+    return main.drop(columns=[c for c in params.columns if c in main.columns]).join(params)
+
+
+def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", series: str | None = "beta",
+                           metrics: Sequence[str] = ("n_sv", "time_s", "accuracy"),
+                           out_dir: str | Path | None = None) -> list[Path]:
+    """SPA Fig. 2 type: one panel per metric vs parameter ``x``, one line per value of ``series``;
+    one figure per (dataset, algorithm) in which ``x`` takes at least two values (mean ± std bars)."""
+    res = load_results(results_dir)
+    for m in metrics:
+        _check_metric(m)
+    df = param_values(res)
+    keys = sorted({k for p in res.main["_params"] for k in p})
+    for name in (x, series):
+        if name is not None and name not in keys:
+            raise OlkError(f"parameter '{name}' is not in the params of any main run in "
+                           f"{res.path / 'runs.csv'}{did_you_mean(name, keys)}; "
+                           f"parameters: {', '.join(keys) or 'none'}")
+    written: list[Path] = []
+    for (ds, lab), g in df.groupby(["dataset", "label"], sort=False):
+        g = g[g[x].notna()]
+        if g[x].nunique() < 2:
+            continue
+        fig, axes = _figure(len(metrics), ncols=len(metrics))
+        groups = g.groupby(series, sort=True, dropna=False) if series else [(None, g)]
+        for sval, sg in groups:
+            stats = sg.groupby(x, sort=True)[list(metrics)].agg(["mean", "std"])
+            for ax, m in zip(axes, metrics):
+                name = f"{series}={sval:g}" if isinstance(sval, (int, float)) and series else \
+                    (f"{series}={sval}" if series else res.display(lab))
+                ax.errorbar(stats.index.to_numpy(), stats[(m, "mean")], yerr=stats[(m, "std")].fillna(0),
+                            marker="o", markersize=3, capsize=2, linewidth=1.2, label=name)
+        xv = pd.to_numeric(g[x], errors="coerce").dropna()
+        for ax, m in zip(axes, metrics):
+            if len(xv) and xv.min() > 0 and xv.max() / xv.min() >= 20:
+                ax.set_xscale("log")
+            ax.set_xlabel(x)
+            ax.set_ylabel(_label(m))
+            ax.grid(True, alpha=0.3)
+        _legend(fig, axes[:1])
+        fig.suptitle(f"{res.display(lab)} on {ds}")
+        stem = f"sensitivity_{_slug(x)}" + (f"_{_slug(series)}" if series else "") + f"_{_slug(ds)}_{_slug(lab)}"
+        written += _save(fig, res, stem, out_dir)
+    if not written:
+        raise OlkError(f"parameter '{x}' takes a single value in every (dataset, algorithm) of "
+                       f"{res.path / 'runs.csv'}; a sensitivity plot needs a sweep over it")
+    return written
+
+
+def varying_params(res: Results) -> dict[tuple[str, str], list[str]]:
+    """Setting parameters (see olk.report.results) of each (dataset, label) that has several
+    settings, most distinct values first."""
+    df = param_values(res)
+    out: dict[tuple[str, str], list[str]] = {}
+    for key, g in df[df["setting"] != ""].groupby(["dataset", "label"], sort=False):
+        counts = {k: g[k].astype(str).nunique() for k in sorted({k for p in g["_params"] for k in p})}
+        keys = sorted((k for k, n in counts.items() if n > 1), key=lambda k: (-counts[k], k))
+        if keys:
+            out[key] = keys
+    return out
+
+
+# ----------------------------------------------------------------------------- all
+def plot_all(results_dir: str | Path | Results, out_dir: str | Path | None = None) -> list[Path]:
+    """Every figure that applies: learning curves if curves.csv has data; accuracy vs time and
+    parameter sensitivity if some algorithm ran several settings on a dataset.  experiment.json
+    ``plots: {sensitivity: {x: alpha, series: beta, metrics: [...]}}`` picks the sensitivity axes."""
+    res = load_results(results_dir)
+    written: list[Path] = []
+    if res.curves is not None and res.curves["run_id"].isin(res.main["run_id"]).any():
+        written += plot_learning_curves(res, out_dir)
+    varying = varying_params(res)
+    if varying:
+        written += plot_accuracy_vs_time(res, out_dir=out_dir)
+        spec = (res.meta.get("plots") or {}).get("sensitivity") or {}
+        metrics = tuple(spec.get("metrics", ("n_sv",) + _default_xy(res)))
+        if "x" in spec:
+            axes = [(spec["x"], spec.get("series"))]
+        else:
+            axes = list(dict.fromkeys((k[0], k[1] if len(k) > 1 else None) for k in varying.values()))
+        for x, series in axes:
+            written += plot_param_sensitivity(res, x=x, series=series, metrics=metrics, out_dir=out_dir)
+    return written

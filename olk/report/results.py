@@ -1,0 +1,379 @@
+"""Load an olk results directory and aggregate its runs the way the papers report them.
+
+A results directory ``results/<experiment>/`` is written by ``olk run`` and holds
+
+* ``runs.csv``        one row per finished run (config order), see :data:`RUN_COLUMNS`;
+* ``curves.csv``      learning curves ``run_id,t,mistake_rate`` (optional);
+* ``experiment.json`` provenance and reporting options (optional, every key optional).
+
+:func:`load_results` validates all three and returns a :class:`Results`; :func:`aggregate` turns the
+main-phase runs into one mean/std per (dataset, algorithm, setting, metric).
+
+**Standard deviation.** ``std`` is the *sample* standard deviation (``ddof=1``) over the runs
+(one run per permutation of the data), which is what the papers' "mean ± std over 20 runs" report
+(MATLAB's ``std`` default).  With a single run the std is undefined (NaN) and tables show the mean only.
+
+**Settings.** Usually every (dataset, algorithm) pair has one parameter setting (possibly tuned per
+dataset).  Sweep experiments (SPA Fig. 1/2: budgets, alpha/beta grids) run several settings of the
+same algorithm on the same data; a parameter is a *setting parameter* of a (dataset, label) group when
+its value varies across the group's runs *and* a permutation index repeats within the group (so
+per-permutation tuning is not mistaken for a sweep).  ``Results.runs['setting']`` holds e.g.
+``'beta=0.1, budget=100'`` ('' when nothing varies) and aggregation is per (dataset, label, setting).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from olk.errors import ConfigError, OlkError, did_you_mean
+
+#: Columns ``olk run`` writes to runs.csv (unknown extra columns are ignored).
+RUN_COLUMNS = (
+    "run_id", "experiment", "phase", "dataset", "algorithm", "label", "display", "params", "kernel",
+    "perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "time_s", "kernel_evals",
+    "test_accuracy", "train_time_s",
+)
+REQUIRED_RUN_COLUMNS = ("run_id", "dataset")
+CURVE_COLUMNS = ("run_id", "t", "mistake_rate")
+PHASES = ("tune", "main")
+
+#: Metrics the report knows: name -> (column header, kind).  ``kind`` selects the number format
+#: (see :func:`olk.report.tables.format_cell`) and the comparison tolerance family.
+#: ``mistake_rate`` is derived: 100 * mistakes / n_examples (else 100 - accuracy).
+METRICS: dict[str, tuple[str, str]] = {
+    "accuracy": ("Accuracy (%)", "percent"),
+    "mistake_rate": ("Mistake rate (%)", "percent"),
+    "test_accuracy": ("Test accuracy (%)", "percent"),
+    "time_s": ("Time (s)", "time"),
+    "train_time_s": ("Training time (s)", "time"),
+    "n_sv": ("#SVs", "count"),
+    "mistakes": ("#Mistakes", "count"),
+    "kernel_evals": ("#Kernel evals", "count"),
+    "n_examples": ("#Examples", "count"),
+    "mse": ("MSE", "float"),
+}
+NUMERIC_COLUMNS = ("perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "time_s",
+                   "kernel_evals", "test_accuracy", "train_time_s", "mse")
+
+ONLINE_METRICS = ("accuracy", "time_s", "n_sv")
+BATCH_METRICS = ("test_accuracy", "train_time_s", "n_sv")
+DEFAULT_DATASETS_PER_BLOCK = 2
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """How the paper lays its table out: metric columns per dataset and datasets per block."""
+
+    metrics: tuple[str, ...] = ONLINE_METRICS
+    datasets_per_block: int = DEFAULT_DATASETS_PER_BLOCK
+    sv_format: str = "int"  # 'int' -> 9,876 ; 'k' -> 9.9k
+
+
+@dataclass
+class Results:
+    """A loaded results directory (all phases); use :attr:`main` for the runs tables are built from."""
+
+    path: Path
+    runs: pd.DataFrame
+    meta: dict[str, Any] = field(default_factory=dict)
+    curves: pd.DataFrame | None = None
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name") or self.path.name)
+
+    @property
+    def main(self) -> pd.DataFrame:
+        return self.runs[self.runs["phase"] == "main"]
+
+    @property
+    def is_batch(self) -> bool:
+        """True when runs carry a held-out test accuracy (batch experiments)."""
+        return bool(self.main["test_accuracy"].notna().any())
+
+    @property
+    def unavailable(self) -> dict[str, str]:
+        """experiment.json ``unavailable: {dataset: reason}`` (datasets that could not be obtained)."""
+        return {str(k): str(v) for k, v in (self.meta.get("unavailable") or {}).items()}
+
+    @property
+    def datasets(self) -> list[str]:
+        """Datasets in config order: experiment.json ``datasets`` if given, then as runs.csv lists them,
+        then unavailable ones."""
+        order = [str(d) for d in self.meta.get("datasets") or []]
+        order += list(pd.unique(self.runs["dataset"]))
+        order += list(self.unavailable)
+        return list(dict.fromkeys(order))
+
+    @property
+    def rows(self) -> list[tuple[str, str]]:
+        """Table rows ``(label, setting)`` in config order (first appearance in runs.csv)."""
+        algos = [str(a) for a in self.meta.get("algorithms") or []]
+        main = self.main
+        seen = list(dict.fromkeys(zip(main["label"], main["setting"])))
+        labels = list(dict.fromkeys(algos + [lab for lab, _ in seen]))
+        rank = {lab: i for i, lab in enumerate(labels)}
+        out = sorted(seen, key=lambda r: rank[r[0]])  # stable: settings keep run order
+        have = {lab for lab, _ in seen}
+        out += [(lab, "") for lab in algos if lab not in have]
+        return out
+
+    def display(self, label: str, setting: str = "") -> str:
+        """Pretty row name, e.g. 'SPA-last' or 'SPA (budget=100)'."""
+        hit = self.runs.loc[self.runs["label"] == label, "display"]
+        name = str(hit.iloc[0]) if len(hit) else label
+        return f"{name} ({setting})" if setting else name
+
+    @property
+    def layout(self) -> TableLayout:
+        return _layout(self.meta.get("table_layout"), self.path / "experiment.json", self.is_batch)
+
+    @property
+    def scale(self) -> float | None:
+        """Data fraction used by the main runs if below 1 (scaled-down run), else None."""
+        s = self.main["scale"].dropna()
+        return float(s.min()) if len(s) and s.min() < 1.0 else None
+
+
+def load_results(results_dir: str | Path | Results) -> Results:
+    """Read and validate ``results_dir``; raise :class:`OlkError` with a one-line message if broken."""
+    if isinstance(results_dir, Results):
+        return results_dir
+    path = resolve_results_dir(results_dir)
+    meta = _read_meta(path / "experiment.json")
+    runs = _read_runs(path / "runs.csv")
+    curves = _read_curves(path / "curves.csv")
+    return Results(path=path, runs=runs, meta=meta, curves=curves)
+
+
+def resolve_results_dir(arg: str | Path) -> Path:
+    """``arg`` as a directory, or ``<project>/results/<arg>`` when given an experiment name."""
+    from olk.paths import project_dir
+
+    path = Path(arg)
+    if path.is_dir():
+        return path
+    if path.exists():
+        raise OlkError(f"'{path}' is a file, not a results directory; pass the directory "
+                       "holding runs.csv (e.g. results/<experiment>)")
+    cand = project_dir() / "results" / str(arg)
+    if not path.is_absolute() and len(path.parts) == 1 and cand.is_dir():
+        return cand
+    parent = path.parent if path.parent.is_dir() else project_dir() / "results"
+    siblings = [p.name for p in parent.iterdir() if p.is_dir()] if parent.is_dir() else []
+    raise OlkError(f"results directory '{path}' does not exist{did_you_mean(path.name, siblings)}; "
+                   "run `olk run CONFIG` first or pass the directory it printed")
+
+
+def _read_csv(file: Path, what: str) -> pd.DataFrame:
+    try:
+        return pd.read_csv(file, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise OlkError(f"{file} is empty; {what}") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise OlkError(f"{file} is not valid CSV ({first}); {what}") from None
+
+
+def _read_runs(file: Path) -> pd.DataFrame:
+    redo = "re-run `olk run` to rewrite it"
+    if not file.is_file():
+        raise OlkError(f"'{file}' not found: '{file.parent}' is not an olk results directory "
+                       "(expected runs.csv written by `olk run`)")
+    df = _read_csv(file, redo)
+    df.columns = [str(c).strip() for c in df.columns]
+    if "label" not in df.columns and "algorithm" in df.columns:
+        df["label"] = df["algorithm"]
+    missing = [c for c in REQUIRED_RUN_COLUMNS + ("label",) if c not in df.columns]
+    if missing:
+        raise OlkError(f"{file} is missing column(s) {', '.join(repr(c) for c in missing)} "
+                       f"(has: {', '.join(df.columns) or 'none'}); {redo}")
+    for col in RUN_COLUMNS + NUMERIC_COLUMNS:
+        if col not in df.columns:
+            df[col] = ""
+    df = df.astype({c: object for c in df.columns})
+    for col in ("run_id", "dataset", "label", "display", "algorithm", "phase"):
+        df[col] = df[col].map(lambda v: str(v).strip())
+    df.loc[df["phase"] == "", "phase"] = "main"
+    df.loc[df["display"] == "", "display"] = df.loc[df["display"] == "", "label"]
+    for i, (rid, ds, lab, ph) in enumerate(zip(df["run_id"], df["dataset"], df["label"], df["phase"])):
+        where = f"{file} line {i + 2}"
+        if not rid or not ds or not lab:
+            empty = "run_id" if not rid else "dataset" if not ds else "label"
+            raise OlkError(f"{where}: column '{empty}' is empty; {redo}")
+        if ph not in PHASES:
+            raise OlkError(f"{where}: phase '{ph}' must be 'tune' or 'main'{did_you_mean(ph, PHASES)}")
+    dup = df["run_id"].duplicated(keep=False)
+    if dup.any():
+        rid = df.loc[dup, "run_id"].iloc[0]
+        lines = ", ".join(str(i + 2) for i in np.flatnonzero(df["run_id"] == rid))
+        raise OlkError(f"{file}: run_id '{rid}' appears on lines {lines}; "
+                       "keep one row per run (delete the stale rows)")
+    for col in NUMERIC_COLUMNS:
+        df[col] = _numeric(df[col], file, col)
+    df["mistake_rate"] = np.where(
+        df["mistakes"].notna() & (df["n_examples"] > 0),
+        100.0 * df["mistakes"] / df["n_examples"].where(df["n_examples"] > 0),
+        100.0 - df["accuracy"])
+    df["_params"] = [_flat_params(p, k, file, i) for i, (p, k) in enumerate(zip(df["params"], df["kernel"]))]
+    df["setting"] = _settings(df)
+    return df.reset_index(drop=True)
+
+
+def _numeric(col: pd.Series, file: Path, name: str) -> pd.Series:
+    text = col.map(lambda v: str(v).strip())
+    out = pd.to_numeric(text.where(text != "", None), errors="coerce").astype(float)
+    bad = out.isna() & (text != "") & ~text.str.lower().isin(["nan", "na", "none", "null"])
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise OlkError(f"{file} line {i + 2}: column '{name}' has non-numeric value '{text.iloc[i]}'; "
+                       "leave the cell empty if the value is unknown")
+    return out
+
+
+def _flat_params(params: str, kernel: str, file: Path, i: int) -> dict[str, Any]:
+    """params and kernel JSON flattened to {'beta': 0.1, 'kernel.gamma': 1.0} (nested keys dotted)."""
+    out: dict[str, Any] = {}
+    for col, text, prefix in (("params", params, ""), ("kernel", kernel, "kernel")):
+        text = str(text).strip()
+        if not text:
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise OlkError(f"{file} line {i + 2}: column '{col}' is not valid JSON ({e.msg} at "
+                           f"char {e.pos}); {col} must be a JSON object like {{\"beta\": 0.1}}") from None
+        _flatten(value, prefix, out)
+    return out
+
+
+def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
+    elif isinstance(value, list):
+        out[prefix or "value"] = json.dumps(value)
+    else:
+        out[prefix or "value"] = value
+
+
+def _settings(df: pd.DataFrame) -> list[str]:
+    """The 'setting' string of each run (see module docstring)."""
+    setting = [""] * len(df)
+    for _, idx in df.groupby(["phase", "dataset", "label"], sort=False).indices.items():
+        if len(idx) < 2:
+            continue
+        perms = df["perm"].iloc[idx]
+        if perms.notna().all() and not perms.duplicated().any():
+            continue  # one run per permutation: differing params are per-run tuning, not a sweep
+        keys = sorted({k for i in idx for k in df["_params"].iloc[i]})
+        varying = [k for k in keys
+                   if len({json.dumps(df["_params"].iloc[i].get(k), sort_keys=True) for i in idx}) > 1]
+        for i in idx:
+            p = df["_params"].iloc[i]
+            setting[i] = ", ".join(f"{k}={_fmt_param(p.get(k))}" for k in varying)
+    return setting
+
+
+def _fmt_param(v: Any) -> str:
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, (int, float)):
+        return f"{v:g}"
+    return str(v)
+
+
+def _read_meta(file: Path) -> dict[str, Any]:
+    if not file.is_file():
+        return {}
+    try:
+        meta = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise OlkError(f"{file} is not valid JSON (line {e.lineno} column {e.colno}: {e.msg}); "
+                       "fix it or delete it to use defaults") from None
+    if not isinstance(meta, dict):
+        raise OlkError(f"{file} must hold a JSON object {{...}}, not {type(meta).__name__}")
+    for key, kind in (("unavailable", dict), ("compare", dict), ("table_layout", dict),
+                      ("datasets", list), ("algorithms", list)):
+        if meta.get(key) is not None and not isinstance(meta[key], kind):
+            raise ConfigError(f"{file}: key '{key}' must be a JSON "
+                              f"{'object' if kind is dict else 'list'}, not {type(meta[key]).__name__}")
+    return meta
+
+
+def _layout(spec: Any, file: Path, batch: bool) -> TableLayout:
+    spec = spec or {}
+    default = BATCH_METRICS if batch else ONLINE_METRICS
+    metrics = spec.get("metrics", list(default))
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not isinstance(metrics, list) or not metrics:
+        raise ConfigError(f"{file}: table_layout.metrics must be a non-empty list such as "
+                          f"{json.dumps(list(default))}")
+    for m in metrics:
+        if m not in METRICS:
+            raise ConfigError(f"{file}: table_layout.metrics has unknown metric '{m}'"
+                              f"{did_you_mean(m, METRICS)}; known: {', '.join(METRICS)}")
+    per = spec.get("datasets_per_block", DEFAULT_DATASETS_PER_BLOCK)
+    if isinstance(per, bool) or not isinstance(per, int) or per < 1:
+        raise ConfigError(f"{file}: table_layout.datasets_per_block must be a positive integer, not {per!r}")
+    sv = spec.get("sv_format", "int")
+    if sv not in ("int", "k"):
+        raise ConfigError(f"{file}: table_layout.sv_format must be 'int' or 'k', not {sv!r}")
+    return TableLayout(metrics=tuple(metrics), datasets_per_block=per, sv_format=sv)
+
+
+def _read_curves(file: Path) -> pd.DataFrame | None:
+    if not file.is_file():
+        return None
+    try:
+        df = pd.read_csv(file, dtype={"run_id": str})
+    except pd.errors.EmptyDataError:
+        return None
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise OlkError(f"{file} is not valid CSV ({str(e).strip().splitlines()[0]}); "
+                       "re-run `olk run` or delete the file") from None
+    missing = [c for c in CURVE_COLUMNS if c not in df.columns]
+    if missing:
+        raise OlkError(f"{file} is missing column(s) {', '.join(repr(c) for c in missing)}; "
+                       "expected run_id,t,mistake_rate")
+    df = df[list(CURVE_COLUMNS)].copy()
+    df["run_id"] = df["run_id"].astype(str).str.strip()
+    for col in ("t", "mistake_rate"):
+        df[col] = pd.to_numeric(df[col], errors="coerce")
+    return df.dropna()
+
+
+def aggregate(results: str | Path | Results, metrics: tuple[str, ...] | list[str] | None = None,
+              phase: str = "main") -> pd.DataFrame:
+    """Mean and sample std (ddof=1) of each metric per (dataset, label, setting) over ``phase`` runs.
+
+    Returns a tidy frame with columns ``dataset, algorithm, display, setting, metric, mean, std,
+    n_runs`` (``algorithm`` is the paper-algorithm label); groups in config order.  ``n_runs`` counts
+    the runs in the group; mean/std skip empty cells.
+    """
+    res = load_results(results)
+    metrics = list(metrics or METRICS)
+    for m in metrics:
+        if m not in METRICS:
+            raise OlkError(f"unknown metric '{m}'{did_you_mean(m, METRICS)}; known: {', '.join(METRICS)}")
+    runs = res.runs[res.runs["phase"] == phase]
+    records = []
+    for (ds, lab, st), g in runs.groupby(["dataset", "label", "setting"], sort=False):
+        for m in metrics:
+            vals = g[m].dropna().to_numpy(dtype=float)
+            records.append({
+                "dataset": ds, "algorithm": lab, "display": res.display(lab, st), "setting": st,
+                "metric": m,
+                "mean": float(vals.mean()) if len(vals) else math.nan,
+                "std": float(vals.std(ddof=1)) if len(vals) > 1 else math.nan,
+                "n_runs": int(len(g)),
+            })
+    cols = ["dataset", "algorithm", "display", "setting", "metric", "mean", "std", "n_runs"]
+    return pd.DataFrame.from_records(records, columns=cols)

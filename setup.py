@@ -1,0 +1,22 @@
+"""Build script for olk's Cython extensions (metadata lives in pyproject.toml)."""
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+extensions = [
+    Extension(
+        "olk._core.svpool",
+        ["olk/_core/svpool.pyx"],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3"],
+    ),
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={"language_level": "3", "boundscheck": False, "wraparound": False},
+        quiet=True,
+    ),
+)

@@ -1,0 +1,92 @@
+"""The shared Cython SV pool against direct numpy computations."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from olk._core.svpool import RowSource, SVPool
+
+
+def _kern(a, b):
+    return np.array([np.exp(-0.4 * ((a - b) ** 2).sum()), (0.5 * (a @ b) + 1.0) ** 3, a @ b])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_decision_matches_numpy_for_three_kernels_and_removal(sparse):
+    rng = np.random.default_rng(0)
+    D = rng.random((40, 9))
+    D[D < 0.6] = 0.0
+    X = sp.csr_matrix(D) if sparse else D
+    src = RowSource(X)
+    pool = SVPool(9, sparse, kinds=["gaussian", "polynomial", "linear"], gammas=[0.4, 0.5, 1.0],
+                  coef0s=[0, 1, 0], degrees=[1, 3, 1], col_kernel=[0, 1, 2, 0], capacity=4)
+    coefs = rng.normal(size=(12, 4))
+    for s in range(12):                       # forces several capacity doublings
+        pool.add(src, s, coefs[s], tag=100 + s)
+    live = list(range(12))
+    for victim in (3, 0, 7):
+        moved = pool.remove(live.index(victim))
+        pos = live.index(victim)
+        live[pos] = live[-1]
+        live.pop()
+        assert moved in (-1, len(live))
+    assert pool.n_sv == 9
+    assert sorted(pool.tags - 100) == sorted(live)
+    out = np.zeros(4)
+    for q in (20, 30, 39):
+        pool.decision(src, q, out)
+        expect = sum(coefs[s] * _kern(D[s], D[q])[[0, 1, 2, 0]] for s in live)
+        np.testing.assert_allclose(out, expect, rtol=1e-12, atol=1e-12)
+    M = pool.decision_matrix(src)
+    pool.decision(src, 39, out)
+    np.testing.assert_allclose(M[39], out)
+    K = np.zeros((3, pool.n_sv))
+    pool.kernel_values(src, 30, K)
+    order = [t - 100 for t in pool.tags]
+    np.testing.assert_allclose(K.T, [_kern(D[s], D[30]) for s in order], rtol=1e-12)
+    assert pool.sv_kernel(0, 1, 0) == pytest.approx(_kern(D[order[0]], D[order[1]])[0])
+    assert pool.self_kernel(src, 5, 0) == pytest.approx(1.0)
+
+
+def test_sparse_storage_compacts_after_many_removals():
+    rng = np.random.default_rng(1)
+    D = (rng.random((300, 50)) < 0.2) * rng.random((300, 50))
+    src = RowSource(sp.csr_matrix(D))
+    pool = SVPool(50, True, kinds=["gaussian"], gammas=[0.1], capacity=4)
+    live = []
+    for i in range(300):
+        pool.add(src, i, 1.0, tag=i)
+        live.append(i)
+        if i % 3 == 2:                         # remove a pseudo-random SV
+            k = (i * 7) % len(live)
+            pool.remove(k)
+            live[k] = live[-1]
+            live.pop()
+    assert pool.n_sv == len(live) == 200
+    assert sorted(pool.tags) == sorted(live)
+    q = np.zeros(1)
+    pool.decision(src, 0, q)
+    expect = sum(np.exp(-0.1 * ((D[s] - D[0]) ** 2).sum()) for s in live)
+    assert q[0] == pytest.approx(expect, rel=1e-12)
+    assert pool.nnz() == int((D[live] != 0).sum())
+
+
+def test_kernel_eval_counter_and_dense_sparse_agree():
+    rng = np.random.default_rng(2)
+    D = rng.random((30, 5))
+    pools = []
+    for sparse in (False, True):
+        src = RowSource(sp.csr_matrix(D) if sparse else D)
+        p = SVPool(5, sparse, kinds=["gaussian"], gammas=[1.0])
+        for i in range(10):
+            p.add(src, i, (-1) ** i)
+        pools.append((p, src))
+    vals = [p.decision1(s, 25) for p, s in pools]
+    assert vals[0] == pytest.approx(vals[1], rel=1e-13)
+    assert pools[0][0].n_kernel_evals == 10
+
+
+def test_mismatched_layout_is_refused():
+    src = RowSource(np.ones((2, 3)))
+    pool = SVPool(3, True, kinds=["linear"], gammas=[1.0])
+    with pytest.raises(ValueError):
+        pool.add(src, 0, 1.0)
