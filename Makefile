@@ -35,7 +35,7 @@ regress: $(STAMP)
 	$(OLK) regress
 
 bench: $(STAMP)
-	$(PY) bench/bench_a9a.py
+	$(PY) bench/bench.py
 
 reproduce-all: $(STAMP)
 	@for c in configs/*.yaml; do \

@@ -164,3 +164,14 @@ def test_compare_errors_are_one_line(toy, meta, kwargs, expected):
     with pytest.raises(OlkError) as e:
         compare(toy, published=PUB, **kwargs)
     assert expected in str(e.value) and "\n" not in str(e.value)
+
+
+def test_dataset_aliases_from_experiment_json(toy):
+    meta = json.loads((toy / "experiment.json").read_text())
+    meta["compare"] = {"datasets": {"a9a": "adult-a9a"}}
+    (toy / "experiment.json").write_text(json.dumps(meta))
+    pub = pd.read_csv(PUB, dtype=str, keep_default_na=False)
+    pub.loc[pub["dataset"] == "a9a", "dataset"] = "adult-a9a"
+    c = compare(toy, published=pub)
+    assert _verdicts(c)["a9a", "perceptron", "accuracy"] == "within paper std"
+    assert "## a9a (paper: adult-a9a)" in c.to_markdown()

@@ -12,18 +12,16 @@ from olk.report import plots
 FIX = Path(__file__).parent / "report_fixtures"
 
 
-@pytest.fixture
-def toy(tmp_path):
-    dst = tmp_path / "toy_table"
-    shutil.copytree(FIX / "toy_table", dst)
-    return dst
-
-
-@pytest.fixture
-def sweep(tmp_path):
-    dst = tmp_path / "toy_sweep"
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    dst = tmp_path_factory.mktemp("plots") / "toy_sweep"
     shutil.copytree(FIX / "toy_sweep", dst)
     return dst
+
+
+@pytest.fixture(scope="module")
+def sweep_files(sweep):
+    return plots.plot_all(sweep)
 
 
 def _check(files, names):
@@ -34,23 +32,24 @@ def _check(files, names):
         assert head.startswith(b"\x89PNG") if p.suffix == ".png" else head.startswith(b"%PDF")
 
 
-def test_plot_all_on_a_table_experiment_draws_learning_curves(toy):
-    files = plots.plot_all(toy)
+def test_plot_all_on_a_table_experiment_draws_learning_curves(tmp_path):
+    shutil.copytree(FIX / "toy_table", tmp_path / "toy_table")
+    files = plots.plot_all(tmp_path / "toy_table")
     _check(files, ["learning_curves.png", "learning_curves.pdf"])
-    assert all(p.parent == toy / "figures" for p in files)
+    assert all(p.parent == tmp_path / "toy_table" / "figures" for p in files)
 
 
-def test_plot_all_on_a_sweep(sweep):
-    files = plots.plot_all(sweep)  # no curves.csv -> no learning curves
-    _check(files, ["accuracy_vs_time_s.png", "accuracy_vs_time_s.pdf",
-                   "sensitivity_alpha_beta_german_spa.png", "sensitivity_alpha_beta_german_spa.pdf",
-                   "sensitivity_budget_german_bogd.png", "sensitivity_budget_german_bogd.pdf"])
+def test_plot_all_on_a_sweep(sweep, sweep_files):
+    # no curves.csv -> no learning curves; two swept algorithms -> two sensitivity figures
+    _check(sweep_files, ["accuracy_vs_time_s.png", "accuracy_vs_time_s.pdf",
+                         "sensitivity_alpha_beta_german_spa.png", "sensitivity_alpha_beta_german_spa.pdf",
+                         "sensitivity_budget_german_bogd.png", "sensitivity_budget_german_bogd.pdf"])
+    assert all(p.parent == sweep / "figures" for p in sweep_files)
 
 
-def test_pdf_is_reproducible(sweep, tmp_path):
-    a = plots.plot_accuracy_vs_time(sweep, out_dir=tmp_path / "a")
-    b = plots.plot_accuracy_vs_time(sweep, out_dir=tmp_path / "b")
-    assert a[1].read_bytes() == b[1].read_bytes()
+def test_pdf_is_reproducible(sweep, sweep_files, tmp_path):
+    again = plots.plot_accuracy_vs_time(sweep, out_dir=tmp_path)
+    assert again[1].read_bytes() == (sweep / "figures" / "accuracy_vs_time_s.pdf").read_bytes()
 
 
 def test_sensitivity_explicit_axes_and_metrics(sweep):

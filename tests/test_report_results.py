@@ -148,3 +148,10 @@ def test_bad_curves_csv(toy):
     with pytest.raises(OlkError) as e:
         load_results(toy)
     assert "curves.csv is missing column(s) 'run_id', 'mistake_rate'" in _one_line(e)
+
+
+def test_experiment_json_algorithms_are_registry_names(toy):
+    meta = json.loads((toy / "experiment.json").read_text())
+    meta["algorithms"] = ["perceptron", "spa", "ogd"]  # ogd configured but never run
+    (toy / "experiment.json").write_text(json.dumps(meta))
+    assert load_results(toy).rows == [("perceptron", ""), ("spa", ""), ("spa_last", ""), ("ogd", "")]

@@ -11,6 +11,8 @@ A learner is a River-style object that learns one example at a time and can pred
 the experiment engine, not the learner, counts mistakes and keeps learning curves.  On top of that
 ``partial_fit`` / ``decision_function`` / ``predict`` give the scikit-learn estimator surface.
 
+Writing a new learner: read ``olk/algorithms/DEVELOPING.md`` first (API, rules, tests).
+
 Support vectors live in one shared Cython :class:`~olk._core.svpool.SVPool`; a learner only decides
 *what* to add, change or remove, which keeps each ``step`` as short as its paper's pseudo-code.
 """

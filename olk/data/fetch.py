@@ -16,7 +16,7 @@ from pathlib import Path
 from olk.data.checksum import remember_sha256, sidecar
 from olk.data.compression import SUFFIXES
 from olk.data.registry import DatasetSpec, FileSpec, get_registry
-from olk.data.search import first_writable_dir
+from olk.data.search import find_file, first_writable_dir
 from olk.errors import DataError, did_you_mean
 
 _CHUNK = 1 << 20
@@ -38,7 +38,8 @@ def fetch_dataset(name: str, *, dest: str | os.PathLike | None = None, url: str 
     """Download every file of `name` (or of one `split`) to ``<dest>/<registry path>``.
 
     `dest` defaults to the first writable directory of the search path.  `url` replaces the registry's URL
-    (only when exactly one file is fetched).  Files already in `dest` are kept unless `force`.
+    (only when exactly one file is fetched).  Files already present (in `dest`, or anywhere on the search path
+    when no `dest` is given) are skipped unless `force`.
     `progress(msg)` is called with one line per file.
     """
     spec: DatasetSpec = get_registry().get_spec(name)
@@ -54,7 +55,10 @@ def fetch_dataset(name: str, *, dest: str | os.PathLike | None = None, url: str 
     for s, f in targets:
         source = url or f.url
         final_base = root / f.path
-        present = [Path(f"{final_base}{sfx}") for sfx in SUFFIXES if Path(f"{final_base}{sfx}").is_file()]
+        if dest is None:        # anywhere on the search path counts (e.g. the shared offline copy)
+            present = [p for p in [find_file(f.path, data_dir)] if p is not None]
+        else:
+            present = [Path(f"{final_base}{sfx}") for sfx in SUFFIXES if Path(f"{final_base}{sfx}").is_file()]
         if present and not force:
             out.append(Fetched(s, f.view, present[0], "present", None, False))
             if progress:
@@ -114,8 +118,8 @@ def download(url: str, final_base: Path, fspec: FileSpec | None, what: str = "")
 
 
 def _copy_url(url: str, out, what: str) -> None:
-    req = urllib.request.Request(url, headers={"User-Agent": "olk-datasets/1 (python urllib)"})
     try:
+        req = urllib.request.Request(url, headers={"User-Agent": "olk-datasets/1 (python urllib)"})
         with urllib.request.urlopen(req, timeout=_TIMEOUT) as resp:
             shutil.copyfileobj(resp, out, _CHUNK)
     except urllib.error.HTTPError as e:

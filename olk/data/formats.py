@@ -6,52 +6,57 @@ with the file (and line, where known) on bad input.  LIBSVM is in :mod:`olk.data
 from __future__ import annotations
 
 import io
+from collections import defaultdict
 
 import numpy as np
-import pandas as pd
 
 from olk.data.libsvm import read_libsvm
 from olk.errors import DataError
 
 
-def _read_table(data: bytes, src: str, sep: str | None) -> pd.DataFrame:
+def _read_table(data: bytes, src: str, sep: str | None, text_column: int | None = None):
+    """Parse the table (a pandas DataFrame): all columns as float64 (fast path; `text_column` kept as text),
+    falling back to per-column type inference when some value is not a number (so the bad line can be named)."""
+    import pandas as pd     # lazy: pandas takes ~0.3 s to import
+
     what = "whitespace" if sep in (None, "whitespace") else repr(sep)
     sep = r"\s+" if sep in (None, "whitespace") else sep
+    kw = dict(sep=sep, header=None, engine="c", skip_blank_lines=True)
     try:
-        return pd.read_csv(io.BytesIO(data), sep=sep, header=None, engine="c", skip_blank_lines=True,
-                           low_memory=False)
+        dtype = defaultdict(lambda: np.float64, {} if text_column is None else {text_column: object})
+        try:
+            return pd.read_csv(io.BytesIO(data), dtype=dtype, **kw)
+        except (ValueError, TypeError):
+            return pd.read_csv(io.BytesIO(data), low_memory=False, **kw)
     except pd.errors.EmptyDataError:
         raise DataError(f"{src}: empty file (no data rows): re-fetch it or check the path") from None
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as e:
         raise DataError(f"{src}: cannot parse as {what}-separated text: {' '.join(str(e).split())}") from None
 
 
-def _numeric(df: pd.DataFrame, src: str, header_lines: int = 0) -> np.ndarray:
-    """Float64 array of `df`, or DataError naming the first line with a missing / non-numeric value."""
-    try:
-        arr = df.to_numpy(dtype=np.float64)
-    except (ValueError, TypeError):
-        num = df.apply(pd.to_numeric, errors="coerce")
-        bad = num.isna() & df.notna()
-        arr = None
-    else:
-        bad = None
-    if arr is not None and not np.isnan(arr).any():
-        return np.ascontiguousarray(arr)
-    if bad is None:
-        bad = df.isna()
-    else:
-        bad = bad | df.isna()
-    row, col = np.argwhere(bad.to_numpy())[0]
-    value = df.iat[row, col]
-    what = "missing value" if pd.isna(value) else f"non-numeric value {str(value)[:30]!r}"
-    raise DataError(f"{src}:{row + 1 + header_lines}: {what} in column {col + 1}: fix or remove that line")
+def _numeric(df, src: str, cols=None) -> np.ndarray:
+    """C-contiguous float64 array of the columns `cols` of `df` (default: all), or DataError naming the first
+    line with a missing or non-numeric value."""
+    import pandas as pd
+
+    cols = range(df.shape[1]) if cols is None else cols
+    out = np.empty((df.shape[0], len(cols)), dtype=np.float64)
+    for j, c in enumerate(cols):
+        col = df.iloc[:, c]
+        out[:, j] = col.to_numpy(dtype=np.float64) if col.dtype.kind in "fiub" else \
+            pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
+    if np.isnan(out).any():
+        row, j = np.argwhere(np.isnan(out))[0]
+        value = df.iat[row, cols[j]]
+        what = "missing value" if pd.isna(value) else f"non-numeric value {str(value)[:30]!r}"
+        raise DataError(f"{src}:{row + 1}: {what} in column {cols[j] + 1}: fix or remove that line")
+    return out
 
 
 def read_delimited(data: bytes, src: str, *, options: dict, n_features: int | None = None, **_):
     """Delimited text (comma or whitespace), no header: feature columns [a, b) and one target column."""
-    df = _read_table(data, src, options.get("sep", ","))
     target = int(options["target_column"])
+    df = _read_table(data, src, options.get("sep", ","), target if options.get("label_map") else None)
     a, b = options.get("feature_columns", [0, df.shape[1] - 1])
     need = max(target, b - 1) + 1
     if df.shape[1] < need:
@@ -67,8 +72,8 @@ def read_delimited(data: bytes, src: str, *, options: dict, n_features: int | No
                             f"one of {sorted(map(str, label_map))}: wrong file, or extend label_map in the registry")
         y = mapped.to_numpy(dtype=np.float64)
     else:
-        y = _numeric(ycol.to_frame(), src).ravel()
-    X = _numeric(df.iloc[:, a:b], src)
+        y = _numeric(df, src, [target]).ravel()
+    X = _numeric(df, src, list(range(a, b)))
     return X, y
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
 
 from olk.errors import DataError
 
@@ -17,6 +16,8 @@ _EXPECTED = "expected '<label> <index>:<value> ...'"
 
 def read_libsvm(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None):
     """Parse LIBSVM bytes -> (CSR float64 X, float64 y).  `src` names the file in messages."""
+    from sklearn.datasets import load_svmlight_file   # lazy: importing scikit-learn takes ~1 s
+
     try:
         X, y = load_svmlight_file(io.BytesIO(data), n_features=n_features, dtype=np.float64, zero_based=False)
     except (ValueError, TypeError, OverflowError) as e:

@@ -175,11 +175,16 @@ def _parse_entry(name: str, e, where: str) -> DatasetSpec:
     for s in default:
         if s not in parts:
             raise DataError(f"{ctx}: default_split names unknown split '{s}'{did_you_mean(s, parts)}")
+    for p in parts.values():
+        if (e["format"] == "mfeat") != any(f.view is not None for f in p.files):
+            raise DataError(f"{ctx}: split '{p.split}': format mfeat needs 'views' (one file per view), and only "
+                            f"format mfeat may have them")
     if e["format"] == "mfeat":
         for p in parts.values():
             if sum(f.columns or 0 for f in p.files) != nf:
                 raise DataError(f"{ctx}: the views' columns add up to {sum(f.columns or 0 for f in p.files)}, "
                                 f"not n_features={nf}")
+    _check_options(ctx, e["format"], e.get("options") or {})
     labels = e.get("labels")
     if labels is not None and not isinstance(labels, list):
         raise DataError(f"{ctx}: 'labels' must be a list of the raw label values")
@@ -222,6 +227,34 @@ def _parse_file(ctx: str, f, offline: bool, view: str | None = None) -> FileSpec
         raise DataError(f"{ctx}: a view needs 'columns' (its number of features)")
     return FileSpec(path=str(f["path"]), sha256=sha, url=f.get("url"), verbatim=bool(f.get("verbatim", True)),
                     offline=bool(f.get("offline", offline)), view=view, columns=f.get("columns"))
+
+
+_OPTIONS = {"libsvm": {}, "mat": {"x_key": str, "y_key": str, "x_layout": str},
+            "delimited": {"sep": str, "target_column": int, "feature_columns": list, "label_map": dict},
+            "mfeat": {"rows_per_class": int}}
+
+
+def _check_options(ctx: str, fmt: str, options) -> None:
+    allowed = _OPTIONS[fmt]
+    if not isinstance(options, dict):
+        raise DataError(f"{ctx}: options must be a mapping")
+    for k, v in options.items():
+        if k not in allowed:
+            raise DataError(f"{ctx}: unknown option '{k}' for format {fmt}{did_you_mean(k, allowed)}"
+                            f"{'; valid: ' + ', '.join(allowed) if allowed else ' (it takes none)'}")
+        if not isinstance(v, allowed[k]) or isinstance(v, bool):
+            raise DataError(f"{ctx}: option {k} must be a {allowed[k].__name__}, got {v!r}")
+    if fmt == "delimited":
+        if options.get("target_column", -1) < 0:
+            raise DataError(f"{ctx}: format delimited needs options.target_column (0-based column of the label)")
+        fc = options.get("feature_columns")
+        if fc is not None and not (len(fc) == 2 and all(isinstance(i, int) and i >= 0 for i in fc) and fc[0] < fc[1]):
+            raise DataError(f"{ctx}: options.feature_columns must be [start, stop) column numbers, got {fc!r}")
+    if fmt == "mat" and options.get("x_layout", "samples_by_features") not in ("samples_by_features",
+                                                                             "features_by_samples"):
+        raise DataError(f"{ctx}: options.x_layout must be samples_by_features or features_by_samples")
+    if fmt == "mfeat" and options.get("rows_per_class", 1) < 1:
+        raise DataError(f"{ctx}: options.rows_per_class must be a positive integer")
 
 
 def _choice(ctx: str, key: str, value, choices) -> None:

@@ -58,6 +58,7 @@ TOP_KEYS = {
     "compare": "tolerances for olk compare, e.g. {accuracy: 1.5}",
     "table_layout": "table rendering options, e.g. {datasets_per_block: 2}",
     "unavailable": "datasets known to be unavailable offline: {name: reason}",
+    "regress": "tolerances for olk regress: {accuracy: 0.5 (points), n_sv: 0.05 (relative)}",
 }
 DATASET_KEYS = {"name", "params", "preprocess", "kernel", "label"}
 ALGO_KEYS = {"name", "label", "display", "params", "tune", "kernel"}
@@ -122,6 +123,7 @@ class ExperimentConfig:
     compare: dict = field(default_factory=dict)
     table_layout: dict = field(default_factory=dict)
     unavailable: dict = field(default_factory=dict)
+    regress: dict = field(default_factory=dict)
 
     def algorithm(self, label: str) -> AlgorithmEntry:
         for a in self.algorithms:
@@ -236,7 +238,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     cfg.tune_metric = str(tune.get("metric", "accuracy"))
     if cfg.tune_metric not in ("accuracy", "test_accuracy"):
         raise ConfigError(f"{_where(where0, 'tune.metric')}: must be accuracy or test_accuracy")
-    for key in ("compare", "table_layout", "unavailable"):
+    for key in ("compare", "table_layout", "unavailable", "regress"):
         val = raw.get(key) or {}
         if not isinstance(val, dict):
             raise ConfigError(f"{_where(where0, key)}: expected a mapping")

@@ -32,7 +32,7 @@ def _write(out: str, text: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "latex"]), default="md", show_default=True,
               help="Format printed to stdout (and written to --out).")
 @click.option("--out", type=click.Path(dir_okay=False), help="Also write the printed table to this file.")
-def table_command(results_dir: str, fmt: str, out: str | None) -> None:
+def table_cmd(results_dir: str, fmt: str, out: str | None) -> None:
     """Paper-style mean ± std table of RESULTS_DIR.
 
     Prints the table and writes table.md, table.csv and table.tex into RESULTS_DIR.
@@ -62,7 +62,7 @@ def table_command(results_dir: str, fmt: str, out: str | None) -> None:
 @click.option("--out", type=click.Path(dir_okay=False),
               help="Also write the comparison here (.csv -> tidy CSV, otherwise Markdown).")
 @click.option("--strict", is_flag=True, help="Exit with status 1 if any cell is 'off'.")
-def compare_command(results_dir: str, tols: tuple[str, ...], paper: str | None, table_id: str | None,
+def compare_cmd(results_dir: str, tols: tuple[str, ...], paper: str | None, table_id: str | None,
                     published: str | None, out: str | None, strict: bool) -> None:
     """Compare RESULTS_DIR with the published table it reproduces.
 
@@ -95,7 +95,7 @@ def compare_command(results_dir: str, tols: tuple[str, ...], paper: str | None, 
 @click.option("--series", default=None, help="Sensitivity: parameter giving one line per value (e.g. beta).")
 @click.option("--out-dir", type=click.Path(file_okay=False), default=None,
               help="Directory for the figures (default RESULTS_DIR/figures).")
-def plot_command(results_dir: str, kind: str, x_param: str | None, series: str | None,
+def plot_cmd(results_dir: str, kind: str, x_param: str | None, series: str | None,
                  out_dir: str | None) -> None:
     """Figures of RESULTS_DIR as PNG and PDF (default into RESULTS_DIR/figures/)."""
     from olk.report import plots
@@ -125,7 +125,7 @@ def plot_command(results_dir: str, kind: str, x_param: str | None, series: str |
         click.echo(str(f))
 
 
-COMMANDS = (table_command, compare_command, plot_command)
+COMMANDS = (table_cmd, compare_cmd, plot_cmd)
 
 
 def register(group: click.Group) -> None:

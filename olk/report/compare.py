@@ -38,6 +38,7 @@ from olk.report.tables import format_cell, format_value
 #: machine, so it is judged only when a relative tolerance is set (e.g. ``--tol time=50%``).
 #: experiment.json ``compare`` (or ``compare.tolerances``) and the ``tolerances`` argument override
 #: these per metric, with a number (same kind), ``"10%"`` (relative), ``"abs:0.5"``/``"rel:0.2"`` or null.
+#: experiment.json ``compare.datasets`` ({"a9a-small": "a9a"}) maps our dataset names to the paper's.
 DEFAULT_TOLERANCES: dict[str, tuple[str, float | None]] = {
     "accuracy": ("abs", 1.5),
     "mistake_rate": ("abs", 1.5),
@@ -198,6 +199,7 @@ class Comparison:
     tolerances: dict[str, tuple[str, float | None]]
     cells: pd.DataFrame = field(repr=False)
     ranking: pd.DataFrame = field(repr=False)
+    aliases: dict[str, str] = field(default_factory=dict)  # our dataset -> the paper's name
 
     def summary(self, all_cells: bool = False) -> dict[str, int]:
         """Number of cells per verdict, in :data:`VERDICTS` order; by default only cells of the
@@ -241,9 +243,16 @@ def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | I
         raise OlkError(f"{meta_file} does not name the published table ('paper' and 'table' keys); "
                        "add them or pass --paper/--table")
     table = str(table)
-    tol = parse_tolerances(res.meta.get("compare"), f"{meta_file}: compare")
+    spec = dict(res.meta.get("compare") or {})
+    aliases = spec.pop("datasets", None) or {}
+    if not isinstance(aliases, Mapping):
+        raise ConfigError(f"{meta_file}: compare.datasets must map our dataset names to the paper's, "
+                          'e.g. {"a9a-small": "a9a"}')
+    tol = parse_tolerances(spec, f"{meta_file}: compare")
     tol = parse_tolerances(tolerances, "tolerances" if isinstance(tolerances, Mapping) else "--tol", base=tol)
     pub = load_paper_table(paper, table, published)
+    paper_names = {str(v): str(k) for k, v in aliases.items()}
+    pub["dataset"] = pub["dataset"].map(lambda d: paper_names.get(d, d))
 
     ours_metrics = _our_metrics(res, pub)
     agg = aggregate(res, list(dict.fromkeys(ours_metrics.values())))
@@ -272,7 +281,8 @@ def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | I
     cells = pd.DataFrame.from_records(records, columns=CELL_COLUMNS)
     ours_ds, ours_alg = set(res.datasets), {lab for lab, _ in rows}
     cells["in_experiment"] = [d in ours_ds and a in ours_alg for d, a in zip(cells["dataset"], cells["algorithm"])]
-    return Comparison(res, str(paper), table, tol, cells, _ranking(cells, datasets))
+    return Comparison(res, str(paper), table, tol, cells, _ranking(cells, datasets),
+                      {str(k): str(v) for k, v in aliases.items()})
 
 
 def _our_metrics(res: Results, pub: pd.DataFrame) -> dict[str, str]:
@@ -416,7 +426,8 @@ def _markdown(c: Comparison) -> str:
     extra = c.cells[~c.cells["in_experiment"]]
     for ds in dict.fromkeys(shown["dataset"]):
         d = shown[shown["dataset"] == ds]
-        out += [f"## {ds}", "", "| Algorithm | Metric | Ours | Paper | Diff | Verdict |",
+        title = f"{ds} (paper: {c.aliases[ds]})" if ds in c.aliases else ds
+        out += [f"## {title}", "", "| Algorithm | Metric | Ours | Paper | Diff | Verdict |",
                 "|:---|:---|---:|---:|---:|:---|"]
         for r in d.itertuples(index=False):
             out.append(_md_row(c, r))

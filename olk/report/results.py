@@ -114,8 +114,11 @@ class Results:
     @property
     def rows(self) -> list[tuple[str, str]]:
         """Table rows ``(label, setting)`` in config order (first appearance in runs.csv)."""
-        algos = [str(a) for a in self.meta.get("algorithms") or []]
         main = self.main
+        algos = []  # experiment.json 'algorithms' (config order) may hold registry names: map to labels
+        for a in (str(a) for a in self.meta.get("algorithms") or []):
+            labs = list(pd.unique(self.runs.loc[self.runs["algorithm"] == a, "label"]))
+            algos += labs or [a]
         seen = list(dict.fromkeys(zip(main["label"], main["setting"])))
         labels = list(dict.fromkeys(algos + [lab for lab, _ in seen]))
         rank = {lab: i for i, lab in enumerate(labels)}

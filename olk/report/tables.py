@@ -109,7 +109,9 @@ def build_table(results_dir: str | Path | Results) -> Table:
 # ----------------------------------------------------------------------------- captions
 def _title(res: Results) -> str:
     paper, table = res.meta.get("paper"), res.meta.get("table")
-    what = f"{paper} Table {table}" if paper and table is not None else paper or "experiment"
+    if not paper:
+        return f"olk results of experiment {res.name}"
+    what = f"{paper} Table {table}" if table is not None and str(table) != "" else paper
     return f"olk reproduction of {what} (experiment {res.name})"
 
 

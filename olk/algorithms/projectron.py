@@ -1,0 +1,227 @@
+"""Projectron and Projectron++: Orabona, Keshet & Caputo, "The Projectron: a bounded kernel-based
+Perceptron" (ICML 2008) and "Bounded kernel-based online learning" (JMLR 10, 2009, Figures 1 and 2).
+
+Both keep the Perceptron's hypothesis f = sum_j a_j k(x_j, .) but, instead of always adding the new
+instance, first project k(x_t, .) onto the span of the current support set S:
+
+    k_t   = [k(x_j, x_t)]_{j in S}            (one pass over the pool)
+    d*    = K_S^{-1} k_t                       (K_S = Gram matrix of S, its inverse kept incrementally)
+    P k   = sum_j d*_j k(x_j, .),  ||P k||^2 = k_t^T d*
+    delta = ||P k - k(x_t, .)||,   delta^2 = k(x_t, x_t) - k_t^T d*
+
+Adding x_t to S updates the inverse by the block (Schur complement) formula, O(|S|^2):
+
+    K_{S+t}^{-1} = [[K_S^{-1} + d* d*^T / delta^2,  -d* / delta^2],
+                    [-d*^T / delta^2,                 1 / delta^2 ]]
+
+The pool only appends (neither algorithm removes an SV), so the pool's slot order is the row/column
+order of ``K^{-1}``.  ``kernel_inverse`` returns the maintained inverse and ``gram_matrix()`` the Gram
+matrix rebuilt from the pool (``pool.sv_kernel``), so the two can be checked against each other.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .base import OnlineKernelLearner
+from .registry import Param, register
+
+#: delta^2 <= IN_SPAN_TOL * k(x_t, x_t) counts as "k(x_t, .) already lies in span(S)": such an x_t is
+#: never added (it would make K_S singular; 1/delta^2 would blow up the inverse) and its delta is 0.
+IN_SPAN_TOL = 1e-10
+
+_PARAMS = (
+    Param("eta", 0.1, "projection threshold on delta = ||P k(x_t,.) - k(x_t,.)||: project when delta <= eta",
+          check=lambda v: v >= 0, requirement=">= 0"),
+    Param("budget", 100, "hard cap B on #SV (once full, every update is a projection)", type=int,
+          check=lambda v: v >= 1, requirement=">= 1"),
+)
+
+
+class _ProjectronCore(OnlineKernelLearner):
+    """Shared machinery: k_t, d*, delta^2, the incremental K^{-1}, add-or-project."""
+
+    params = _PARAMS
+
+    def __init__(self, kernel=None, random_state=None, **params):
+        super().__init__(kernel=kernel, random_state=random_state, **params)
+        self._kinv = np.zeros((0, 0))          # capacity x capacity; K^{-1} is the [:n_sv, :n_sv] block
+        self._kbuf = np.zeros((1, 16))         # k_t buffer for pool.kernel_values
+        self.n_projections = 0                 # mistakes absorbed by a projection (no new SV)
+        self.n_margin_updates = 0              # Projectron++ margin-error updates
+
+    # ----------------------------------------------------------- the algebra
+    def _kvec(self, i: int) -> np.ndarray:
+        """k_t = [k(sv_s, x_i)]_s in slot order (a view into a reused buffer)."""
+        n = self.pool.n_sv
+        if self._kbuf.shape[1] < n:
+            self._kbuf = np.zeros((1, max(n, 2 * self._kbuf.shape[1])))
+        if n:
+            self.pool.kernel_values(self.src, i, self._kbuf)
+        return self._kbuf[0, :n]
+
+    def _projection(self, k: np.ndarray, kxx: float):
+        """(d*, ||P k||^2, delta^2) for the current support set; delta^2 is clamped at 0 and snapped to
+        0 below IN_SPAN_TOL * k(x, x) (DOGMA does the same clamp: 'max(Kii - coeff*K_f, 0)')."""
+        n = k.shape[0]
+        if n == 0:
+            return k, 0.0, kxx
+        d = self._kinv[:n, :n] @ k
+        pk2 = float(k @ d)
+        delta2 = kxx - pk2
+        if delta2 <= IN_SPAN_TOL * kxx:
+            delta2 = 0.0
+        return d, pk2, delta2
+
+    def _add_sv(self, i: int, y: float, d: np.ndarray, delta2: float) -> None:
+        """S <- S + {x_t} with coefficient y_t; K^{-1} by the block-inverse formula (O(n^2))."""
+        n = self.pool.n_sv
+        if self._kinv.shape[0] < n + 1:
+            cap = min(max(2 * self._kinv.shape[0], 16), self.budget)
+            grown = np.zeros((cap, cap))
+            grown[:n, :n] = self._kinv[:n, :n]
+            self._kinv = grown
+        K = self._kinv
+        if n:
+            u = d / delta2
+            K[:n, :n] += np.outer(d, u)
+            K[:n, n] = -u
+            K[n, :n] = -u
+        K[n, n] = 1.0 / delta2
+        slot = self.pool.add(self.src, i, y, self.t)
+        assert slot == n, "Projectron needs an append-only pool (slot order = K^{-1} order)"
+
+    def _mistake_update(self, i: int, y: float, k: np.ndarray) -> None:
+        """JMLR Fig. 1 (and Fig. 2's prediction-error branch), with the budget cap."""
+        kxx = self.pool.self_kernel(self.src, i)
+        d, _, delta2 = self._projection(k, kxx)
+        if delta2 > self.eta * self.eta and delta2 > 0.0 and self.pool.n_sv < self.budget:
+            self._add_sv(i, y, d, delta2)                # f_t = f_{t-1} + y_t k(x_t, .)
+            self.n_updates += 1
+        elif k.shape[0]:
+            self.pool.add_col_vector(0, y * d)           # f_t = f_{t-1} + y_t P_{t-1} k(x_t, .)
+            self.n_projections += 1
+            self.n_updates += 1
+        # else: S is empty and k(x_t, .) is (numerically) 0 or within eta of 0: nothing to add
+
+    def _score(self, k: np.ndarray) -> float:
+        return float(k @ self.pool.coefs[:, 0]) if k.shape[0] else 0.0
+
+    # ------------------------------------------------------------ inspection
+    @property
+    def kernel_inverse(self) -> np.ndarray:
+        """Copy of the incrementally maintained K_S^{-1} (slot order of the pool)."""
+        n = 0 if self.pool is None else self.pool.n_sv
+        return self._kinv[:n, :n].copy()
+
+    def gram_matrix(self) -> np.ndarray:
+        """K_S rebuilt from the stored SVs with ``pool.sv_kernel`` (O(n^2 d); for checks, not the hot path)."""
+        n = 0 if self.pool is None else self.pool.n_sv
+        K = np.empty((n, n))
+        for a in range(n):
+            for b in range(a, n):
+                K[a, b] = K[b, a] = self.pool.sv_kernel(a, b)
+        return K
+
+    def inverse_error(self) -> float:
+        """max |K^{-1}_incremental K_S - I|: how far the maintained inverse has drifted."""
+        n = 0 if self.pool is None else self.pool.n_sv
+        return float(np.abs(self.kernel_inverse @ self.gram_matrix() - np.eye(n)).max()) if n else 0.0
+
+
+@register
+class Projectron(_ProjectronCore):
+    """Projectron — Orabona, Keshet & Caputo, ICML 2008 / JMLR 2009, Figure 1, with a hard budget.
+
+    For t = 1..T:  f = f_{t-1}(x_t) ;  predict sign(f)
+      if y_t f <= 0 (mistake):
+          d* = K^{-1} k_t ;  delta^2 = k(x_t, x_t) - k_t^T d*
+          if delta <= eta or |S| = B:  f_t = f_{t-1} + y_t sum_j d*_j k(x_j, .)      (projection, S unchanged)
+          else:                        f_t = f_{t-1} + y_t k(x_t, .) ;  S += {t} ;  K^{-1} block update
+
+    Readings (where the papers leave a choice):
+
+    * eta is compared with the distance delta itself, as in JMLR Fig. 1 (||delta_t|| <= eta).  The
+      authors' MATLAB code (DOGMA, k_projectron_train.m) compares the *squared* distance with eta, so
+      DOGMA's eta corresponds to eta**2 here.
+    * Budget: the Projectron bounds #SV only through eta; the SPA paper (Section 6.1.2) gives every
+      budget algorithm B = SPA's mean #SV.  Cap used here: while |S| < B the paper's rule applies; once
+      |S| = B every mistake is a projection (never a removal).  This is what the SPA authors' own C++
+      code does (LIBOKL, kernel_projectron.h: add until 'size_SV == Budget', then 'SV_alpha += y d*').
+      LIBOKL has no eta at all, i.e. eta = 0 (every mistake adds an SV until the budget is full).
+    * Numerics: delta^2 is clamped at 0 and an x_t with delta^2 <= 1e-10 k(x_t, x_t) is treated as lying
+      in span(S) (projected, never added), so K_S stays invertible on data with duplicate rows (a9a).
+    * Empty S: P k = 0 and delta^2 = k(x_t, x_t), so the first mistake adds x_t unless k(x_t, x_t) <= eta^2
+      (with eta >= 1 and a Gaussian kernel the model never leaves 0 — as in the paper).
+
+    Cost: k_t is one pool pass per step (it also gives f); a mistake costs an O(|S|^2) matrix-vector
+    product, an addition an O(|S|^2) rank-one update.
+    """
+
+    name = "projectron"
+    display = "Projectron"
+
+    def step(self, i, y):
+        self.t += 1
+        k = self._kvec(i)
+        f = self._score(k)
+        if y * f <= 0.0:
+            self._mistake_update(i, y, k)
+        return f
+
+
+@register
+class ProjectronPP(_ProjectronCore):
+    """Projectron++ — Orabona, Keshet & Caputo, ICML 2008 / JMLR 2009, Figure 2, with a hard budget.
+
+    For t = 1..T:  f = f_{t-1}(x_t) ;  predict sign(f)
+      if y_t f <= 0 (mistake):  exactly the Projectron step (add x_t, or project when delta <= eta or |S| = B)
+      elif y_t f < 1 (margin error):  l_t = 1 - y_t f ;  d*, delta as above ;  ||P k||^2 = k_t^T d*
+          if l_t - delta / eta > 0:
+              tau_t = min(l_t / ||P k||^2,  2 (l_t - delta / eta) / ||P k||^2,  1)
+              f_t = f_{t-1} + y_t tau_t sum_j d*_j k(x_j, .)          (projected PA-style update, S unchanged)
+
+    Readings:
+
+    * Margin-error rule: the update is made only when beta_t = tau_t (2 l_t - tau_t ||P k||^2
+      - 2 delta / eta) > 0, i.e. the projected step provably helps (JMLR Theorem 4's condition), and
+      tau_t is the largest admissible PA step — the rule of the authors' DOGMA code
+      (k_projectron2_train.m: 'if loss - delta/eta > 0, alpha = min(loss/norm_xt, 1, 2(loss - delta/eta)/norm_xt)').
+      As for the Projectron, delta is the distance (DOGMA uses its square).  eta = 0 means "no
+      projection error allowed": margin updates only when x_t lies in span(S).
+    * The SPA authors' C++ code (LIBOKL, kernel_projectronpp.h) differs in two ways: no eta on mistakes
+      (add until full), and on margin errors tau = min(l/||Pk||^2, 1) applied only if
+      tau (2 l - tau ||Pk||^2 - 2 U delta) >= 0 with U = sqrt((B+1)/ln(B+1))/4 (Forgetron's constant)
+      in place of 1/eta.  Once the budget is full the two agree whenever eta = 1/U (≈ 0.29 for B = 1,350)
+      except for the choice of tau when 2(l - delta/eta) < l (DOGMA shrinks tau, LIBOKL skips).
+    * Budget, numerics: as in :class:`Projectron`.  Margin errors never add an SV.
+    """
+
+    name = "projectronpp"
+    display = "Projectron++"
+    aliases = ("projectron++", "projectron_pp")
+
+    def step(self, i, y):
+        self.t += 1
+        k = self._kvec(i)
+        f = self._score(k)
+        m = y * f
+        if m <= 0.0:
+            self._mistake_update(i, y, k)
+        elif m < 1.0:
+            loss = 1.0 - m
+            kxx = self.pool.self_kernel(self.src, i)
+            d, pk2, delta2 = self._projection(k, kxx)
+            if delta2 == 0.0:
+                slack = loss
+            elif self.eta > 0.0:
+                slack = loss - math.sqrt(delta2) / self.eta
+            else:
+                slack = -1.0
+            if slack > 0.0 and pk2 > 0.0:
+                tau = min(loss / pk2, 2.0 * slack / pk2, 1.0)
+                self.pool.add_col_vector(0, (tau * y) * d)
+                self.n_margin_updates += 1
+                self.n_updates += 1
+        return f

@@ -1,0 +1,16 @@
+import os
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    """Keep the parsed-dataset cache of tests out of the user's ~/.cache."""
+    cache = tmp_path_factory.getbasetemp() / "olk-cache"
+    monkeypatch.setenv("OLK_CACHE", str(cache))
+    yield
+
+
+def write_yaml(path, text):
+    path.write_text(text)
+    return str(path)

@@ -1,0 +1,99 @@
+"""The registry: schema, consistency with the papers, MANIFEST.tsv (when ../shared is present) and the samples."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from olk.data import get_registry
+from olk.data.preprocess import validate_preprocess
+from olk.data.registry import REGISTRY_FILE
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "datasets"
+
+# rows x features the papers report, for the default split (split=None)
+PAPER_SHAPES = {
+    "a9a": (48842, 123), "w7a": (49749, 300), "codrna": (59535, 8), "covtype": (581012, 54),
+    "kdd08": (102294, 117), "ijcnn1": (141691, 22), "german": (1000, 24), "svmguide3": (1243, 21),
+    "madelon": (2000, 500), "magic04": (19020, 10), "mushrooms": (8124, 112), "rcv1": (697641, 47236),
+    "codrna_test": (271617, 8), "susy": (5000000, 18), "mfeat": (2000, 649), "twitter": (13813, 77),
+    "twitter_l": (98704, 77), "tom": (9725, 96), "air": (7322, 13), "energy": (18604, 25), "naval": (11934, 16),
+}
+UNAVAILABLE = {"kdd08", "susy", "rcv1", "codrna_test", "twitter_l"}
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("OLK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("OLK_REGISTRY", raising=False)
+
+
+def test_every_paper_dataset_registered_with_paper_shape():
+    reg = get_registry()
+    for name, (rows, nf) in PAPER_SHAPES.items():
+        spec = reg[name]
+        assert (spec.rows(), spec.n_features) == (rows, nf), name
+        assert spec.offline == (name not in UNAVAILABLE), name
+        assert spec.homepage and spec.notes and spec.papers, name
+        for split, f in spec.files():
+            if spec.offline and spec.parts[split].files[0].offline:
+                assert f.sha256, (name, split)
+            assert f.url or name in {"kdd08", "twitter_l"}, (name, split)
+
+
+def test_task_storage_and_label_defaults():
+    reg = get_registry()
+    assert {n for n, s in reg.items() if s.task == "regression"} == {"twitter", "twitter_l", "tom", "air",
+                                                                      "energy", "naval"}
+    assert reg["mfeat"].task == "multiclass"
+    for n in ("a9a", "w7a", "rcv1", "mushrooms"):
+        assert reg[n].storage == "sparse"
+    for n in ("codrna", "covtype", "german", "magic04", "ijcnn1", "madelon"):
+        assert reg[n].storage == "dense"
+    assert reg["codrna"].preprocess["scale"] == "minmax11"
+    assert reg["covtype"].preprocess == {"positive_label": 2, "scale": "minmax01"}
+    assert reg["mushrooms"].preprocess["positive_label"] == 1
+    assert reg["a9a"].preprocess["scale"] == "none" and reg["w7a"].preprocess["scale"] == "none"
+    assert reg["a9a"].default_split == ("train", "test")
+    for spec in reg.values():
+        validate_preprocess(spec.preprocess, spec.name)
+
+
+def test_mfeat_views_cover_all_columns():
+    spec = get_registry()["mfeat"]
+    views = spec.parts["all"].files
+    assert [v.view for v in views] == ["fou", "fac", "kar", "pix", "zer", "mor"]
+    assert sum(v.columns for v in views) == spec.n_features == 649
+
+
+def test_registry_symlink_and_package_data():
+    link = REPO / "datasets" / "registry.yaml"
+    assert link.is_symlink() and link.resolve() == REGISTRY_FILE.resolve()
+    assert REGISTRY_FILE.parent.name == "data" and REGISTRY_FILE.parent.parent.name == "olk"
+
+
+def test_samples_registered():
+    reg = get_registry()
+    for name, rows in {"a9a-small": 2000, "codrna-small": 2000, "w7a-small": 2000, "german-small": 300}.items():
+        f = reg[name].parts["all"].files[0]
+        assert reg[name].rows() == rows and f.sha256 and f.path == f"samples/{name}.libsvm"
+        assert (REPO / "datasets" / f"{f.path}.xz").is_file()
+
+
+@pytest.mark.skipif(not (SHARED / "MANIFEST.tsv").is_file(), reason="../shared/datasets not present")
+def test_registry_matches_manifest():
+    with open(SHARED / "MANIFEST.tsv", newline="") as fh:
+        manifest = {r["file"]: r for r in csv.DictReader(fh, delimiter="\t")}
+    checked = 0
+    for spec in get_registry().values():
+        for split, f in spec.files():
+            row = manifest.get(f"{f.path}.xz")
+            if row is None:
+                continue
+            checked += 1
+            assert f.sha256 == row["sha256_uncompressed"], (spec.name, split)
+            if f.view is None:
+                assert spec.parts[split].rows == int(row["rows"]), (spec.name, split)
+    assert checked >= 25

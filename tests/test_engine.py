@@ -1,0 +1,148 @@
+"""Experiment engine: determinism across n_jobs, resume, tuning, matched parameters, sweeps."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from olk.algorithms import registry
+from olk.algorithms.base import OnlineKernelLearner
+from olk.algorithms.registry import Param
+from olk.experiment import Runner, load_config, parse_config
+from olk.experiment import runner as runner_mod
+from olk.experiment import seeds
+
+CFG = """
+name: t
+seed: 7
+repeats: 3
+kernel: {type: gaussian, gamma: 0.4}
+datasets:
+  - {name: a9a-small, params: {spa: {beta: 5}}}
+  - codrna-small
+algorithms:
+  - perceptron
+  - name: pa1
+    tune: {C: [0.25, 1]}
+  - name: spa
+    params: {alpha: 1, beta: 10}
+    tune: {eta: [1, 0.1]}
+"""
+
+
+def _cfg(tmp_path, text=CFG, name="c.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return load_config(p)
+
+
+def _runs(out):
+    df = pd.read_csv(out / "runs.csv")
+    return df.drop(columns=["time_s"])
+
+
+def test_results_identical_for_one_and_two_jobs(tmp_path):
+    cfg = _cfg(tmp_path)
+    a = Runner(cfg, tmp_path / "j1", n_jobs=1, progress=False).run()
+    b = Runner(cfg, tmp_path / "j2", n_jobs=2, progress=False).run()
+    ra, rb = _runs(a), _runs(b)
+    assert len(ra) == 2 * (3 * 3) + 2 * (2 + 2)        # main + tuning runs
+    pd.testing.assert_frame_equal(ra, rb)
+    ca, cb = pd.read_csv(a / "curves.csv"), pd.read_csv(b / "curves.csv")
+    pd.testing.assert_frame_equal(ca, cb)
+
+
+def test_tuning_picks_best_and_main_runs_use_it(tmp_path):
+    out = Runner(_cfg(tmp_path), tmp_path / "o", progress=False).run()
+    df = pd.read_csv(out / "runs.csv")
+    meta = json.loads((out / "experiment.json").read_text())
+    for ds in ("a9a-small", "codrna-small"):
+        tune = df[(df.phase == "tune") & (df.dataset == ds) & (df.label == "pa1")]
+        best = tune.loc[tune.accuracy.idxmax(), "param_C"]
+        main = df[(df.phase == "main") & (df.dataset == ds) & (df.label == "pa1")]
+        assert set(main.param_C) == {best}
+        assert meta["tuning"][ds]["pa1"]["chosen"] == {"C": best}
+        assert set(tune.perm) == {seeds.TUNE_PERM}
+    # per-dataset override: beta=5 on a9a-small, config's 10 elsewhere
+    spa = df[(df.phase == "main") & (df.label == "spa")]
+    assert set(spa[spa.dataset == "a9a-small"].param_beta) == {5.0}
+    assert set(spa[spa.dataset == "codrna-small"].param_beta) == {10.0}
+
+
+def test_resume_after_interruption_recomputes_nothing_finished(tmp_path, monkeypatch):
+    cfg = _cfg(tmp_path)
+    full = Runner(cfg, tmp_path / "full", progress=False).run()
+    calls = {"n": 0}
+    real = runner_mod.execute_run
+
+    def flaky(spec, X, y):
+        calls["n"] += 1
+        if calls["n"] == 9:
+            raise KeyboardInterrupt
+        return real(spec, X, y)
+
+    monkeypatch.setattr(runner_mod, "execute_run", flaky)
+    from olk.errors import OlkError
+    with pytest.raises(OlkError, match="--resume"):
+        Runner(cfg, tmp_path / "part", progress=False).run()
+    saved = (tmp_path / "part" / "runs.jsonl").read_text().splitlines()
+    assert len(saved) == 8
+    # a torn last line (killed mid-write) is ignored and that run recomputed
+    with open(tmp_path / "part" / "runs.jsonl", "a") as fh:
+        fh.write('{"run_id": "abc", "trunc')
+    calls["n"] = -10 ** 6
+    with pytest.raises(OlkError, match="already holds runs"):
+        Runner(cfg, tmp_path / "part", progress=False).run()
+    before = calls["n"]
+    out = Runner(cfg, tmp_path / "part", resume=True, progress=False).run()
+    assert calls["n"] - before == 26 - 8                # only the unfinished runs ran
+    pd.testing.assert_frame_equal(_runs(out), _runs(full))
+
+
+@registry.register
+class _BudgetProbe(OnlineKernelLearner):
+    """Test-only learner: a Perceptron that stops adding SVs at `budget`."""
+    name = "_budget_probe"
+    display = "Probe"
+    params = (Param("budget", 10, "cap", type=int, check=lambda v: v >= 1, requirement=">= 1"),)
+
+    def step(self, i, y):
+        self.t += 1
+        f = self.pool.decision1(self.src, i)
+        if y * f <= 0 and self.pool.n_sv < self.budget:
+            self.pool.add(self.src, i, y, self.t)
+        return f
+
+
+def test_matched_budget_uses_mean_sv_of_the_referenced_algorithm(tmp_path):
+    text = CFG + """
+  - name: _budget_probe
+    params: {budget: {match: spa, stat: n_sv}}
+"""
+    out = Runner(_cfg(tmp_path, text), tmp_path / "o", progress=False).run()
+    df = pd.read_csv(out / "runs.csv")
+    for ds in ("a9a-small", "codrna-small"):
+        spa = df[(df.phase == "main") & (df.dataset == ds) & (df.label == "spa")]
+        probe = df[(df.phase == "main") & (df.dataset == ds) & (df.label == "_budget_probe")]
+        assert set(probe.param_budget) == {int(round(spa.n_sv.mean()))}
+        assert probe.n_sv.max() <= int(round(spa.n_sv.mean()))
+
+
+def test_scale_and_permutations_are_reproducible_from_the_config():
+    a = seeds.permutation(100, 3, "x", 2)
+    assert np.array_equal(a, seeds.permutation(100, 3, "x", 2))
+    assert not np.array_equal(a, seeds.permutation(100, 3, "x", 1))
+    assert not np.array_equal(a, seeds.permutation(100, 3, "y", 2))
+    assert np.array_equal(seeds.permutation(5, 3, "x", 0, shuffle=False), np.arange(5))
+    s = seeds.subsample(1000, 0.1, 3, "x")
+    assert len(s) == 100 and np.all(np.diff(s) > 0)
+    assert np.array_equal(s, seeds.subsample(1000, 0.1, 3, "x"))
+    cps = seeds.checkpoints(48842)
+    assert cps[0] == 1 and cps[-1] == 48842 and 40 <= len(cps) <= 50
+
+
+def test_stages_order_dependencies_and_reject_cycles():
+    raw = {"datasets": ["a9a-small"], "algorithms": [
+        {"name": "_budget_probe", "label": "p", "params": {"budget": {"match": "spa"}}}, {"name": "spa"}]}
+    cfg = parse_config(raw, "x.yaml")
+    assert [[a.label for a in s] for s in cfg.stages()] == [["spa"], ["p"]]
