@@ -20,7 +20,6 @@ $(STAMP): pyproject.toml setup.py olk/_core/*.pyx
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,bench]"
-	$(PY) setup.py --quiet build_ext --inplace
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -24,12 +24,14 @@ def _one_line_errors(fn):
     return wrapper
 
 
-def _size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+def _size(n: float) -> str:
+    if n < 1024:
+        return f"{n:.0f} B"
+    for unit in ("KB", "MB", "GB"):
         n /= 1024
-    return f"{n} B"
+        if n < 1024 or unit == "GB":
+            break
+    return f"{n:.1f} {unit}"
 
 
 def _data_dir(ctx):
@@ -139,7 +141,8 @@ def info_cmd(ctx, name):
     for split, f in spec.files():
         part = spec.parts[split]
         path = find_file(f.path, dd)
-        click.echo(f"  [{split}{'/' + f.view if f.view else ''}] {f.path}: rows {part.rows if part.rows is not None else '?'}"
+        rows = part.rows if part.rows is not None else "?"
+        click.echo(f"  [{split}{'/' + f.view if f.view else ''}] {f.path}: rows {rows}"
                    f", sha256 {f.sha256[:12] + '...' if f.sha256 else 'unknown'}"
                    f"{'' if f.verbatim else ' (offline copy converted; upstream bytes differ)'}")
         click.echo(f"      url: {f.url or 'none (see notes)'}")

@@ -35,7 +35,8 @@ def validate_preprocess(pre, ctx: str) -> dict:
         raise DataError(f"{ctx}: preprocess must be a mapping like {{scale: minmax01}}, got {pre!r}")
     for k, v in pre.items():
         if k not in KEYS:
-            raise DataError(f"{ctx}: unknown preprocess key '{k}'{did_you_mean(k, KEYS)}; valid keys: {', '.join(KEYS)}")
+            raise DataError(f"{ctx}: unknown preprocess key '{k}'{did_you_mean(k, KEYS)}; valid keys: "
+                            f"{', '.join(KEYS)}")
         if k == "scale" and v not in SCALES:
             raise DataError(f"{ctx}: scale '{v}' is not one of {', '.join(SCALES)}{did_you_mean(v, SCALES)}")
         if k == "scale_fit" and v not in ("train", "all"):

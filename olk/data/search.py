@@ -21,7 +21,8 @@ def search_path(data_dir: str | os.PathLike | list | tuple | None = None) -> lis
     if data_dir is not None:
         dirs += [Path(p) for p in ([data_dir] if isinstance(data_dir, (str, os.PathLike)) else data_dir)]
     proj = project_dir()
-    dirs += [proj / "datasets", proj.parent / "shared" / "datasets", Path("datasets"), Path("..") / "shared" / "datasets"]
+    dirs += [proj / "datasets", proj.parent / "shared" / "datasets",
+             Path("datasets"), Path("..") / "shared" / "datasets"]
     out, seen = [], set()
     for d in dirs:
         d = d.expanduser()

@@ -1,4 +1,4 @@
-"""Click commands of the reporting layer: ``olk table``, ``olk compare``, ``olk plot``.
+"""Click commands of the reporting layer: ``olk table``, ``olk compare``, ``olk plot``, ``olk report``.
 
 The main ``olk`` group mounts them with :func:`register` (or by adding :data:`COMMANDS`).  Every
 user-input problem arrives as :class:`olk.errors.OlkError` and leaves as a one-line
@@ -125,10 +125,35 @@ def plot_cmd(results_dir: str, kind: str, x_param: str | None, series: str | Non
         click.echo(str(f))
 
 
-COMMANDS = (table_cmd, compare_cmd, plot_cmd)
+@click.command("report")
+@click.option("--results", "results_root", type=click.Path(file_okay=False), default=None,
+              help="Results root holding one directory per experiment (default: <project>/results).")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Markdown file to write (default: <results>/REPRODUCTION.md); the HTML goes next to it.")
+@click.option("--no-html", is_flag=True, help="Write only the Markdown, not REPRODUCTION.html.")
+@click.option("--include-quick", is_flag=True,
+              help="Also present quick runs (scale < 1, *_sweep) in the table sections, marked as such.")
+def report_cmd(results_root: str | None, out: str | None, no_html: bool, include_quick: bool) -> None:
+    """Reproduction report over every results directory: results/REPRODUCTION.md (+ .html).
+
+    One section per published table: ours vs paper per cell, ranking agreement, figures, command and
+    provenance, or 'not yet run' with the config that produces it.  Hand-written explanations come
+    from results/notes/*.md.  Prints the files written.
+    """
+    from olk.report.report import build_report
+
+    try:
+        written = build_report(results_root, out, html=not no_html, include_quick=include_quick)
+    except (OlkError, OSError) as e:
+        raise _fail(e) from None
+    for f in written:
+        click.echo(str(f))
+
+
+COMMANDS = (table_cmd, compare_cmd, plot_cmd, report_cmd)
 
 
 def register(group: click.Group) -> None:
-    """Add ``table``, ``compare`` and ``plot`` to the ``olk`` click group."""
+    """Add ``table``, ``compare``, ``plot`` and ``report`` to the ``olk`` click group."""
     for cmd in COMMANDS:
         group.add_command(cmd)

@@ -1,0 +1,886 @@
+"""``olk report``: one reproduction report over every results directory, ``results/REPRODUCTION.md``.
+
+:func:`build_report` walks ``results/`` for directories written by ``olk run`` (``runs.csv`` +
+``experiment.json``) and writes one section per published table (:func:`olk.report.paper.list_tables`):
+
+* a table no results directory reproduces says **not yet run** and names the config(s) in
+  ``configs/`` whose ``paper:``/``table:`` keys select it;
+* a table with results shows, per results directory: provenance (config, exact command, machine,
+  olk version, git commit, dates, datasets that were unavailable), the verdict counts, the side-by-side
+  comparison (ours mean ± std | paper | diff | verdict per dataset and algorithm, from
+  :func:`olk.report.compare.compare`), the ranking agreement (Kendall tau per dataset) and the figures
+  (drawn with :func:`olk.report.plots.plot_all` when ``figures/`` holds no PNG yet);
+* dataset-summary tables (SPA Tables 1 and 4, KLR Table 1) are shown as a short note with the
+  printed sizes.
+
+Quick runs (experiment.json ``scale`` < 1, or a name ending in ``_sweep``) are not reproductions: they
+are listed under "Other results" unless ``include_quick=True``.  Directories naming no published table,
+directories that cannot be read and runs still in progress (experiment.json but no runs.csv) are
+listed there too.
+
+Hand-written text never goes into the generated file: ``results/notes/overview.md`` is copied
+verbatim at the top and ``results/notes/<paper>_table<N>.md`` verbatim under each table's
+"Known deviations and why" heading.
+
+With ``html=True`` the same Markdown is converted (a small converter for exactly the subset emitted
+here plus ordinary notes: headings, paragraphs, lists, block quotes, fenced code, pipe tables,
+images, links, emphasis) to a self-contained ``REPRODUCTION.html`` with the figures embedded as base64
+PNG.  The output holds no timestamp, so re-running on unchanged results gives identical files.
+"""
+from __future__ import annotations
+
+import base64
+import html as _html
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+import pandas as pd
+
+from olk.errors import OlkError
+from olk.report.compare import VERDICTS, Comparison, compare
+from olk.report.results import METRICS, Results, load_results
+from olk.report.tables import format_cell, format_value
+
+#: Published papers: id -> short name, full title, authors, venue, short citation.  One dict, used for every heading.
+PAPERS: dict[str, dict[str, str]] = {
+    "spa_tist2018": {
+        "short": "SPA (TIST 2018)",
+        "title": "Sparse Passive-Aggressive Learning for Bounded Online Kernel Methods",
+        "authors": "Jing Lu, Doyen Sahoo, Peilin Zhao, Steven C. H. Hoi",
+        "venue": "ACM Transactions on Intelligent Systems and Technology (TIST), 2018",
+        "cite": "Lu et al., ACM TIST 2018",
+    },
+    "klr_aaai2012": {
+        "short": "Sparse online KLR (AAAI 2012)",
+        "title": "Efficient Online Learning for Large-Scale Sparse Kernel Logistic Regression",
+        "authors": "Lijun Zhang, Rong Jin, Chun Chen, Jiajun Bu, Xiaofei He",
+        "venue": "AAAI 2012",
+        "cite": "Zhang et al., AAAI 2012",
+    },
+    "oks_aaai2012": {
+        "short": "Online kernel selection (AAAI 2012)",
+        "title": "Online Kernel Selection: Algorithms and Evaluations",
+        "authors": "Tianbao Yang, Mehrdad Mahdavi, Rong Jin, Jinfeng Yi, Steven C. H. Hoi",
+        "venue": "AAAI 2012",
+        "cite": "Yang et al., AAAI 2012",
+    },
+    "amkl": {
+        "short": "AMKL",
+        "title": "Active Learning with Multiple Kernels",
+        "authors": "Songnam Hong, Jeongmin Chae",
+        "venue": "arXiv:2005.03188",
+        "cite": "Hong & Chae, arXiv 2020",
+    },
+    "omkl_alt2010": {
+        "short": "OMKL (ALT 2010)",
+        "title": "Online Multiple Kernel Learning: Algorithms and Mistake Bounds",
+        "authors": "Rong Jin, Steven C. H. Hoi, Tianbao Yang",
+        "venue": "ALT 2010",
+        "cite": "Jin et al., ALT 2010",
+    },
+}
+
+#: What each published table holds (results/paper/README.md).
+TABLE_CAPTIONS: dict[tuple[str, str], str] = {
+    ("spa_tist2018", "1"): "single-kernel datasets",
+    ("spa_tist2018", "2"): "online single-kernel classification: accuracy, time and #SVs",
+    ("spa_tist2018", "3"): "final classifiers on test data: test accuracy, training time and #SVs",
+    ("spa_tist2018", "4"): "OMKC datasets",
+    ("spa_tist2018", "5"): "bounded OMKC (SPA) vs unbounded OMKC: mistake rate, #SVs and time",
+    ("spa_tist2018", "6"): "bounded OMKC with different budget algorithms",
+    ("klr_aaai2012", "1"): "data statistics",
+    ("klr_aaai2012", "2"): "Auxiliary vs Pegasos on rcv1.binary: accuracy, sparsity, #SVs, time",
+    ("oks_aaai2012", "1"): "kernel selection on Pascal07: accuracy, running time, selected kernel",
+    ("oks_aaai2012", "2"): "kernel selection on Corel5k: accuracy, running time, selected kernel",
+    ("amkl", "II"): "MSE of single- and multiple-kernel baselines (and AMKL-AKS efficiency)",
+    ("amkl", "III"): "MSE and efficiency of Raker, AMKL, OMKL-AKS and AMKL-AKS",
+}
+
+GENERATED = ("<!-- Generated by `olk report` from results/*/ and results/paper/. Do not edit by hand: "
+             "write explanations in results/notes/*.md and re-run `olk report`. -->")
+NOTES_DIR = "notes"
+SKIP_DIRS = {"paper", NOTES_DIR, "figures"}
+METRIC_ORDER = ("accuracy", "mistake_rate", "mse", "n_sv", "time")
+SHORT_VERDICT = {"within paper std": "within paper std", "within tolerance": "within tolerance",
+                 "off": "**off**", "n/a": "n/a", "no paper value": "no paper value", "not run": "not run"}
+
+
+# ----------------------------------------------------------------------------- discovery
+@dataclass
+class Entry:
+    """One results directory found under the results root."""
+
+    path: Path
+    meta: dict[str, Any]
+    kind: str  # 'reproduction' | 'quick' | 'in_progress' | 'unmatched' | 'broken'
+    reason: str = ""
+    results: Results | None = None
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name") or self.path.name)
+
+    @property
+    def key(self) -> tuple[str, str] | None:
+        paper, table = self.meta.get("paper"), self.meta.get("table")
+        if not paper or table is None or str(table).strip() == "":
+            return None
+        return str(paper), str(table).strip()
+
+
+def _scale(meta: dict[str, Any], res: Results | None) -> float | None:
+    s = meta.get("scale")
+    try:
+        s = float(s) if s is not None and not isinstance(s, bool) else None
+    except (TypeError, ValueError):
+        s = None
+    if (s is None or s >= 1) and res is not None and res.scale is not None:
+        s = res.scale
+    return s if s is not None and s < 1 else None
+
+
+def _quick_reason(entry_name: str, dir_name: str, meta: dict[str, Any], res: Results | None) -> str:
+    s = _scale(meta, res)
+    if s is not None:
+        return f"scaled-down run (scale {s:g})"
+    if entry_name.endswith("_sweep") or dir_name.endswith("_sweep"):
+        return "parameter sweep"
+    return ""
+
+
+def find_results(results_root: Path, tables: set[tuple[str, str]], include_quick: bool = False
+                 ) -> list[Entry]:
+    """Every directory under ``results_root`` holding experiment.json, classified (see :class:`Entry`)."""
+    out = []
+    for exp in sorted(results_root.rglob("experiment.json")):
+        d = exp.parent
+        rel = d.relative_to(results_root).parts
+        if not rel or rel[0] in SKIP_DIRS or any(p.startswith(".") for p in rel) or "figures" in rel:
+            continue
+        try:
+            meta = json.loads(exp.read_text(encoding="utf-8"))
+            if not isinstance(meta, dict):
+                raise ValueError("not a JSON object")
+        except (OSError, ValueError) as e:
+            out.append(Entry(d, {}, "broken", f"experiment.json unreadable ({' '.join(str(e).split())})"))
+            continue
+        if not (d / "runs.csv").is_file():
+            status = meta.get("status") or "no status"
+            out.append(Entry(d, meta, "in_progress", f"no runs.csv yet (status: {status}, "
+                                                     f"started {meta.get('started') or '?'})"))
+            continue
+        try:
+            res = load_results(d)
+        except OlkError as e:
+            out.append(Entry(d, meta, "broken", f"cannot be read: {e}"))
+            continue
+        e = Entry(d, res.meta, "reproduction", results=res)
+        quick = _quick_reason(e.name, d.name, res.meta, res)
+        if e.key is None:
+            e.kind, e.reason = "unmatched", "experiment.json names no published table ('paper', 'table')"
+        elif e.key not in tables:
+            e.kind, e.reason = "unmatched", f"no published table {e.key[0]} Table {e.key[1]} in results/paper/"
+        elif quick:
+            e.reason = f"{quick}: not a reproduction"
+            if not include_quick:
+                e.kind = "quick"
+        out.append(e)
+    return out
+
+
+# ----------------------------------------------------------------------------- configs
+@dataclass
+class ConfigInfo:
+    path: Path
+    paper: str
+    table: str
+    note: str = ""
+
+
+def find_configs(configs_dir: Path | None) -> list[ConfigInfo]:
+    """Configs in ``configs_dir`` (recursively) with ``paper:`` and ``table:`` keys; full-scale first."""
+    if configs_dir is None or not configs_dir.is_dir():
+        return []
+    import yaml
+
+    out = []
+    for f in sorted(list(configs_dir.rglob("*.yaml")) + list(configs_dir.rglob("*.yml"))):
+        try:
+            cfg = yaml.safe_load(f.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            continue
+        if not isinstance(cfg, dict) or not cfg.get("paper") or cfg.get("table") is None:
+            continue
+        notes = []
+        try:
+            if cfg.get("scale") is not None and float(cfg["scale"]) < 1:
+                notes.append(f"scale {float(cfg['scale']):g}: quick run, not a reproduction")
+        except (TypeError, ValueError):
+            pass
+        cmp = cfg.get("compare")
+        if isinstance(cmp, dict) and cmp.get("datasets"):
+            notes.append("runs on substitute datasets: a protocol check, not a reproduction")
+        out.append(ConfigInfo(f, str(cfg["paper"]), str(cfg["table"]).strip(), "; ".join(notes)))
+    return sorted(out, key=lambda c: (bool(c.note), str(c.path)))
+
+
+# ----------------------------------------------------------------------------- Markdown helpers
+def md_escape(s: Any) -> str:
+    """Text safe inside Markdown prose and pipe tables."""
+    return re.sub(r"([\\`*\[\]|<])", r"\\\1", str(s))
+
+
+def _code(s: Any) -> str:
+    s = str(s)
+    tick = "``" if "`" in s else "`"
+    return f"{tick}{s}{tick}" if tick == "`" else f"`` {s} ``"
+
+
+def _anchor(paper: str, table: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", f"{paper}-table{table}".lower()).strip("-")
+
+
+def _link_path(target: Path, base: Path) -> str:
+    return quote(os.path.relpath(target, base).replace(os.sep, "/"), safe="/._-~")
+
+
+def _shown(p: Path, root: Path | None) -> str:
+    """``p`` relative to the project root when inside it."""
+    if root is not None:
+        try:
+            return p.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(p)
+
+
+def _table_md(header: list[str], rows: list[list[str]], align: list[str]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+# ----------------------------------------------------------------------------- one results directory
+@dataclass
+class _Ctx:
+    results_root: Path
+    out_dir: Path
+    project: Path | None
+    published: Path | None
+    written: list[Path] = field(default_factory=list)
+
+
+def _paper_metrics(cells: pd.DataFrame) -> list[str]:
+    have = list(dict.fromkeys(cells["metric"]))
+    return [m for m in METRIC_ORDER if m in have] + [m for m in have if m not in METRIC_ORDER]
+
+
+def _metric_head(cells: pd.DataFrame, metric: str) -> str:
+    om = cells.loc[cells["metric"] == metric, "our_metric"]
+    return METRICS[om.iloc[0]][0] if len(om) and om.iloc[0] in METRICS else metric
+
+
+def _diff_text(c: Comparison, r: Any, kind: str) -> str:
+    if math.isnan(r.diff):
+        return ""
+    s = ("+" if r.diff >= 0 else "-") + format_value(abs(r.diff), kind)
+    if c.tolerances.get(r.metric, ("abs", None))[0] == "rel" and not math.isnan(r.rel_diff):
+        s += f" ({r.rel_diff * 100:+.1f}%)"
+    return s
+
+
+def _comparison_md(c: Comparison, ctx: _Ctx) -> list[str]:
+    res = c.results
+    sv = res.layout.sv_format
+    shown = c.cells[c.cells["in_experiment"]]
+    extra = c.cells[~c.cells["in_experiment"]]
+    out: list[str] = []
+    for ds in dict.fromkeys(shown["dataset"]):
+        d = shown[shown["dataset"] == ds]
+        title = f"{ds} (paper: {c.aliases[ds]})" if ds in c.aliases else ds
+        if ds in res.unavailable:
+            continue  # listed under 'Not run: data unavailable'
+        metrics = _paper_metrics(d)
+        header = ["Algorithm"]
+        for m in metrics:
+            h = md_escape(_metric_head(d, m))
+            header += [f"{h}: ours", "paper", "diff", "verdict"]
+        align = [":---"] + [a for _ in metrics for a in ("---:", "---:", "---:", ":---")]
+        rows = []
+        keys = list(dict.fromkeys(zip(d["display"], d["paper_label"], d["setting"])))
+        for disp, pl, st in keys:
+            g = d[(d["display"] == disp) & (d["paper_label"] == pl) & (d["setting"] == st)]
+            name = md_escape(disp) + (f" \\[{md_escape(pl)}\\]" if pl and pl != disp else "")
+            row = [name]
+            for m in metrics:
+                hit = g[g["metric"] == m]
+                if hit.empty:
+                    row += ["", "", "", ""]
+                    continue
+                r = next(hit.itertuples(index=False))
+                kind = METRICS[r.our_metric][1] if r.our_metric in METRICS else "float"
+                ours = format_cell(r.ours_mean, r.ours_std, kind, sv) if not math.isnan(r.ours_mean) else "—"
+                paper = format_cell(r.paper_mean, r.paper_std, kind, sv) if not math.isnan(r.paper_mean) else "—"
+                row += [ours, paper, _diff_text(c, r, kind), SHORT_VERDICT.get(r.verdict, r.verdict)]
+            rows.append(row)
+        out += [f"#### {md_escape(title)}", ""] + _table_md(header, rows, align) + [""]
+        skipped = list(dict.fromkeys(extra.loc[extra["dataset"] == ds, "display"]))
+        if skipped:
+            out += [f"Also in the paper, not run here: {', '.join(md_escape(s) for s in skipped)}.", ""]
+    other = [d for d in dict.fromkeys(extra["dataset"]) if d not in set(shown["dataset"])]
+    if other:
+        out += [f"Paper datasets not in this experiment: {', '.join(md_escape(d) for d in other)}.", ""]
+    return out
+
+
+def _ranking_md(c: Comparison) -> list[str]:
+    if not len(c.ranking):
+        return []
+    out = ["#### Ranking agreement", "",
+           "Kendall tau between our and the paper's values of the headline metric over the algorithms "
+           "both report (1 = same order; undefined with one algorithm).", ""]
+    rows = []
+    for r in c.ranking.itertuples(index=False):
+        tau = "" if math.isnan(r.tau) else f"{r.tau:.2f}"
+        pv = "" if math.isnan(r.p_value) else f"{r.p_value:.3g}"
+        rows.append([md_escape(r.dataset), md_escape(r.metric), str(r.n_algorithms), tau, pv,
+                     md_escape(r.ours_order), md_escape(r.paper_order)])
+    out += _table_md(["Dataset", "Metric", "#Alg.", "Kendall tau", "p-value", "Ours (best first)",
+                      "Paper (best first)"], rows, [":---", ":---", "---:", "---:", "---:", ":---", ":---"])
+    return out + [""]
+
+
+def _figures_md(res: Results, ctx: _Ctx) -> list[str]:
+    from olk.report import plots
+
+    fig_dir = res.path / plots.FIG_DIR
+    pngs = sorted(fig_dir.glob("*.png")) if fig_dir.is_dir() else []
+    problem = ""
+    if not pngs:
+        try:
+            new = plots.plot_all(res)
+        except (OlkError, OSError, ValueError) as e:
+            new, problem = [], f"figures could not be drawn: {' '.join(str(e).split())}"
+        ctx.written += new
+        pngs = sorted(p for p in new if p.suffix == ".png")
+    out = ["#### Figures", ""]
+    if not pngs:
+        out += [md_escape(problem) if problem else
+                "No figure applies (no learning curves in curves.csv and no parameter sweep).", ""]
+        return out
+    for p in pngs:
+        out += [f"![{md_escape(p.stem)}]({_link_path(p, ctx.out_dir)})", ""]
+    return out
+
+
+def _provenance_md(e: Entry, ctx: _Ctx) -> list[str]:
+    res, meta = e.results, e.meta
+    main = res.main
+    perms = main["perm"].dropna().nunique()
+    items = []
+    cfg = meta.get("config")
+    items.append(f"**Config:** {_code(cfg) if cfg else 'not recorded'}")
+    items.append(f"**Machine:** {md_escape(meta.get('machine') or 'not recorded')}")
+    items.append(f"**olk version:** {md_escape(meta.get('olk_version') or 'not recorded')}; "
+                 f"**git commit:** {_code(meta['git_commit']) if meta.get('git_commit') else 'not recorded'}")
+    items.append(f"**Started:** {md_escape(meta.get('started') or '?')}; "
+                 f"**finished:** {md_escape(meta.get('finished') or 'not finished')}")
+    runs = f"{len(main)} main-phase runs"
+    if perms:
+        runs += f" ({perms} permutation{'s' if perms != 1 else ''} per cell)"
+    if meta.get("repeats") is not None:
+        runs += f"; repeats {md_escape(meta['repeats'])}"
+    if meta.get("seed") is not None:
+        runs += f"; seed {md_escape(meta['seed'])}"
+    s = _scale(meta, res)
+    runs += f"; scale {s:g}" if s is not None else "; full data (scale 1)"
+    items.append(f"**Runs:** {runs}")
+    if res.unavailable:
+        items.append("**Not run: data unavailable:** " + "; ".join(
+            f"{md_escape(d)} ({md_escape(why)})" for d, why in res.unavailable.items()))
+    out = [f"- {i}" for i in items] + [""]
+    if meta.get("command"):
+        out += ["Command:", "", "```sh", str(meta["command"]), "```", ""]
+    else:
+        out += ["Command: not recorded in experiment.json.", ""]
+    return out
+
+
+def _caveats(e: Entry, c: Comparison | None) -> tuple[list[str], list[str]]:
+    """Warning block lines and short tags (for the status table) of one results directory."""
+    out, tags = [], []
+    if e.reason:
+        out.append(f"**Quick run:** {md_escape(e.reason)}; differences from the paper are expected.")
+        tags.append("quick run")
+    if c is not None and c.aliases:
+        subs = ", ".join(f"{md_escape(k)} → {md_escape(v)}" for k, v in c.aliases.items())
+        out.append(f"**Substitute data:** ran on {subs} (ours → paper's dataset) and compared with the "
+                   "paper's full-data numbers: a protocol check, not a reproduction of them.")
+        tags.append("substitute data")
+    status = e.meta.get("status")
+    if (status and status != "finished") or (e.meta.get("started") and not e.meta.get("finished")):
+        out.append(f"**Unfinished:** experiment.json status is '{md_escape(status or 'unknown')}' "
+                   f"(finished: {md_escape(e.meta.get('finished') or 'not recorded')}); the numbers may be partial.")
+        tags.append("unfinished")
+    return [f"> {x}" for x in out] + ([""] if out else []), tags
+
+
+def _entry_md(e: Entry, ctx: _Ctx, pub: pd.DataFrame) -> tuple[list[str], dict[str, int] | None, list[str]]:
+    res = e.results
+    link = _link_path(e.path, ctx.out_dir)
+    out = [f"### Results: {md_escape(e.name)} ([{md_escape(_shown(e.path, ctx.project))}/]({link}/))", ""]
+    c = None
+    problem = ""
+    try:
+        c = compare(res, published=pub)
+    except (OlkError, ValueError, KeyError) as err:
+        problem = " ".join(str(err).split())
+    warn, tags = _caveats(e, c)
+    out += warn
+    out += _provenance_md(e, ctx)
+    summary = None
+    if c is None:
+        out += [f"The comparison could not be made: {md_escape(problem)}", ""]
+    else:
+        summary = c.summary()
+        n = sum(summary.values())
+        counts = ", ".join(f"{n_cells} {verdict}" for verdict, n_cells in summary.items())
+        out += [f"**Verdicts** ({n} cells of this experiment's datasets and algorithms): "
+                f"{md_escape(counts) if counts else 'no cells'}.", ""]
+        tols = "; ".join(_describe_tol(m, t) for m, t in c.tolerances.items())
+        out += [f"Tolerances: {md_escape(tols)}. 'within paper std': |ours − paper| ≤ the paper's std; "
+                "'within tolerance': |ours − paper| ≤ tolerance; otherwise **off**. "
+                "Ours: mean ± sample std over our runs.", ""]
+        out += _comparison_md(c, ctx)
+        out += _ranking_md(c)
+    out += _figures_md(res, ctx)
+    return out, summary, tags
+
+
+def _describe_tol(metric: str, tol: tuple[str, float | None]) -> str:
+    kind, val = tol
+    if val is None:
+        return f"{metric} not judged"
+    if kind == "rel":
+        return f"{metric} ±{val * 100:g}%"
+    return f"{metric} ±{val:g}" + (" points" if metric in ("accuracy", "mistake_rate") else "")
+
+
+# ----------------------------------------------------------------------------- one published table
+def _is_summary_table(pub: pd.DataFrame) -> bool:
+    return bool(len(pub)) and bool((pub["algorithm"] == "-").all())
+
+
+def _summary_table_md(pub: pd.DataFrame) -> list[str]:
+    out = ["Dataset-summary table: the paper's dataset sizes, nothing to run. "
+           "The datasets are described by `olk datasets`.", ""]
+    wide = pub.pivot_table(index="dataset", columns="metric", values="mean", aggfunc="first", sort=False)
+    cols = [m for m in ("n_instances", "n_features") if m in wide.columns]
+    heads = {"n_instances": "#Instances", "n_features": "#Features"}
+    rows = [[md_escape(ds)] + [f"{wide.at[ds, m]:,.0f}" if not math.isnan(wide.at[ds, m]) else ""
+                              for m in cols] for ds in wide.index]
+    return out + _table_md(["Dataset"] + [heads[m] for m in cols], rows, [":---"] + ["---:"] * len(cols)) + [""]
+
+
+def _notes_md(paper: str, table: str, ctx: _Ctx) -> list[str]:
+    f = ctx.results_root / NOTES_DIR / f"{paper}_table{table}.md"
+    out = ["### Known deviations and why", ""]
+    if f.is_file():
+        text = f.read_text(encoding="utf-8").strip("\n")
+        return out + ([text, ""] if text.strip() else [f"_{_shown(f, ctx.project)} is empty._", ""])
+    return out + [f"_No notes yet: write {_shown(f, ctx.project)}._", ""]
+
+
+def _table_title(paper: str, table: str) -> str:
+    info = PAPERS.get(paper)
+    if info is None:
+        return f"Table {table} of {paper}"
+    return f"Table {table} of “{info['title']}” ({info['cite']})"
+
+
+@dataclass
+class _Status:
+    paper: str
+    table: str
+    text: str
+
+
+def _table_md_section(paper: str, table: str, pub: pd.DataFrame, entries: list[Entry],
+                      waiting: list[Entry], configs: list[ConfigInfo], ctx: _Ctx) -> tuple[list[str], _Status]:
+    from olk.report.paper import published_dir
+
+    info = PAPERS.get(paper, {})
+    caption = TABLE_CAPTIONS.get((paper, table), "")
+    out = [f'<a id="{_anchor(paper, table)}"></a>', "", f"## {md_escape(_table_title(paper, table))}", ""]
+    line = []
+    if caption:
+        line.append(f"*{md_escape(caption[0].upper() + caption[1:])}.*")
+    if info:
+        line.append(f"{md_escape(info['authors'])}, {md_escape(info['venue'])}.")
+    pub_file = (ctx.published or published_dir()) / f"{paper}_table{table}.csv"
+    line.append(f"Published values: {_code(_shown(pub_file, ctx.project))}.")
+    out += [" ".join(line), ""]
+    if _is_summary_table(pub):
+        out += _summary_table_md(pub)
+        status = "dataset summary (nothing to run)"
+    elif not entries:
+        cfgs = [c for c in configs if (c.paper, c.table) == (paper, table)]
+        out += ["**Not yet run.**", ""]
+        for w in waiting:
+            out += [f"- {_code(_shown(w.path, ctx.project))}: {md_escape(w.reason)}"]
+        if waiting:
+            out += [""]
+        if cfgs:
+            out += ["It is produced by:", ""]
+            for cf in cfgs:
+                p = _shown(cf.path, ctx.project)
+                out.append(f"- {_code(p)}: {_code('olk run ' + p)}" + (f" ({md_escape(cf.note)})" if cf.note else ""))
+            out.append("")
+        else:
+            out += [f"No config in configs/ has `paper: {paper}` and `table: \"{table}\"` yet.", ""]
+        status = "not yet run" + (" (in progress)" if waiting else "") + \
+                 (f"; config {_code(_shown(cfgs[0].path, ctx.project))}" if cfgs else "; no config yet")
+    else:
+        parts = []
+        for w in waiting:
+            out += [f"- {_code(_shown(w.path, ctx.project))}: {md_escape(w.reason)}", ""]
+        for e in entries:
+            body, summary, tags = _entry_md(e, ctx, pub)
+            out += body
+            counts = ", ".join(f"{n} {v}" for v, n in (summary or {}).items())
+            tag = f" ({', '.join(tags)})" if tags else ""
+            parts.append(f"[{md_escape(e.name)}](#{_anchor(paper, table)}){tag}: {md_escape(counts or 'no comparison')}")
+        status = "; ".join(parts)
+    out += _notes_md(paper, table, ctx)
+    return out, _Status(paper, table, status)
+
+
+# ----------------------------------------------------------------------------- the report
+def _paper_rank(paper: str) -> int:
+    order = list(PAPERS)
+    return order.index(paper) if paper in order else len(order)
+
+
+def render_report(results_root: Path, out_dir: Path, include_quick: bool = False,
+                  configs_dir: Path | None = None, published: Path | None = None,
+                  project: Path | None = None) -> tuple[str, list[Path]]:
+    """The report Markdown (links relative to ``out_dir``) and the figure files drawn for it."""
+    from olk.report.paper import list_tables, load_published
+
+    tables = list_tables(published)
+    tables = sorted(tables, key=lambda pt: (_paper_rank(pt[0]), tables.index(pt)))
+    entries = find_results(results_root, set(tables), include_quick)
+    configs = find_configs(configs_dir)
+    ctx = _Ctx(results_root, out_dir, project, published)
+
+    body: list[str] = []
+    statuses: list[_Status] = []
+    for paper, table in tables:
+        pub = load_published(paper, table, directory=published)
+        mine = [e for e in entries if e.kind == "reproduction" and e.key == (paper, table)]
+        waiting = [e for e in entries if e.kind == "in_progress" and e.key == (paper, table)]
+        sec, st = _table_md_section(paper, table, pub, mine, waiting, configs, ctx)
+        body += sec
+        statuses.append(st)
+
+    head = [GENERATED, "", "# olk reproduction report", "",
+            "One section per table the papers publish: our numbers next to the paper's, the verdict per "
+            "cell, ranking agreement and figures, with the exact command and provenance of every run. "
+            "Regenerate with `olk report`.", ""]
+    overview = results_root / NOTES_DIR / "overview.md"
+    if overview.is_file() and overview.read_text(encoding="utf-8").strip():
+        head += [overview.read_text(encoding="utf-8").strip("\n"), ""]
+    else:
+        head += [f"_No overview yet: write {_shown(overview, project)}._", ""]
+    head += ["## Status", ""]
+    rows = []
+    for st in statuses:
+        info = PAPERS.get(st.paper, {})
+        rows.append([md_escape(info.get("short", st.paper)),
+                     f"[{md_escape(st.table)}](#{_anchor(st.paper, st.table)})",
+                     md_escape(TABLE_CAPTIONS.get((st.paper, st.table), "")), st.text])
+    head += _table_md(["Paper", "Table", "Content", "Status"], rows, [":---", ":---", ":---", ":---"]) + [""]
+    if "omkl_alt2010" in PAPERS and not any(p == "omkl_alt2010" for p, _ in tables):
+        info = PAPERS["omkl_alt2010"]
+        head += [f"“{md_escape(info['title'])}” ({md_escape(info['venue'])}) is theory only: it has no "
+                 "experiments and no result tables to reproduce.", ""]
+    head += ["Verdicts: 'within paper std' (|ours − paper| ≤ the paper's std), 'within tolerance', "
+             "'off', 'n/a' (not judged, e.g. wall-clock time measured on other hardware), "
+             "'no paper value', 'not run'.", ""]
+
+    others = [e for e in entries if e.kind != "reproduction"
+              and not (e.kind == "in_progress" and e.key in set(tables))]
+    tail: list[str] = []
+    if others:
+        tail += ["## Other results", "",
+                 "Results directories that are not reproductions of a published table "
+                 + ("" if include_quick else "(quick runs are shown in full with `olk report --include-quick`)")
+                 + ":", ""]
+        for e in others:
+            what = f" ({md_escape(e.key[0])} Table {md_escape(e.key[1])})" if e.key else ""
+            cmd = f"; command {_code(e.meta['command'])}" if e.meta.get("command") else ""
+            tail.append(f"- [{md_escape(_shown(e.path, project))}/]({_link_path(e.path, out_dir)}/){what}: "
+                        f"{md_escape(e.reason)}{cmd}")
+        tail.append("")
+    text = "\n".join(head + body + tail).rstrip("\n") + "\n"
+    return text, ctx.written
+
+
+def build_report(results_root: str | Path | None = None, out: str | Path | None = None, html: bool = True,
+                 *, include_quick: bool = False, configs_dir: str | Path | None = None,
+                 published: str | Path | None = None) -> list[Path]:
+    """Write ``REPRODUCTION.md`` (and ``REPRODUCTION.html``); return the files written.
+
+    ``results_root`` defaults to ``<project>/results``, ``out`` to ``<results_root>/REPRODUCTION.md``;
+    the HTML goes next to ``out``.  ``configs_dir`` (default ``<project>/configs``) is searched for the
+    config of each table not yet run; ``published`` (default ``results/paper``) holds the published
+    CSVs.  Figures missing from a results directory are drawn into its ``figures/`` and also returned.
+    """
+    from olk.paths import project_dir
+
+    project = project_dir()
+    root = Path(results_root) if results_root is not None else project / "results"
+    if not root.is_dir():
+        raise OlkError(f"results root '{root}' is not a directory; pass --results DIR "
+                       "(the directory holding one sub-directory per experiment)")
+    out_md = Path(out) if out is not None else root / "REPRODUCTION.md"
+    if out_md.is_dir():
+        raise OlkError(f"--out '{out_md}' is a directory; pass a file name such as REPRODUCTION.md")
+    cfg_dir = Path(configs_dir) if configs_dir is not None else project / "configs"
+    text, figures = render_report(root, out_md.parent.resolve(), include_quick, cfg_dir,
+                                  Path(published) if published is not None else None, project)
+    out_md.parent.mkdir(parents=True, exist_ok=True)
+    out_md.write_text(text, encoding="utf-8")
+    written = [out_md]
+    if html:
+        out_html = out_md.with_suffix(".html")
+        out_html.write_text(markdown_to_html(text, base_dir=out_md.parent, title="olk reproduction report"),
+                            encoding="utf-8")
+        written.append(out_html)
+    return written + figures
+
+
+# ----------------------------------------------------------------------------- Markdown -> HTML
+_CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1200px;margin:2em auto;
+padding:0 1em;line-height:1.45;color:#222}
+table{border-collapse:collapse;margin:.6em 0;font-size:.88em;display:block;overflow-x:auto}
+th,td{border:1px solid #ccc;padding:.25em .5em}th{background:#f3f3f3}
+td.r,th.r{text-align:right}td.c,th.c{text-align:center}
+code{background:#f4f4f4;padding:0 .2em;border-radius:3px}
+pre{background:#f4f4f4;padding:.6em;overflow-x:auto}pre code{padding:0}
+blockquote{border-left:4px solid #e0a800;margin:.6em 0;padding:.2em .8em;background:#fffbea}
+img{max-width:100%;height:auto}h2{border-bottom:1px solid #ddd;margin-top:2em}
+"""
+
+
+def markdown_to_html(text: str, base_dir: str | Path = ".", title: str = "") -> str:
+    """A self-contained HTML page from Markdown (the subset described in the module docstring); local
+    PNG/JPEG/SVG images are embedded as base64 data URIs."""
+    body = _blocks(text.splitlines(), Path(base_dir))
+    return ("<!DOCTYPE html>\n" + GENERATED + "\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{_html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+            + body + "\n</body>\n</html>\n")
+
+
+_FENCE = re.compile(r"^(\s*)(```|~~~)")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_ITEM = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+(.*)$")
+_HR = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+def _blocks(lines: list[str], base: Path, ids: dict[str, int] | None = None) -> str:
+    ids = {} if ids is None else ids  # heading ids used so far -> count (ids must be unique)
+    out: list[str] = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        if line.lstrip().startswith("<!--"):  # comment: drop (may span lines)
+            while i < n and "-->" not in lines[i]:
+                i += 1
+            i += 1
+            continue
+        m = _FENCE.match(line)
+        if m:
+            fence, code = m.group(2), []
+            i += 1
+            while i < n and not lines[i].lstrip().startswith(fence):
+                code.append(lines[i])
+                i += 1
+            i += 1
+            out.append("<pre><code>" + _html.escape("\n".join(code)) + "</code></pre>")
+            continue
+        m = _HEADING.match(line)
+        if m:
+            level, content = len(m.group(1)), m.group(2)
+            slug = re.sub(r"[^\w\- ]", "", content.lower()).strip().replace(" ", "-") or "section"
+            ids[slug] = ids.get(slug, 0) + 1
+            if ids[slug] > 1:
+                slug = f"{slug}-{ids[slug]}"
+            out.append(f'<h{level} id="{_html.escape(slug)}">{_inline(content, base)}</h{level}>')
+            i += 1
+            continue
+        if line.lstrip().startswith("<") and re.match(r"^\s*</?[A-Za-z][^>]*>\s*(</[A-Za-z]+>)?\s*$", line):
+            out.append(line.strip())  # raw HTML line (anchors)
+            i += 1
+            continue
+        if _HR.match(line):
+            out.append("<hr>")
+            i += 1
+            continue
+        if line.lstrip().startswith("|") and i + 1 < n and _TABLE_SEP.match(lines[i + 1]):
+            j = i + 2
+            while j < n and lines[j].lstrip().startswith("|"):
+                j += 1
+            out.append(_table_html(lines[i], lines[i + 1], lines[i + 2:j], base))
+            i = j
+            continue
+        if line.lstrip().startswith(">"):
+            quote_lines = []
+            while i < n and lines[i].lstrip().startswith(">"):
+                quote_lines.append(re.sub(r"^\s*>\s?", "", lines[i]))
+                i += 1
+            out.append("<blockquote>\n" + _blocks(quote_lines, base, ids) + "\n</blockquote>")
+            continue
+        m = _ITEM.match(line)
+        if m:
+            i = _list_html(lines, i, base, out, ids)
+            continue
+        para = []
+        while i < n and lines[i].strip() and not (
+                _HEADING.match(lines[i]) or _FENCE.match(lines[i]) or _ITEM.match(lines[i])
+                or lines[i].lstrip().startswith(("|", ">", "<!--"))):
+            para.append(lines[i].strip())
+            i += 1
+        if not para:  # a line no rule above consumed: show it as text
+            para, i = [line.strip()], i + 1
+        out.append("<p>" + _inline("\n".join(para), base) + "</p>")
+    return "\n".join(out)
+
+
+def _list_html(lines: list[str], i: int, base: Path, out: list[str], ids: dict[str, int]) -> int:
+    m = _ITEM.match(lines[i])
+    indent = len(m.group(1))
+    ordered = m.group(2)[0].isdigit()
+    tag = "ol" if ordered else "ul"
+    items: list[list[str]] = []
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        m = _ITEM.match(line)
+        if m and len(m.group(1)) == indent and m.group(2)[0].isdigit() == ordered:
+            items.append([m.group(3)])
+            i += 1
+            continue
+        if not line.strip():
+            # a blank line ends the list unless the next line continues it (indented or another item)
+            nxt = lines[i + 1] if i + 1 < n else ""
+            nm = _ITEM.match(nxt)
+            if nxt.strip() and (len(nxt) - len(nxt.lstrip()) > indent or (nm and len(nm.group(1)) == indent)):
+                items[-1].append("")
+                i += 1
+                continue
+            break
+        if len(line) - len(line.lstrip()) > indent or not _ITEM.match(line) and not line.lstrip().startswith(
+                ("#", "|", ">", "```")):
+            items[-1].append(line[indent + 2:] if line[:indent + 2].strip() == "" else line.strip())
+            i += 1
+            continue
+        break
+    parts = []
+    for it in items:
+        if len(it) == 1 or all(not _ITEM.match(x) and x.strip() and not x.startswith(("|", "```", ">"))
+                               for x in it[1:]):
+            parts.append("<li>" + _inline("\n".join(x.strip() for x in it), base) + "</li>")
+        else:
+            parts.append("<li>" + _blocks(it, base, ids) + "</li>")
+    out.append(f"<{tag}>\n" + "\n".join(parts) + f"\n</{tag}>")
+    return i
+
+
+def _split_row(line: str) -> list[str]:
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    cells, cur, k = [], [], 0
+    while k < len(s):
+        ch = s[k]
+        if ch == "\\" and k + 1 < len(s) and s[k + 1] == "|":  # GFM: \| is a literal pipe, even in code
+            cur.append("|")
+            k += 2
+            continue
+        if ch == "|":
+            cells.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+        k += 1
+    cells.append("".join(cur).strip())
+    return cells
+
+
+def _table_html(head: str, sep: str, rows: list[str], base: Path) -> str:
+    aligns = []
+    for spec in _split_row(sep):
+        spec = spec.strip()
+        aligns.append("c" if spec.startswith(":") and spec.endswith(":") else "r" if spec.endswith(":") else "")
+    def cell(tag: str, text: str, k: int) -> str:
+        cls = f' class="{aligns[k]}"' if k < len(aligns) and aligns[k] else ""
+        return f"<{tag}{cls}>{_inline(text, base)}</{tag}>"
+    out = ["<table>", "<thead><tr>" + "".join(cell("th", c, k) for k, c in enumerate(_split_row(head)))
+           + "</tr></thead>", "<tbody>"]
+    for r in rows:
+        out.append("<tr>" + "".join(cell("td", c, k) for k, c in enumerate(_split_row(r))) + "</tr>")
+    out += ["</tbody>", "</table>"]
+    return "\n".join(out)
+
+
+_MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+         ".svg": "image/svg+xml"}
+
+
+def _image_src(src: str, base: Path) -> str:
+    if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I):
+        return src
+    f = base / unquote(src)
+    mime = _MIME.get(f.suffix.lower())
+    if mime and f.is_file():
+        return f"data:{mime};base64," + base64.b64encode(f.read_bytes()).decode("ascii")
+    return src
+
+
+def _inline(text: str, base: Path) -> str:
+    """Inline Markdown -> HTML: code spans, backslash escapes, images, links, bold, italics."""
+    stash: list[str] = []
+
+    def keep(html: str) -> str:
+        stash.append(html)
+        return f"\x00{len(stash) - 1}\x00"
+
+    text = re.sub(r"(`+)\s?(.+?)\s?\1", lambda m: keep("<code>" + _html.escape(m.group(2)) + "</code>"), text)
+    text = re.sub(r"\\([\\`*_\[\]{}()#+\-.!|<>~])", lambda m: keep(_html.escape(m.group(1))), text)
+    text = re.sub(r"!\[([^\]]*)\]\(([^)\s]+)\)", lambda m: keep(
+        f'<img src="{_html.escape(_image_src(m.group(2), base))}" alt="{_html.escape(m.group(1))}">'), text)
+    text = _html.escape(text, quote=False)
+    text = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)",
+                  lambda m: f'<a href="{m.group(2).replace(chr(34), "&quot;")}">{m.group(1)}</a>', text)
+    text = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"<strong>\1</strong>", text)
+    text = re.sub(r"(?<!\w)__(\S(?:.*?\S)?)__(?!\w)", r"<strong>\1</strong>", text)
+    text = re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])", r"<em>\1</em>", text)
+    text = re.sub(r"(?<!\w)_(\S(?:.*?\S)?)_(?!\w)", r"<em>\1</em>", text)
+    text = text.replace("\n", " ")
+    for _ in range(2):  # placeholders may nest (an image inside a link)
+        text = re.sub(r"\x00(\d+)\x00", lambda m: stash[int(m.group(1))], text)
+    return text
