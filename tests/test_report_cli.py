@@ -35,7 +35,7 @@ def _run(olk, *args):
 
 
 def test_commands_are_named():
-    assert [c.name for c in COMMANDS] == ["table", "compare", "plot"]
+    assert [c.name for c in COMMANDS] == ["table", "compare", "plot", "report"]
 
 
 def test_table_prints_and_writes(olk, toy, tmp_path):

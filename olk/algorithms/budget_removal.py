@@ -13,7 +13,8 @@ Common conventions (as the rest of olk): ``step`` returns f_t(x_t) before the up
 protocol predicts sign(f_t(x_t)) with sign(0) = +1; the SPA paper evaluates these algorithms with
 their last classifier f_t (Section 6.1.2: "for the other budget algorithms, we report the online
 prediction results of f_t"), so there is a single output classifier.  ``budget`` B is the maximum
-number of SVs; an update that would make it B + 1 first (or then) removes one, so #SV <= B always.
+number of SVs: an update made with B SVs also removes one (before or right after adding x_t, as each
+algorithm prescribes), so #SV <= B after every step.
 
 Defaults: ``budget=100`` is only a round placeholder — the SPA paper never fixes B; it sets B per
 dataset to SPA's mean #SV (Table 2: 149 on KDD08, 1,350 on a9a, 175 on w7a, 822 on codrna, ...),
@@ -50,10 +51,12 @@ def _budget_param(minimum: int = 1) -> Param:
 # ----------------------------------------------------------------------------------------------- RBP
 @register
 class RBP(OnlineKernelLearner):
-    """Randomized Budget Perceptron — Cavallanti, Cesa-Bianchi & Gentile, "Tracking the best hyperplane
-    with a simple budget Perceptron", Machine Learning 69 (2007); SPA ref [4].
+    """Randomized Budget Perceptron — Cavallanti et al., Machine Learning 2007: drop a random SV when full.
 
-    Kernel Perceptron whose SV set is capped at B by random discarding (the paper's Figure 1)::
+    Cavallanti, Cesa-Bianchi & Gentile, "Tracking the best hyperplane with a simple budget Perceptron",
+    Machine Learning 69 (2007); SPA ref [4].
+
+    Kernel Perceptron whose SV set is capped at B by random discarding::
 
         on a mistake (y_t f_t(x_t) <= 0):
             if |S| = B:  pick r uniformly at random in S;  S <- S \\ {r}
@@ -85,8 +88,10 @@ class RBP(OnlineKernelLearner):
 # ----------------------------------------------------------------------------------------- Forgetron
 @register
 class Forgetron(OnlineKernelLearner):
-    """Self-tuned Forgetron — Dekel, Shalev-Shwartz & Singer, "The Forgetron: a kernel-based perceptron
-    on a budget", SIAM J. Computing 37(5), 2008 (the self-tuned algorithm of its Section 5); SPA ref [14].
+    """Self-tuned Forgetron — Dekel et al., SIAM J. Computing 2008: shrink by phi_t, drop the oldest SV.
+
+    Dekel, Shalev-Shwartz & Singer, "The Forgetron: a kernel-based perceptron on a budget", SIAM J.
+    Computing 37(5), 2008 (its self-tuned variant, not the basic one); SPA ref [14].
 
     With f_t = sum_{i in I_t} sigma_i y_i k(x_i, .), M_t the number of mistakes so far (this one
     included) and Psi(lam, mu) = lam^2 + 2 lam - 2 lam mu::
@@ -169,8 +174,10 @@ class Forgetron(OnlineKernelLearner):
 # ------------------------------------------------------------------------------------------- BPA-S
 @register
 class BPAS(OnlineKernelLearner):
-    """BPA-S (Budgeted Passive-Aggressive, simple variant) — Wang & Vucetic, "Online passive-aggressive
-    algorithms on a budget", AISTATS 2010 (Section 3, BPA-Simple); SPA ref [47].
+    """BPA-S — Wang & Vucetic, AISTATS 2010: PA-I; when full, drop the SV whose removal costs least.
+
+    Budgeted Passive-Aggressive, simple variant: Wang & Vucetic, "Online passive-aggressive algorithms
+    on a budget", AISTATS 2010 (BPA-Simple; not BPA-P/BPA-NN); SPA ref [47].
 
     PA-I with hinge loss l_t = [1 - y_t f_t(x_t)]_+.  Below the budget it is PA-I.  When the SV set is
     full, adding x_t must be paid for by removing one SV r, and BPA-S re-optimises only the new SV's
@@ -247,9 +254,11 @@ class BPAS(OnlineKernelLearner):
 # -------------------------------------------------------------------------------------------- BOGD
 @register
 class BOGD(OnlineKernelLearner):
-    """BOGD (Bounded Online Gradient Descent, uniform sampling) — Zhao, Wang, Wu, Jin & Hoi, "Fast bounded
-    online gradient descent algorithms for scalable kernel-based online learning", ICML 2012; also
-    Wang, Crammer & Vucetic, "Breaking the curse of kernelization", JMLR 2012; SPA refs [53], [45].
+    """BOGD — Zhao et al., ICML 2012: hinge-loss OGD; drop a random SV, rescale the rest by B/(B-1).
+
+    Bounded Online Gradient Descent (uniform sampling): Zhao, Wang, Wu, Jin & Hoi, "Fast bounded online
+    gradient descent algorithms for scalable kernel-based online learning", ICML 2012; also Wang,
+    Crammer & Vucetic, "Breaking the curse of kernelization", JMLR 2012; SPA refs [53], [45].
 
     Kernel OGD on lam/2 ||f||^2 + [1 - y f(x)]_+ with step eta, kept at B SVs by an unbiased
     random removal::

@@ -30,7 +30,7 @@ class OSKL(OnlineKernelLearner):
     #SV (n_sv - expected_n_sv is a zero-mean martingale).  The SPA paper (Section 6.1.2) tunes G so the
     mean #SV matches SPA's; eta is searched in {10^3..10^-3}.
 
-    Exact averaged classifier.  Without the R-ball (R = inf, the SPA comparison) OSKL never changes a
+    Exact averaged classifier.  Without the R-ball (the SPA comparison) OSKL never changes a
     coefficient after adding it, so SPA's closed form applies as is.  The projection Pi_R only rescales
     the whole function, so f_tau = sigma_tau sum_{s < tau} b_s k(x_s, .) with raw coefficients b_s that
     never change and one scalar sigma (the product of all rescalings).  Then, with S_t = sum_{tau<=t}
@@ -50,7 +50,8 @@ class OSKL(OnlineKernelLearner):
       gradient-based methods), where p_t = 1/G on every margin violation (l' = -1 for z < 1, 0 at z >= 1,
       the same convention as SPA/OGD).  ``loss='logistic'`` is the smooth loss of the OSKL paper.
     * G >= 1 keeps p_t <= 1 for both losses (|l'| <= 1), as Algorithm 1 requires (G bounds |l'|).
-    * R: the SPA paper does not mention the domain radius; default R = inf (no projection).  JSAT's
+    * R: the SPA paper does not mention the domain radius; default R = 0 means no projection (R = inf;
+      0 keeps the stored parameters plain JSON).  JSAT's
       OSKL (Raff) implements the same rescaling projection, from which the O(1) norm update is taken.
     * Online prediction: ``predict='avg'`` (default) predicts at step t with f̄_t = (1/t) sum_{tau<=t} f_tau
       as in the SPA paper's Table 2 ("SPA and OSKL ... report the online prediction results of the
@@ -65,8 +66,8 @@ class OSKL(OnlineKernelLearner):
         Param("eta", 0.1, "step size (an SV's coefficient is eta*G*y)", check=lambda v: v > 0, requirement="> 0"),
         Param("G", 10.0, "sampling parameter: Pr(SV) = |l'(y f)|/G, so E[#SV] = E[sum |l'|]/G (hinge: violations/G)",
               check=lambda v: v >= 1, requirement=">= 1 (so that |l'|/G <= 1)"),
-        Param("R", math.inf, "radius of the RKHS ball f is projected onto (inf = no projection)",
-              check=lambda v: v > 0, requirement="> 0"),
+        Param("R", 0.0, "radius of the RKHS ball {||f|| <= R} f is projected onto; 0 = no projection",
+              check=lambda v: v >= 0, requirement=">= 0"),
         Param("loss", "hinge", "loss whose derivative drives the sampling", type=str, choices=("hinge", "logistic")),
         Param("predict", "avg", "classifier used for online prediction", type=str, choices=("avg", "last")),
     )
@@ -78,7 +79,7 @@ class OSKL(OnlineKernelLearner):
         super().__init__(kernel=kernel, random_state=random_state, **params)
         self._sigma = 1.0          # f_t = sigma * sum_s col0_s k(x_s, .)
         self._S = 0.0              # sum of sigma_tau over the steps since the last renormalisation
-        self._sqnorm = 0.0         # ||f_t||^2, tracked only when R < inf
+        self._sqnorm = 0.0         # ||f_t||^2, tracked only when R > 0
         self.expected_n_sv = 0.0   # sum_t p_t
         self.n_projections = 0     # R-ball rescalings
 
@@ -108,7 +109,7 @@ class OSKL(OnlineKernelLearner):
                 b = a / sigma
                 self.pool.add(self.src, i, (b, b * self._S), t)
                 self.n_updates += 1
-                if self.R < math.inf:
+                if self.R > 0.0:
                     self._sqnorm += 2.0 * a * f + a * a * self.pool.self_kernel(self.src, i)
                     if self._sqnorm > self.R * self.R:
                         self._sigma = sigma * (self.R / math.sqrt(self._sqnorm))

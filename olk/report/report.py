@@ -43,7 +43,7 @@ from urllib.parse import quote, unquote
 import pandas as pd
 
 from olk.errors import OlkError
-from olk.report.compare import VERDICTS, Comparison, compare
+from olk.report.compare import Comparison, compare
 from olk.report.results import METRICS, Results, load_results
 from olk.report.tables import format_cell, format_value
 
@@ -504,6 +504,11 @@ def _table_title(paper: str, table: str) -> str:
     return f"Table {table} of “{info['title']}” ({info['cite']})"
 
 
+def _waiting_md(w: Entry, ctx: _Ctx) -> str:
+    cmd = f"; command {_code(w.meta['command'])}" if w.meta.get("command") else ""
+    return f"- {_code(_shown(w.path, ctx.project))}: {md_escape(w.reason)}{cmd}"
+
+
 @dataclass
 class _Status:
     paper: str
@@ -533,7 +538,7 @@ def _table_md_section(paper: str, table: str, pub: pd.DataFrame, entries: list[E
         cfgs = [c for c in configs if (c.paper, c.table) == (paper, table)]
         out += ["**Not yet run.**", ""]
         for w in waiting:
-            out += [f"- {_code(_shown(w.path, ctx.project))}: {md_escape(w.reason)}"]
+            out += [_waiting_md(w, ctx)]
         if waiting:
             out += [""]
         if cfgs:
@@ -549,7 +554,7 @@ def _table_md_section(paper: str, table: str, pub: pd.DataFrame, entries: list[E
     else:
         parts = []
         for w in waiting:
-            out += [f"- {_code(_shown(w.path, ctx.project))}: {md_escape(w.reason)}", ""]
+            out += [_waiting_md(w, ctx), ""]
         for e in entries:
             body, summary, tags = _entry_md(e, ctx, pub)
             out += body
