@@ -12,10 +12,14 @@ Speed claims live here, never in unit tests.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
 
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout without installing
 from olk.algorithms import REGISTRY, available, make
 from olk.data import load_dataset
 from olk.experiment import seeds
