@@ -61,6 +61,9 @@ def test_oskl_average_equals_brute_force_average_on_random_stream(R, renorm):
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=200) > 0, 1.0, -1.0)
     m = make("oskl", kernel={"type": "gaussian", "gamma": 0.5}, eta=0.3, G=2.0, R=R, random_state=7)
     m.renormalise_below = renorm
+    folds = []
+    inner = m._renormalise
+    m._renormalise = lambda: (folds.append(m._sigma), inner())[1]
     m.bind(X)
     K = lambda A, B: np.exp(-0.5 * ((A[:, None, :] - B[None]) ** 2).sum(-1))  # noqa: E731
     q = rng.normal(size=(5, 4))
@@ -70,6 +73,7 @@ def test_oskl_average_equals_brute_force_average_on_random_stream(R, renorm):
         online.append(m.step(i, y[i]))
     if R:
         assert m.n_projections > 10
+    assert (len(folds) > 10) == (renorm == 0.9)
     brute_q, brute_online = np.zeros(5), []
     for t, (c, rows) in enumerate(snapshots, start=1):
         if len(rows):
