@@ -111,8 +111,7 @@ class Runner:
 
     # ------------------------------------------------------------------ data
     def _load_data(self):
-        from ..data import load_dataset
-        from ..data import get_registry
+        from ..data import get_registry, load_dataset
         reg = get_registry()
         for d in self.cfg.datasets:
             if d.name in self.unavailable:
@@ -120,11 +119,8 @@ class Runner:
             try:
                 ds = load_dataset(d.name, data_dir=self.cfg.data_dir, preprocess=d.preprocess or None)
             except DataError as e:
-                entry = reg.get(d.name) if hasattr(reg, "get") else None
-                offline = getattr(entry, "offline", None) if entry is not None else None
-                if isinstance(entry, dict):
-                    offline = entry.get("offline")
-                if offline is False:
+                entry = reg.get(d.name)          # None for a user's own file path
+                if entry is not None and not entry.offline:
                     self.unavailable[d.name] = "data unavailable"
                     self.log(f"olk: {d.name}: not available offline, its cells will read 'not run: data unavailable'")
                     continue
