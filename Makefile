@@ -35,6 +35,7 @@ regress: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/bench.py
+	$(PY) bench/bench.py --batch
 
 reproduce-all: $(STAMP)
 	@for c in configs/*.yaml; do \

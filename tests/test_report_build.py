@@ -228,3 +228,32 @@ def test_cli(olk, tmp_path):
     assert not (root / "REPRODUCTION.html").exists()
     r = CliRunner().invoke(olk, ["report", "--results", str(tmp_path / "nope")], catch_exceptions=False)
     assert r.exit_code == 1 and "Error: results root" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_figure_experiments_get_their_own_section_with_figures(tmp_path):
+    from olk.experiment import Runner, load_config
+    cfg_file = tmp_path / "fig.yaml"
+    cfg_file.write_text("""
+name: tiny_fig2
+paper: spa_tist2018
+table: fig2
+description: tiny alpha x beta sweep
+seed: 1
+repeats: 2
+kernel: {type: gaussian, gamma: 0.4}
+datasets: [a9a-small]
+algorithms:
+  - name: spa
+    params: {eta: 0.1}
+    sweep: {alpha: [0.5, 1], beta: [5, 10]}
+""")
+    root = tmp_path / "results"
+    Runner(load_config(cfg_file), root / "tiny_fig2", progress=False, log=lambda m: None).run()
+    (root / "notes").mkdir()
+    (root / "notes" / "spa_tist2018_fig2.md").write_text("#### Reading\n\nHAND-WRITTEN FIGURE NOTE\n")
+    md = build_report(root, html=False, configs_dir=tmp_path / "none")[0].read_text()
+    fig = md[md.index("# Figures"):]
+    assert "Figure 2: tiny alpha x beta sweep" in fig
+    assert "HAND-WRITTEN FIGURE NOTE" in fig
+    assert "sensitivity_alpha_beta_a9a-small_spa.png" in fig
+    assert (root / "tiny_fig2" / "figures" / "sensitivity_alpha_beta_a9a-small_spa.png").is_file()

@@ -6,3 +6,4 @@ New learner? Read DEVELOPING.md in this folder; add exactly one import line here
 from . import classic, spa  # noqa: F401
 from . import budget_removal  # noqa: F401
 from . import oskl, projectron  # noqa: F401
+from . import batch  # noqa: F401

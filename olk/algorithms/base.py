@@ -35,6 +35,8 @@ class OnlineKernelLearner:
     task = "binary"
     n_cols = 1                      # coefficient columns per SV (SPA uses 2 for its exact average)
     stochastic = False              # uses its RNG (so results depend on the run's algorithm seed)
+    batch = False                   # batch learners (olk/algorithms/batch.py) are trained with fit()
+    order_free = False              # result does not depend on the order of the training rows
 
     def __init__(self, kernel=None, random_state=None, **params):
         self.kernel = make_kernel(kernel)
@@ -76,15 +78,19 @@ class OnlineKernelLearner:
         return src
 
     def _source_for(self, X) -> RowSource:
-        if isinstance(X, RowSource):
-            return X
-        if self.pool is not None:
-            import scipy.sparse as sp
-            if self.pool.sparse and not sp.issparse(X):
-                X = sp.csr_matrix(np.atleast_2d(X))
-            elif not self.pool.sparse and sp.issparse(X):
-                X = X.toarray()
-        return RowSource(X)
+        if not isinstance(X, RowSource):
+            if self.pool is not None:
+                import scipy.sparse as sp
+                if self.pool.sparse and not sp.issparse(X):
+                    X = sp.csr_matrix(np.atleast_2d(X))
+                elif not self.pool.sparse and sp.issparse(X):
+                    X = X.toarray()
+            X = RowSource(X)
+        if self.pool is not None and X.n_features > self.pool.n_features:
+            # the core runs without bounds checks: wider rows must never reach it
+            raise DataError(f"data has {X.n_features} features but the model was trained with "
+                            f"{self.pool.n_features}; load it with n_features={self.pool.n_features}")
+        return X
 
     # ----------------------------------------------------------- inspection
     @property

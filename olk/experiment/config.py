@@ -59,9 +59,12 @@ TOP_KEYS = {
     "table_layout": "table rendering options, e.g. {datasets_per_block: 2}",
     "unavailable": "datasets known to be unavailable offline: {name: reason}",
     "regress": "tolerances for olk regress: {accuracy: 0.5 (points), n_sv: 0.05 (relative)}",
+    "cv": "batch mode: cross-validation for tune grids, {folds: 3, max_rows: 5000} (max_rows: stratified subsample)",
 }
-DATASET_KEYS = {"name", "params", "preprocess", "kernel", "label"}
-ALGO_KEYS = {"name", "label", "display", "params", "tune", "kernel"}
+DATASET_KEYS = {"name", "params", "preprocess", "kernel", "label", "test", "holdout"}
+ALGO_KEYS = {"name", "label", "display", "params", "tune", "kernel", "sweep", "match_tune", "outputs"}
+CV_KEYS = {"folds", "max_rows"}
+KERNEL_TUNE_KEYS = ("kernel.gamma", "kernel.degree", "kernel.coef0")
 TUNE_KEYS = {"metric", "perm"}
 MODES = ("online", "batch")
 BACKENDS = ("loky", "threading", "multiprocessing", "dask")
@@ -85,6 +88,8 @@ class DatasetEntry:
     params: dict = field(default_factory=dict)      # label -> {param: value}
     preprocess: dict = field(default_factory=dict)
     kernel: dict | None = None
+    test: str | None = None          # batch mode: name of the test part (default 'test')
+    holdout: float | None = None     # batch mode: stratified test fraction when there is no test part
 
 
 @dataclass
@@ -96,8 +101,20 @@ class AlgorithmEntry:
     tune: dict = field(default_factory=dict)        # param -> list of candidate values
     kernel: dict | None = None
 
+    sweep: dict = field(default_factory=dict)       # param -> list of values: one setting per grid point
+    match_tune: dict = field(default_factory=dict)  # {grid: {param: [...]}, target: MatchRef}
+    outputs: dict = field(default_factory=dict)     # batch mode: result label -> output ('last'/'avg')
+
     def depends_on(self) -> set[str]:
-        return {v.label for v in self.params.values() if isinstance(v, MatchRef)}
+        refs = [v for v in self.params.values() if isinstance(v, MatchRef)]
+        refs += [v for v in (self.kernel or {}).values() if isinstance(v, MatchRef)]
+        if self.match_tune:
+            refs.append(self.match_tune["target"])
+        return {v.label for v in refs}
+
+    def settings(self) -> list[dict]:
+        """The sweep's grid points (one empty setting when there is no sweep)."""
+        return grid(self.sweep) if self.sweep else [{}]
 
 
 @dataclass
@@ -124,6 +141,8 @@ class ExperimentConfig:
     table_layout: dict = field(default_factory=dict)
     unavailable: dict = field(default_factory=dict)
     regress: dict = field(default_factory=dict)
+    cv_folds: int = 3
+    cv_max_rows: int | None = None
 
     def algorithm(self, label: str) -> AlgorithmEntry:
         for a in self.algorithms:
@@ -201,6 +220,37 @@ def _algo_params(name: str, params: dict, where: str, allow_match=True) -> dict:
     return out
 
 
+def _grid_of(name: str, spec, where: str) -> dict:
+    """{param: [values]} checked against the registry; 'kernel.gamma' etc. name kernel parameters."""
+    out = {}
+    if spec is None:
+        return out
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{where}: expected a mapping of parameter: [values...]")
+    for p, vals in spec.items():
+        if not isinstance(vals, list) or not vals:
+            raise ConfigError(f"{where}.{p}: expected a non-empty list of candidate values")
+        if str(p).startswith("kernel."):
+            if p not in KERNEL_TUNE_KEYS:
+                raise ConfigError(f"{where}: unknown kernel parameter '{p}'{did_you_mean(p, KERNEL_TUNE_KEYS)}")
+            out[p] = [_number(v, f"{where}.{p}", float, lo=0, lo_strict=True) for v in vals]
+        else:
+            out[p] = [_algo_params(name, {p: v}, where, allow_match=False)[p] for v in vals]
+    return out
+
+
+def _kernel_entry(spec, where: str):
+    """An algorithm's kernel: a normal kernel spec whose values may be {match: LABEL, stat: kernel.gamma}."""
+    if spec is None:
+        return None
+    if not isinstance(spec, dict):
+        make_kernel(spec, where)
+        return {"type": str(spec)}
+    out = {k: _parse_param_value(v, f"{where}.{k}") for k, v in spec.items()}
+    make_kernel({k: (1.0 if isinstance(v, MatchRef) else v) for k, v in out.items()}, where)
+    return out
+
+
 def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     """Validate a config mapping (as loaded from YAML) and return an ExperimentConfig."""
     algo_registry.available()
@@ -244,6 +294,14 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
             raise ConfigError(f"{_where(where0, key)}: expected a mapping")
         setattr(cfg, key, dict(val))
 
+    cv = raw.get("cv") or {}
+    if not isinstance(cv, dict):
+        raise ConfigError(f"{_where(where0, 'cv')}: expected a mapping like {{folds: 3, max_rows: 5000}}")
+    _check_keys(cv, CV_KEYS, _where(where0, "cv"))
+    cfg.cv_folds = _number(cv.get("folds", 3), _where(where0, "cv.folds"), int, lo=2)
+    if cv.get("max_rows") is not None:
+        cfg.cv_max_rows = _number(cv["max_rows"], _where(where0, "cv.max_rows"), int, lo=10)
+
     algos = raw.get("algorithms")
     if not algos or not isinstance(algos, list):
         raise ConfigError(f"{_where(where0, 'algorithms')}: expected a non-empty list of algorithms")
@@ -262,20 +320,42 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
             raise ConfigError(f"{w}.label: '{label}' used twice; give each entry a distinct label")
         labels.add(label)
         params = _algo_params(reg, a.get("params"), f"{w}.params")
-        tune_grid = {}
-        for p, vals in (a.get("tune") or {}).items():
-            if not isinstance(vals, list) or not vals:
-                raise ConfigError(f"{w}.tune.{p}: expected a non-empty list of candidate values")
-            tune_grid[p] = [_algo_params(reg, {p: v}, f"{w}.tune", allow_match=False)[p] for v in vals]
-        if a.get("kernel") is not None:
-            make_kernel(a["kernel"], f"{w}.kernel")
+        tune_grid = _grid_of(reg, a.get("tune"), f"{w}.tune")
+        sweep = _grid_of(reg, a.get("sweep"), f"{w}.sweep")
+        match_tune = {}
+        if a.get("match_tune") is not None:
+            mt = a["match_tune"]
+            if not isinstance(mt, dict) or "target" not in mt or len(mt) != 2:
+                raise ConfigError(f"{w}.match_tune: expected {{PARAM: [values...], target: {{match: LABEL, stat: n_sv}}}}")
+            target = _parse_param_value(mt["target"], f"{w}.match_tune.target")
+            if not isinstance(target, MatchRef):
+                raise ConfigError(f"{w}.match_tune.target: expected {{match: LABEL, stat: n_sv}}")
+            match_tune = {"grid": _grid_of(reg, {k: v for k, v in mt.items() if k != "target"}, f"{w}.match_tune"),
+                          "target": target}
+        outputs = a.get("outputs") or {}
+        if outputs:
+            choices = {p.name: p for p in cls.params}.get("predict")
+            if not isinstance(outputs, dict) or choices is None:
+                raise ConfigError(f"{w}.outputs: only learners with a 'predict' parameter (avg/last) have several "
+                                  f"outputs; expected e.g. {{spa_last: last, spa_avg: avg}}")
+            for lab, o in outputs.items():
+                choices.coerce(o, f"{w}.outputs.{lab}")
+                if lab in labels:
+                    raise ConfigError(f"{w}.outputs: label '{lab}' used twice")
+                labels.add(lab)
+        kern = _kernel_entry(a.get("kernel"), f"{w}.kernel")
         cfg.algorithms.append(AlgorithmEntry(reg, label, str(a.get("display", cls.display if label == reg else label)),
-                                             params, tune_grid, a.get("kernel")))
+                                             params, tune_grid, kern, sweep, match_tune, dict(outputs)))
+    run_labels = {a.label for a in cfg.algorithms}
     for a in cfg.algorithms:
-        for p, v in a.params.items():
-            if isinstance(v, MatchRef) and v.label not in labels:
-                raise ConfigError(f"{where0}: algorithms[{a.label}].params.{p}.match: no algorithm labelled '{v.label}'"
-                                  f"{did_you_mean(v.label, labels)}")
+        refs = [(f"params.{p}", v) for p, v in a.params.items()]
+        refs += [(f"kernel.{p}", v) for p, v in (a.kernel or {}).items()]
+        if a.match_tune:
+            refs.append(("match_tune.target", a.match_tune["target"]))
+        for p, v in refs:
+            if isinstance(v, MatchRef) and v.label not in run_labels:
+                raise ConfigError(f"{where0}: algorithms[{a.label}].{p}.match: no algorithm labelled '{v.label}'"
+                                  f"{did_you_mean(v.label, run_labels)}")
 
     dsets = raw.get("datasets")
     if not dsets or not isinstance(dsets, list):
@@ -293,12 +373,20 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         seen.add(d["name"])
         overrides = {}
         for lab, ps in (d.get("params") or {}).items():
-            if lab not in labels:
-                raise ConfigError(f"{w}.params: '{lab}' is not an algorithm label of this config{did_you_mean(lab, labels)}")
+            if lab not in run_labels:
+                raise ConfigError(f"{w}.params: '{lab}' is not an algorithm label of this config{did_you_mean(lab, run_labels)}")
             overrides[lab] = _algo_params(cfg.algorithm(lab).name, ps, f"{w}.params.{lab}")
         if d.get("kernel") is not None:
             make_kernel(d["kernel"], f"{w}.kernel")
-        cfg.datasets.append(DatasetEntry(str(d["name"]), overrides, dict(d.get("preprocess") or {}), d.get("kernel")))
+        holdout = d.get("holdout")
+        if holdout is not None:
+            holdout = _number(holdout, f"{w}.holdout", float, lo=0, lo_strict=True)
+            if holdout >= 1:
+                raise ConfigError(f"{w}.holdout: the test fraction must be in (0, 1) (got {holdout})")
+            if d.get("test") is not None:
+                raise ConfigError(f"{w}: give either 'test' (a test part) or 'holdout' (a fraction), not both")
+        cfg.datasets.append(DatasetEntry(str(d["name"]), overrides, dict(d.get("preprocess") or {}), d.get("kernel"),
+                                         None if d.get("test") is None else str(d["test"]), holdout))
     cfg.stages()
     return cfg
 

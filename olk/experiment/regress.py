@@ -44,7 +44,8 @@ class RegressReport:
 
 
 def _key(rec) -> str:
-    return f"{rec['dataset']}|{rec['label']}|{rec['perm']}"
+    label = rec["label"] + (f"@{rec['setting']}" if rec.get("setting") else "")
+    return f"{rec['dataset']}|{label}|{rec['perm']}"
 
 
 def summarize(out_dir: Path) -> dict:
@@ -56,8 +57,12 @@ def summarize(out_dir: Path) -> dict:
             rec = json.loads(line)
             if rec.get("phase") != "main":
                 continue
-            runs[_key(rec)] = {"algorithm": rec["algorithm"], "params": rec["params"], "mistakes": rec["mistakes"],
-                               "n_sv": rec["n_sv"], "accuracy": rec["accuracy"], "n_examples": rec["n_examples"]}
+            run = {"algorithm": rec["algorithm"], "params": rec["params"], "mistakes": rec.get("mistakes"),
+                   "n_sv": rec["n_sv"], "accuracy": rec.get("accuracy"), "n_examples": rec["n_examples"]}
+            if rec.get("mode") == "batch":     # batch mode: the test accuracy of every output classifier
+                run["kernel"] = rec["kernel"]
+                run["test_accuracy"] = rec.get("test_accuracy_by_output") or {"default": rec["test_accuracy"]}
+            runs[_key(rec)] = run
     meta = json.loads((Path(out_dir) / "experiment.json").read_text())
     return {"tuning": meta.get("tuning", {}), "runs": dict(sorted(runs.items()))}
 
@@ -73,23 +78,32 @@ def compare_to_baseline(current: dict, baseline: dict, tol: dict, name: str) -> 
     for k in sorted(set(cur) & set(base)):
         c, b = cur[k], base[k]
         rep.checked += 1
-        if c["params"] != b["params"]:
-            rep.failures.append(f"{name}: {k}: parameters changed {b['params']} -> {c['params']}")
+        if c["params"] != b["params"] or c.get("kernel") != b.get("kernel"):
+            rep.failures.append(f"{name}: {k}: parameters changed {b['params']} -> {c['params']}"
+                                + (f", kernel {b.get('kernel')} -> {c.get('kernel')}" if c.get("kernel") != b.get("kernel") else ""))
             continue
         cls = algo_registry.REGISTRY.get(c["algorithm"])
         if cls is not None and not cls.stochastic:
-            for m in ("mistakes", "n_sv", "n_examples"):
-                if c[m] != b[m]:
-                    rep.failures.append(f"{name}: {k}: {m} changed {b[m]} -> {c[m]} (deterministic learner: must be exact)")
+            for m in ("mistakes", "n_sv", "n_examples", "test_accuracy"):
+                if c.get(m) != b.get(m):
+                    rep.failures.append(f"{name}: {k}: {m} changed {b.get(m)} -> {c.get(m)} (deterministic learner: must be exact)")
         else:
             ds, label, _ = k.split("|")
             groups.setdefault((ds, label), []).append((c, b))
     for (ds, label), pairs in groups.items():
-        ca = np.mean([c["accuracy"] for c, _ in pairs])
-        ba = np.mean([b["accuracy"] for _, b in pairs])
-        if abs(ca - ba) > tol["accuracy"]:
-            rep.failures.append(f"{name}: {ds}/{label}: mean accuracy {ba:.3f} -> {ca:.3f} "
-                                f"(tolerance {tol['accuracy']} points)")
+        metrics = [("accuracy", lambda r: r.get("accuracy"))]
+        for o in (pairs[0][1].get("test_accuracy") or {}):
+            metrics.append((f"test accuracy ({o})", lambda r, o=o: (r.get("test_accuracy") or {}).get(o)))
+        for what, get in metrics:
+            cv, bv = [get(c) for c, _ in pairs], [get(b) for _, b in pairs]
+            if any(v is None for v in cv + bv):
+                if cv != bv:
+                    rep.failures.append(f"{name}: {ds}/{label}: {what} missing (baseline {bv}, now {cv})")
+                continue
+            ca, ba = float(np.mean(cv)), float(np.mean(bv))
+            if abs(ca - ba) > tol["accuracy"]:
+                rep.failures.append(f"{name}: {ds}/{label}: mean {what} {ba:.3f} -> {ca:.3f} "
+                                    f"(tolerance {tol['accuracy']} points)")
         cs = np.mean([c["n_sv"] for c, _ in pairs])
         bs = np.mean([b["n_sv"] for _, b in pairs])
         if abs(cs - bs) > tol["n_sv"] * max(bs, 1.0):

@@ -53,3 +53,33 @@ def checkpoints(n: int, count: int = 50) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     pts = np.unique(np.round(np.geomspace(1, n, max(count, 2))).astype(np.int64))
     return pts[(pts >= 1) & (pts <= n)]
+
+
+_HOLDOUT_KEY = 2 ** 31 + 2
+_CV_KEY = 2 ** 31 + 3
+
+
+def _sklearn_seed(*keys: int) -> int:
+    return int(np.random.SeedSequence([int(k) for k in keys]).generate_state(1, dtype=np.uint32)[0])
+
+
+def holdout_split(y: np.ndarray, test_fraction: float, seed: int, dataset: str) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded stratified train/test split (sorted row indices) for a dataset without a test part."""
+    from sklearn.model_selection import train_test_split
+    idx = np.arange(len(y))
+    tr, te = train_test_split(idx, test_size=test_fraction, stratify=y,
+                              random_state=_sklearn_seed(seed, _key(dataset), _HOLDOUT_KEY))
+    return np.sort(tr), np.sort(te)
+
+
+def cv_folds(y: np.ndarray, folds: int, max_rows: int | None, seed: int, dataset: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Stratified k-fold (train rows, validation rows) over the training set, or over a stratified
+    subsample of ``max_rows`` rows of it; fully determined by (seed, dataset, folds, max_rows)."""
+    from sklearn.model_selection import StratifiedKFold, train_test_split
+    rs = _sklearn_seed(seed, _key(dataset), _CV_KEY)
+    idx = np.arange(len(y))
+    if max_rows is not None and max_rows < len(y):
+        idx, _ = train_test_split(idx, train_size=max_rows, stratify=y, random_state=rs)
+        idx = np.sort(idx)
+    skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=rs)
+    return [(idx[a], idx[b]) for a, b in skf.split(idx, y[idx])]

@@ -15,7 +15,7 @@ import pandas as pd
 
 RUN_COLUMNS = ["run_id", "experiment", "phase", "dataset", "algorithm", "label", "display", "params", "kernel",
                "perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "n_sv_last", "n_updates",
-               "time_s", "kernel_evals", "test_accuracy", "train_time_s", "n_test"]
+               "time_s", "kernel_evals", "test_accuracy", "train_time_s", "n_test", "setting", "fold"]
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -72,9 +72,15 @@ class RunStore:
     def get(self, run_id: str):
         return self._records.get(run_id)
 
-    def write_tables(self, run_ids: list[str]) -> tuple[Path, Path]:
-        """Write runs.csv and curves.csv for the given runs, in that order."""
+    def write_tables(self, run_ids: list[str], outputs: dict | None = None) -> tuple[Path, Path]:
+        """Write runs.csv and curves.csv for the given runs, in that order.
+
+        ``outputs`` maps a label to ``{result label: (output, display)}``: such a run (one training
+        pass, e.g. SPA in batch mode) becomes one row per output classifier (SPA-last, SPA-avg), each
+        with that output's test accuracy, run_id ``<run_id>:<output>``.
+        """
         rows, curves = [], []
+        outputs = outputs or {}
         for rid in run_ids:
             rec = self._records[rid]
             row = {k: rec.get(k) for k in RUN_COLUMNS}
@@ -82,7 +88,13 @@ class RunStore:
             row["kernel"] = json.dumps(rec.get("kernel", {}), sort_keys=True)
             for k, v in sorted((rec.get("params") or {}).items()):
                 row[f"param_{k}"] = v
-            rows.append(row)
+            by_out = rec.get("test_accuracy_by_output") or {}
+            if rec.get("label") in outputs and by_out:
+                for lab, (out, display) in outputs[rec["label"]].items():
+                    rows.append({**row, "run_id": f"{rid}:{out}", "label": lab, "display": display,
+                                 "test_accuracy": by_out.get(out)})
+            else:
+                rows.append(row)
             c = rec.get("curve") or {}
             for t, m in zip(c.get("t", []), c.get("mistake_rate", [])):
                 curves.append((rid, t, m))

@@ -619,7 +619,22 @@ def render_report(results_root: Path, out_dir: Path, include_quick: bool = False
              "'off', 'n/a' (not judged, e.g. wall-clock time measured on other hardware), "
              "'no paper value', 'not run'.", ""]
 
-    others = [e for e in entries if e.kind != "reproduction"
+    figs = [e for e in entries if e.kind == "unmatched" and e.key and e.key[1].lower().startswith("fig")
+            and e.results is not None and not _quick_reason(e.name, e.path.name, e.meta, e.results)]
+    fig_body: list[str] = []
+    for e in sorted(figs, key=lambda e: (_paper_rank(e.key[0]), e.key[1])):
+        info = PAPERS.get(e.key[0], {})
+        fig_body += [f"## {md_escape(info.get('short', e.key[0]))} Figure {md_escape(e.key[1][3:])}: "
+                     f"{md_escape(e.meta.get('description') or e.name)}", ""]
+        fig_body += _provenance_md(e, ctx)
+        note = results_root / NOTES_DIR / f"{e.key[0]}_{e.key[1]}.md"
+        if note.is_file() and note.read_text(encoding="utf-8").strip():
+            fig_body += [note.read_text(encoding="utf-8").strip("\n"), ""]
+        fig_body += _figures_md(e.results, ctx)
+    if fig_body:
+        body += ["# Figures", "", "The papers' figures have no numbers to compare cell by cell; ours are drawn "
+                 "from the runs below with `olk plot`.", ""] + fig_body
+    others = [e for e in entries if e.kind != "reproduction" and e not in figs
               and not (e.kind == "in_progress" and e.key in set(tables))]
     tail: list[str] = []
     if others:

@@ -41,7 +41,7 @@ RUN_COLUMNS = (
 )
 REQUIRED_RUN_COLUMNS = ("run_id", "dataset")
 CURVE_COLUMNS = ("run_id", "t", "mistake_rate")
-PHASES = ("tune", "main")
+PHASES = ("tune", "match", "main")
 
 #: Metrics the report knows: name -> (column header, kind).  ``kind`` selects the number format
 #: (see :func:`olk.report.tables.format_cell`) and the comparison tolerance family.
@@ -211,7 +211,7 @@ def _read_runs(file: Path) -> pd.DataFrame:
             empty = "run_id" if not rid else "dataset" if not ds else "label"
             raise OlkError(f"{where}: column '{empty}' is empty; {redo}")
         if ph not in PHASES:
-            raise OlkError(f"{where}: phase '{ph}' must be 'tune' or 'main'{did_you_mean(ph, PHASES)}")
+            raise OlkError(f"{where}: phase '{ph}' must be 'tune', 'match' or 'main'{did_you_mean(ph, PHASES)}")
     dup = df["run_id"].duplicated(keep=False)
     if dup.any():
         rid = df.loc[dup, "run_id"].iloc[0]

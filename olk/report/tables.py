@@ -126,7 +126,12 @@ def _runs_phrase(t: Table) -> str:
 
 def _notes(t: Table) -> list[str]:
     res = t.results
-    notes = [_runs_phrase(t).capitalize() + "; time is learning-loop wall time in seconds."]
+    if res.meta.get("mode") == "batch":
+        notes = [_runs_phrase(t).capitalize() + "; accuracy is on the test set; time is training wall time in "
+                 "seconds (for online learners: one pass over the training permutation); a deterministic learner "
+                 "that ignores the order (LIBSVM) runs once."]
+    else:
+        notes = [_runs_phrase(t).capitalize() + "; time is learning-loop wall time in seconds."]
     if res.scale is not None:
         notes.append(f"Scaled-down run: scale={res.scale:g} of each dataset; not comparable to the paper.")
     for ds, why in res.unavailable.items():
