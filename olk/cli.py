@@ -44,10 +44,31 @@ def _restrict_datasets(cfg, names):
     return cfg
 
 
-def _prepare(config, repeats, datasets, scale, sets):
+def _restrict_algorithms(cfg, labels):
+    """Keep the named entries plus every entry they depend on (``match:``), e.g. SPA for budget baselines."""
+    if not labels:
+        return cfg
+    known = [a.label for a in cfg.algorithms]
+    for n in labels:
+        if n not in known:
+            raise ConfigError(f"--algorithms: '{n}' is not an algorithm label of {cfg.path}{did_you_mean(n, known)}; "
+                              f"it has: {', '.join(known)}")
+    keep, todo = set(), list(labels)
+    while todo:
+        lab = todo.pop()
+        if lab not in keep:
+            keep.add(lab)
+            todo += sorted(cfg.algorithm(lab).depends_on())
+    cfg = copy.deepcopy(cfg)
+    cfg.algorithms = [a for a in cfg.algorithms if a.label in keep]
+    return cfg
+
+
+def _prepare(config, repeats, datasets, scale, sets, algorithms=None):
     from .experiment import apply_overrides, load_config, parse_set_options
     cfg = load_config(config)
     cfg = _restrict_datasets(cfg, _csv_list(datasets))
+    cfg = _restrict_algorithms(cfg, _csv_list(algorithms))
     if repeats is not None:
         if repeats < 1:
             raise ConfigError(f"--repeats: must be >= 1 (got {repeats})")
@@ -84,6 +105,8 @@ def run_options(f):
                      help="joblib backend (dask needs olk[distributed] and a running dask.distributed scheduler)."),
         click.option("--repeats", "-r", type=int, default=None, help="Number of permutations (overrides the config)."),
         click.option("--datasets", "-d", default=None, help="Comma-separated subset of the config's datasets."),
+        click.option("--algorithms", "-a", default=None,
+                     help="Comma-separated subset of the config's algorithm labels (entries they match on are kept)."),
         click.option("--scale", type=float, default=None, help="Use a reproducible fraction of each dataset (quick mode)."),
         click.option("--out", "-o", type=click.Path(file_okay=False), default=None, help="Results directory."),
         click.option("--resume", is_flag=True, help="Keep finished runs of this results directory and run the rest."),
@@ -107,10 +130,10 @@ def cli():
 @run_options
 @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
               help="Set a parameter for every algorithm that has it (or LABEL.PARAM for one); repeatable.")
-def run(config, n_jobs, backend, repeats, datasets, scale, out, resume, force, progress, quiet, sets):
+def run(config, n_jobs, backend, repeats, datasets, algorithms, scale, out, resume, force, progress, quiet, sets):
     """Run the experiment described by CONFIG (a YAML file) and print its table."""
     from .experiment import Runner
-    cfg = _prepare(config, repeats, datasets, scale, sets)
+    cfg = _prepare(config, repeats, datasets, scale, sets, algorithms)
     runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
                     command=_command_line(), log=lambda m: click.echo(m, err=True))
     _finish(runner.run(), quiet)
@@ -180,7 +203,7 @@ def suffix_of(pt: dict) -> str:
 @click.option("--eta", default=None, help="Shorthand for --set eta=...")
 @click.option("--C", "C", default=None, help="Shorthand for --set C=...")
 @click.option("--budget", default=None, help="Shorthand for --set budget=...")
-def sweep(config, n_jobs, backend, repeats, datasets, scale, out, resume, force, progress, quiet, sets,
+def sweep(config, n_jobs, backend, repeats, datasets, algorithms, scale, out, resume, force, progress, quiet, sets,
           alpha, beta, eta, C, budget):
     """Run CONFIG once per value (grid) of one or more parameters, into one results directory."""
     from .experiment import Runner, parse_set_options
@@ -190,7 +213,7 @@ def sweep(config, n_jobs, backend, repeats, datasets, scale, out, resume, force,
             items.append(f"{name}={val}")
     if not items:
         raise ConfigError("olk sweep: nothing to sweep; give --set PARAM=V1,V2,... or e.g. --beta 5,10,20")
-    cfg = _prepare(config, repeats, datasets, scale, None)
+    cfg = _prepare(config, repeats, datasets, scale, None, algorithms)
     cfg = expand_sweep(cfg, parse_set_options(items))
     runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
                     command=_command_line(), log=lambda m: click.echo(m, err=True))

@@ -146,3 +146,28 @@ def test_stages_order_dependencies_and_reject_cycles():
         {"name": "_budget_probe", "label": "p", "params": {"budget": {"match": "spa"}}}, {"name": "spa"}]}
     cfg = parse_config(raw, "x.yaml")
     assert [[a.label for a in s] for s in cfg.stages()] == [["spa"], ["p"]]
+
+
+def test_resume_with_a_subset_keeps_earlier_results_and_drops_stale_ones(tmp_path):
+    from olk.cli import _restrict_algorithms, _restrict_datasets
+    cfg = _cfg(tmp_path)
+    out = tmp_path / "o"
+    Runner(_restrict_algorithms(cfg, ["perceptron"]), out, progress=False).run()
+    # add PA-I on one dataset only: perceptron's runs (both datasets) stay in runs.csv and the tables
+    Runner(_restrict_datasets(_restrict_algorithms(cfg, ["pa1"]), ["a9a-small"]), out, resume=True,
+           progress=False).run()
+    df = pd.read_csv(out / "runs.csv")
+    main = df[df.phase == "main"]
+    assert set(zip(main.dataset, main.label)) == {("a9a-small", "perceptron"), ("codrna-small", "perceptron"),
+                                                  ("a9a-small", "pa1")}
+    meta = json.loads((out / "experiment.json").read_text())
+    assert meta["algorithms"] == ["perceptron", "pa1"] and meta["datasets"] == ["a9a-small", "codrna-small"]
+    assert "pa1" in meta["tuning"]["a9a-small"]
+    # rerunning a covered pair with a changed parameter replaces its runs instead of mixing them
+    changed = _restrict_algorithms(cfg, ["perceptron"])
+    changed.kernel = {"type": "gaussian", "gamma": 0.5}
+    Runner(changed, out, resume=True, progress=False).run()
+    df = pd.read_csv(out / "runs.csv")
+    perc = df[(df.phase == "main") & (df.label == "perceptron")]
+    assert len(perc) == 2 * 3 and {json.loads(k)["gamma"] for k in perc.kernel} == {0.5}
+    assert len(df[(df.phase == "main") & (df.label == "pa1")]) == 3

@@ -181,7 +181,8 @@ def test_yaml_sweep_runs_every_valid_point_and_skips_invalid_ones(tmp_path):
     assert len(spa) == 3 * 2 and set(runs[runs.label == "rbp"].param_budget) == {20, 40}
     from olk.report.results import load_results
     res = load_results(out)
-    assert len(set(res.main[res.main.label == "spa"].setting)) == 3
+    assert set(res.main[res.main.label == "spa"].setting) == {"alpha=1, beta=2", "alpha=1, beta=5", "alpha=3, beta=5"}
+    assert set(res.main[res.main.label == "rbp"].setting) == {"budget=20", "budget=40"}
 
 
 def test_sweep_with_no_valid_point_is_a_one_line_error(tmp_path):

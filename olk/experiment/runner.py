@@ -169,6 +169,7 @@ class Runner:
         self.unavailable: dict[str, str] = dict(cfg.unavailable)
         self.tuning: dict = {}
         self.order: list[str] = []
+        self.previous_meta: dict = {}
 
     # ------------------------------------------------------------------ data
     def _load_data(self):
@@ -468,7 +469,7 @@ class Runner:
         return p
 
     def _meta(self, status: str, started: str) -> dict:
-        return {
+        meta = {
             "name": self.cfg.name, "paper": self.cfg.paper, "table": self.cfg.table, "config": self.cfg.path,
             "description": self.cfg.description, "command": self.command, "olk_version": __version__,
             "git_commit": _git_commit(), "machine": machine_info(), "started": started,
@@ -479,6 +480,28 @@ class Runner:
             "datasets": [d.name for d in self.cfg.datasets], "mode": self.cfg.mode,
             "algorithms": [lab for a in self.cfg.algorithms for lab in (list(a.outputs) or [a.label])],
         }
+        prev = self.previous_meta
+        if prev:      # resumed with --datasets/--algorithms: keep what earlier invocations ran
+            for key in ("datasets", "algorithms"):
+                meta[key] = list(dict.fromkeys(list(prev.get(key) or []) + meta[key]))
+            tuning = {ds: dict(v) for ds, v in (prev.get("tuning") or {}).items()}
+            for ds, v in self.tuning.items():
+                tuning.setdefault(ds, {}).update(v)
+            meta["tuning"] = tuning
+            meta["unavailable"] = {**{k: v for k, v in (prev.get("unavailable") or {}).items()
+                                      if k not in meta["datasets"] or k in self.unavailable}, **self.unavailable}
+        return meta
+
+    def _kept_from_earlier(self) -> list[str]:
+        """Runs in the log from earlier invocations for (dataset, label) pairs this one does not cover
+        (it was restricted with --datasets/--algorithms): they stay in runs.csv.  Runs of covered pairs
+        that this config no longer produces (e.g. a changed parameter) are stale and left out."""
+        if not self.resume:
+            return []
+        covered = {(d.name, a.label) for d in self.cfg.datasets for a in self.cfg.algorithms}
+        mine = set(self.order)
+        return [rid for rid, rec in self.store.records().items()
+                if rid not in mine and (rec.get("dataset"), rec.get("label")) not in covered]
 
     def _outputs(self) -> dict:
         """label -> {result label: (output, display)} for entries reporting several outputs (batch mode)."""
@@ -494,6 +517,12 @@ class Runner:
             self.store.reset()
         self.out.mkdir(parents=True, exist_ok=True)
         self.store.load()
+        self.previous_meta = {}
+        if self.resume and (self.out / "experiment.json").is_file():
+            try:
+                self.previous_meta = json.loads((self.out / "experiment.json").read_text())
+            except ValueError:
+                self.previous_meta = {}
         self._check_all_specs()
         started = _dt.datetime.now().isoformat(timespec="seconds")
         self._load_data()
@@ -502,9 +531,10 @@ class Runner:
             for stage in self.cfg.stages():
                 self._stage(stage)
         except KeyboardInterrupt:
-            self.store.write_tables([r for r in self.order if self.store.get(r)], self._outputs())
+            self.store.write_tables(self._kept_from_earlier() + [r for r in self.order if self.store.get(r)],
+                                    self._outputs())
             done = sum(1 for r in self.order if self.store.get(r))
             raise OlkError(f"interrupted: {done} finished runs are saved in {self.out}; rerun with --resume to continue") from None
-        self.store.write_tables(self.order, self._outputs())
+        self.store.write_tables(self._kept_from_earlier() + self.order, self._outputs())
         atomic_write_text(self.out / "experiment.json", json.dumps(self._meta("finished", started), indent=2, default=str))
         return self.out

@@ -69,6 +69,10 @@ class RunStore:
             os.fsync(fh.fileno())
         self._records[rec["run_id"]] = rec
 
+    def records(self) -> dict[str, dict]:
+        """Every run in the log, in log order."""
+        return dict(self._records)
+
     def get(self, run_id: str):
         return self._records.get(run_id)
 

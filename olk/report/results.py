@@ -269,7 +269,16 @@ def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
 def _settings(df: pd.DataFrame) -> list[str]:
     """The 'setting' string of each run (see module docstring)."""
     setting = [""] * len(df)
+    given = df["setting"] if "setting" in df.columns else None    # written by olk run for YAML sweeps
     for _, idx in df.groupby(["phase", "dataset", "label"], sort=False).indices.items():
+        if given is not None:
+            vals = [given.iloc[i] for i in idx]
+            if all(isinstance(v, str) and v.strip() for v in vals):
+                # the sweep's own points: tuned parameters that differ between points stay out of the name
+                for i, v in zip(idx, vals):
+                    setting[i] = ", ".join(f"{k}={_fmt_param(_num(x))}" for k, x in
+                                           (part.split("=", 1) for part in v.split(",")))
+                continue
         if len(idx) < 2:
             continue
         perms = df["perm"].iloc[idx]
@@ -282,6 +291,16 @@ def _settings(df: pd.DataFrame) -> list[str]:
             p = df["_params"].iloc[i]
             setting[i] = ", ".join(f"{k}={_fmt_param(p.get(k))}" for k in varying)
     return setting
+
+
+def _num(text: str) -> Any:
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
 
 
 def _fmt_param(v: Any) -> str:

@@ -111,7 +111,9 @@ def _title(res: Results) -> str:
     paper, table = res.meta.get("paper"), res.meta.get("table")
     if not paper:
         return f"olk results of experiment {res.name}"
-    what = f"{paper} Table {table}" if table is not None and str(table) != "" else paper
+    table = "" if table is None else str(table)
+    what = (f"{paper} Figure {table[3:]}" if table.lower().startswith("fig") else f"{paper} Table {table}") \
+        if table else paper
     return f"olk reproduction of {what} (experiment {res.name})"
 
 
