@@ -144,6 +144,7 @@ def expand_sweep(cfg, settings: dict):
     from .algorithms import registry
     from .experiment import grid
     from .experiment.config import MatchRef, _algo_params
+    from .experiment.runner import setting_suffix
     points = grid(settings)
     new = copy.deepcopy(cfg)
     new.algorithms = []
@@ -175,10 +176,10 @@ def expand_sweep(cfg, settings: dict):
                     d.params.get(a.label, {}).pop(p, None)
             for p, v in list(b.params.items()):
                 if isinstance(v, MatchRef) and v.label in renamed:
-                    b.params[p] = MatchRef(renamed[v.label][suffix_of(pt)], v.stat, v.agg)
+                    b.params[p] = MatchRef(renamed[v.label][setting_suffix(pt)], v.stat, v.agg)
             b.label = f"{a.label}@{suffix}"
             b.display = f"{a.display} ({suffix})"
-            renamed.setdefault(a.label, {})[suffix_of(pt)] = b.label
+            renamed.setdefault(a.label, {})[setting_suffix(pt)] = b.label
             new.algorithms.append(b)
         for d in new.datasets:
             if a.label in d.params:
@@ -187,10 +188,6 @@ def expand_sweep(cfg, settings: dict):
                     d.params[lab] = dict(ov)
     new.name = f"{cfg.name}_sweep"
     return new
-
-
-def suffix_of(pt: dict) -> str:
-    return ",".join(f"{k}={v}" for k, v in pt.items())
 
 
 @cli.command()

@@ -386,10 +386,9 @@ class Runner:
                     base = self._params_at(d, a, pt)
                     cands = []
                     for values in self._candidates(a.tune):
-                        p = {**base, **self._algo_part(values)}
+                        p, kern = self._point(d, a, pt, values, base)
                         if not self._valid(a, p):
                             continue
-                        kern = self._kernel_for(d, a, {**pt, **values})
                         specs = [self._spec("tune", d, a, p, seeds.TUNE_PERM, kernel=kern, setting=pt, fold=f)
                                  for f in folds]
                         cands.append((values, specs))
@@ -422,8 +421,7 @@ class Runner:
                 goal = self._match_value(d, a, "match_tune.target", target)
                 for pt in self._settings(d, a):
                     tuned = chosen.get((d.name, a.label, setting_suffix(pt))) or {}
-                    base = {**self._params_at(d, a, pt), **self._algo_part(tuned)}
-                    kern = self._kernel_for(d, a, {**pt, **tuned})
+                    base, kern = self._point(d, a, pt, tuned)
                     cands = []
                     for values in self._candidates(a.match_tune["grid"]):
                         p = {**base, **values}
@@ -456,11 +454,16 @@ class Runner:
                     reps = 1                     # e.g. LIBSVM: the same model whatever the order
                 for pt in self._settings(d, a):
                     values = chosen.get((d.name, a.label, setting_suffix(pt))) or {}
-                    p = {**self._params_at(d, a, pt), **self._algo_part(values)}
-                    kern = self._kernel_for(d, a, {**pt, **values})
+                    p, kern = self._point(d, a, pt, values)
                     for r in range(reps):
                         main.append(self._spec("main", d, a, p, r, kernel=kern, setting=pt))
         self._execute(main, "runs")
+
+    def _point(self, d, a, pt: dict, values: dict, base: dict | None = None) -> tuple[dict, dict]:
+        """(parameters, kernel) of entry a on dataset d at sweep point pt with grid values applied
+        (``kernel.*`` keys go to the kernel); ``base`` = ``_params_at(d, a, pt)`` when already known."""
+        base = self._params_at(d, a, pt) if base is None else base
+        return {**base, **self._algo_part(values)}, self._kernel_for(d, a, {**pt, **values})
 
     def _params_at(self, d, a, pt: dict) -> dict:
         """Base parameters (matches resolved) at one sweep point."""
