@@ -25,8 +25,9 @@ from ..errors import DataError
 from ..kernels import make_kernel
 
 
-class OnlineKernelLearner:
-    """Common machinery: kernel, RNG, the SV pool, binding data, sklearn-style wrappers."""
+class KernelEstimator:
+    """What every registered learner shares, online or batch: registry metadata, the kernel, the RNG,
+    the hyper-parameters (one attribute per ``Param``), ``predict`` and ``repr``."""
 
     name = "base"
     display = "Base"
@@ -45,6 +46,28 @@ class OnlineKernelLearner:
         for p in self.params:
             setattr(self, p.name, params.get(p.name, p.default))
         self.hyperparams = {p.name: getattr(self, p.name) for p in self.params}
+
+    @classmethod
+    def check_params(cls, p: dict, where: str) -> None:
+        """Cross-parameter checks (single-parameter ranges live in each Param)."""
+
+    def decision_function(self, X, output: str | None = None) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def predict(self, X, output: str | None = None) -> np.ndarray:
+        """±1 labels, sign(0) = +1."""
+        return np.where(self.decision_function(X, output=output) >= 0, 1.0, -1.0)
+
+    def __repr__(self):
+        ps = ", ".join(f"{k}={v!r}" for k, v in self.hyperparams.items())
+        return f"{type(self).__name__}(kernel={self.kernel.label()}{', ' if ps else ''}{ps})"
+
+
+class OnlineKernelLearner(KernelEstimator):
+    """Common machinery of the online learners: the SV pool, binding data, sklearn-style wrappers."""
+
+    def __init__(self, kernel=None, random_state=None, **params):
+        super().__init__(kernel, random_state, **params)
         self.pool: SVPool | None = None
         self.src: RowSource | None = None
         self.t = 0                  # examples seen
@@ -52,10 +75,6 @@ class OnlineKernelLearner:
         self._buf = np.zeros(max(self.n_cols, 1), dtype=np.float64)
 
     # ------------------------------------------------------------------ hooks
-    @classmethod
-    def check_params(cls, p: dict, where: str) -> None:
-        """Cross-parameter checks (single-parameter ranges live in each Param)."""
-
     def step(self, i: int, y: float) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -126,13 +145,6 @@ class OnlineKernelLearner:
             n = X.n_rows if isinstance(X, RowSource) else np.atleast_2d(X).shape[0] if not hasattr(X, "shape") else X.shape[0]
             return np.zeros(n)
         return self.pool.decision_matrix(self._source_for(X))[:, 0]
-
-    def predict(self, X, output: str | None = None) -> np.ndarray:
-        return np.where(self.decision_function(X, output=output) >= 0, 1.0, -1.0)
-
-    def __repr__(self):
-        ps = ", ".join(f"{k}={v!r}" for k, v in self.hyperparams.items())
-        return f"{type(self).__name__}(kernel={self.kernel.label()}{', ' if ps else ''}{ps})"
 
 
 def hinge(y: float, f: float) -> float:

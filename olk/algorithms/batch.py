@@ -20,8 +20,7 @@ import scipy.sparse as sp
 
 from .._core.svpool import RowSource, SVPool
 from ..errors import ConfigError, DataError
-from ..kernels import make_kernel
-from .base import OnlineKernelLearner
+from .base import KernelEstimator, OnlineKernelLearner
 from .registry import Param, register
 
 _pos = dict(check=lambda v: v > 0, requirement="> 0")
@@ -35,36 +34,22 @@ def _n_rows(X) -> int:
     return np.atleast_2d(np.asarray(X)).shape[0]
 
 
-class BatchKernelLearner:
-    """Common surface of the batch learners: kernel, RNG, parameters, label checks, predict.
+class BatchKernelLearner(KernelEstimator):
+    """Common surface of the batch learners (kernel, RNG, parameters, predict come from
+    :class:`~olk.algorithms.base.KernelEstimator`), plus label and width checks.
 
     Subclasses implement ``fit(X, y, order=None)`` and ``decision_function(X, output=None)``.
     """
 
     name = "batch_base"
     display = "Batch"
-    params: tuple = ()
-    aliases: tuple = ()
-    task = "binary"
     batch = True
-    stochastic = False
-    order_free = False
-    n_cols = 1
 
     def __init__(self, kernel=None, random_state=None, **params):
-        self.kernel = make_kernel(kernel)
-        self.random_state = random_state
-        self.rng = np.random.default_rng(random_state)
-        for p in self.params:
-            setattr(self, p.name, params.get(p.name, p.default))
-        self.hyperparams = {p.name: getattr(self, p.name) for p in self.params}
+        super().__init__(kernel, random_state, **params)
         self.t = 0                  # training iterations run by the last fit
         self.n_updates = 0
         self.n_features_ = None     # width of the training data
-
-    @classmethod
-    def check_params(cls, p: dict, where: str) -> None:
-        """Cross-parameter checks (single-parameter ranges live in each Param)."""
 
     # ------------------------------------------------------------------ checks
     @staticmethod
@@ -105,17 +90,6 @@ class BatchKernelLearner:
     # --------------------------------------------------- scikit-learn surface
     def fit(self, X, y, order=None):  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def decision_function(self, X, output: str | None = None) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
-
-    def predict(self, X, output: str | None = None) -> np.ndarray:
-        """±1 labels, sign(0) = +1."""
-        return np.where(self.decision_function(X, output=output) >= 0, 1.0, -1.0)
-
-    def __repr__(self):
-        ps = ", ".join(f"{k}={v!r}" for k, v in self.hyperparams.items())
-        return f"{type(self).__name__}(kernel={self.kernel.label()}{', ' if ps else ''}{ps})"
 
 
 @register
