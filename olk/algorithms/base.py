@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.svpool import RowSource, SVPool
-from ..errors import DataError
+from ..errors import ConfigError, DataError
 from ..kernels import make_kernel
 
 
@@ -145,6 +145,12 @@ class OnlineKernelLearner(KernelEstimator):
             n = X.n_rows if isinstance(X, RowSource) else np.atleast_2d(X).shape[0] if not hasattr(X, "shape") else X.shape[0]
             return np.zeros(n)
         return self.pool.decision_matrix(self._source_for(X))[:, 0]
+
+
+def check_shrinkage(cls, p: dict, where: str) -> None:
+    """eta*lam < 1, so that the per-step shrinkage factor 1 - eta*lam stays positive (OGD, BOGD)."""
+    if p["eta"] * p["lam"] >= 1:
+        raise ConfigError(f"{where}: {cls.display} needs eta*lam < 1 (got eta*lam={p['eta'] * p['lam']:g})")
 
 
 def hinge(y: float, f: float) -> float:

@@ -37,7 +37,7 @@ from collections import deque
 import numpy as np
 
 from ..errors import ConfigError
-from .base import OnlineKernelLearner, hinge
+from .base import OnlineKernelLearner, check_shrinkage, hinge
 from .registry import Param, register
 
 _pos = dict(check=lambda v: v > 0, requirement="> 0")
@@ -286,10 +286,7 @@ class BOGD(OnlineKernelLearner):
               Param("lam", 0.01, "L2 regularisation lambda (shrinks all coefficients by 1 - eta*lam each step)",
                     check=lambda v: v >= 0, requirement=">= 0"))
 
-    @classmethod
-    def check_params(cls, p, where):
-        if p["eta"] * p["lam"] >= 1:
-            raise ConfigError(f"{where}: BOGD needs eta*lam < 1 (got eta*lam={p['eta'] * p['lam']:g})")
+    check_params = classmethod(check_shrinkage)
 
     def step(self, i, y):
         self.t += 1

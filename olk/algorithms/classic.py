@@ -1,7 +1,7 @@
 """Non-budget online kernel classifiers: kernel Perceptron, kernel OGD (hinge loss) and kernel PA-I."""
 from __future__ import annotations
 
-from .base import OnlineKernelLearner, hinge
+from .base import OnlineKernelLearner, check_shrinkage, hinge
 from .registry import Param, register
 
 _pos = dict(check=lambda v: v > 0, requirement="> 0")
@@ -41,11 +41,7 @@ class KernelOGD(OnlineKernelLearner):
               Param("lam", 0.0, "L2 regularisation (shrinks all coefficients by 1 - eta*lam each step)",
                     check=lambda v: v >= 0, requirement=">= 0"))
 
-    @classmethod
-    def check_params(cls, p, where):
-        if p["eta"] * p["lam"] >= 1:
-            from ..errors import ConfigError
-            raise ConfigError(f"{where}: eta*lam must be < 1 (got {p['eta'] * p['lam']:g})")
+    check_params = classmethod(check_shrinkage)
 
     def step(self, i, y):
         self.t += 1
