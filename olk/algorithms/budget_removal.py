@@ -36,7 +36,6 @@ from collections import deque
 
 import numpy as np
 
-from ..errors import ConfigError
 from .base import OnlineKernelLearner, check_shrinkage, hinge
 from .registry import Param, register
 
