@@ -32,13 +32,16 @@ def _csv_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def _check_known(option, names, known, what, path):
+    for n in names:
+        if n not in known:
+            raise ConfigError(f"{option}: '{n}' is not {what} of {path}{did_you_mean(n, known)}; it has: {', '.join(known)}")
+
+
 def _restrict_datasets(cfg, names):
     if not names:
         return cfg
-    known = [d.name for d in cfg.datasets]
-    for n in names:
-        if n not in known:
-            raise ConfigError(f"--datasets: '{n}' is not a dataset of {cfg.path}{did_you_mean(n, known)}; it has: {', '.join(known)}")
+    _check_known("--datasets", names, [d.name for d in cfg.datasets], "a dataset", cfg.path)
     cfg = copy.deepcopy(cfg)
     cfg.datasets = [d for d in cfg.datasets if d.name in names]
     return cfg
@@ -48,11 +51,7 @@ def _restrict_algorithms(cfg, labels):
     """Keep the named entries plus every entry they depend on (``match:``), e.g. SPA for budget baselines."""
     if not labels:
         return cfg
-    known = [a.label for a in cfg.algorithms]
-    for n in labels:
-        if n not in known:
-            raise ConfigError(f"--algorithms: '{n}' is not an algorithm label of {cfg.path}{did_you_mean(n, known)}; "
-                              f"it has: {', '.join(known)}")
+    _check_known("--algorithms", labels, [a.label for a in cfg.algorithms], "an algorithm label", cfg.path)
     keep, todo = set(), list(labels)
     while todo:
         lab = todo.pop()
