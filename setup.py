@@ -9,7 +9,7 @@ extensions = [
         ["olk/_core/svpool.pyx"],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3"],
+        extra_compile_args=["-O3", "-ffp-contract=off"],
     ),
 ]
 

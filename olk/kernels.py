@@ -1,46 +1,114 @@
-"""Kernel specifications (the math lives in the Cython core, :mod:`olk._core.svpool`)."""
+"""Kernels: every kernel type is described here once (name, parameters, defaults, checks, the code of the
+Cython branch that evaluates it); a :class:`Kernel` is one kernel, a :class:`KernelSet` m of them.
+
+The arithmetic lives in one place too: ``SVPool._kval`` in :mod:`olk._core.svpool`, one branch per code,
+each derived from the inner product <x, x'> and the squared norms that the pool computes once per SV.
+Adding a kernel type = one :class:`KernelType` row below + one branch in ``_kval``.
+
+>>> k = make_kernel({"type": "rbf", "gamma": 0.4})
+>>> k, k.label()
+(Kernel(kind='gaussian', gamma=0.4, degree=2.0, coef0=1.0), 'gaussian(gamma=0.4)')
+>>> ks = KernelSet.of([{"type": "linear"}, {"type": "poly", "degree": 3}])
+>>> len(ks), ks.pool_args()["codes"]
+(2, [0, 2])
+"""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
 
 from .errors import ConfigError, did_you_mean
 
-KINDS = ("gaussian", "polynomial", "linear")
-_ALIASES = {"rbf": "gaussian", "poly": "polynomial"}
+
+@dataclass(frozen=True)
+class KernelType:
+    """One kind of kernel: what a config may say about it and which Cython branch computes it."""
+
+    name: str
+    code: int                                   # the K_* branch of olk/_core/svpool.pyx's _kval
+    formula: str
+    params: dict = field(default_factory=dict)  # parameter -> default
+    aliases: tuple = ()
+    checks: dict = field(default_factory=dict)  # parameter -> (predicate, requirement text)
+    fixed: dict = field(default_factory=dict)   # Kernel fields this kind pins (e.g. linear: degree 1)
+
+
+KERNEL_TYPES: dict[str, KernelType] = {t.name: t for t in (
+    KernelType("linear", 0, "<x, x'>", fixed={"gamma": 1.0, "degree": 1.0, "coef0": 0.0}),
+    KernelType("gaussian", 1, "exp(-gamma ||x - x'||^2)", {"gamma": 1.0}, aliases=("rbf",),
+               checks={"gamma": (lambda v: v > 0, "> 0")}),
+    KernelType("polynomial", 2, "(gamma <x, x'> + coef0) ** degree  (gamma=1, coef0=c: the papers' (x.x' + c)^p)",
+               {"gamma": 1.0, "degree": 2.0, "coef0": 1.0}, aliases=("poly",)),
+)}
+KINDS = tuple(KERNEL_TYPES)
+_ALIASES = {a: t.name for t in KERNEL_TYPES.values() for a in t.aliases}
 
 
 @dataclass(frozen=True)
 class Kernel:
-    """A kernel k(x, x').
-
-    * ``gaussian``:   exp(-gamma ||x - x'||^2)
-    * ``polynomial``: (gamma <x, x'> + coef0) ** degree   (gamma=1, coef0=c gives the papers' (x.x' + c)^p)
-    * ``linear``:     <x, x'>
-    """
+    """One kernel k(x, x') of a kind in :data:`KERNEL_TYPES` (see each type's ``formula``)."""
 
     kind: str = "gaussian"
     gamma: float = 1.0
     degree: float = 2.0
     coef0: float = 1.0
 
+    @property
+    def type(self) -> KernelType:
+        return KERNEL_TYPES[self.kind]
+
+    def params(self) -> dict:
+        """The parameters this kind has, with their values."""
+        return {p: getattr(self, p) for p in self.type.params}
+
     def to_dict(self) -> dict:
-        d = asdict(self)
-        if self.kind == "gaussian":
-            return {"kind": "gaussian", "gamma": self.gamma}
-        if self.kind == "linear":
-            return {"kind": "linear"}
-        return d
+        return {"kind": self.kind, **self.params()}
 
     def label(self) -> str:
-        if self.kind == "gaussian":
-            return f"gaussian(gamma={self.gamma:g})"
-        if self.kind == "polynomial":
-            return f"poly(degree={self.degree:g}, coef0={self.coef0:g}, gamma={self.gamma:g})"
-        return "linear"
+        ps = self.params()
+        if self.kind == "polynomial":        # the order the papers write it in
+            ps = {"degree": self.degree, "coef0": self.coef0, "gamma": self.gamma}
+        short = {"polynomial": "poly"}.get(self.kind, self.kind)
+        return short + (f"({', '.join(f'{k}={v:g}' for k, v in ps.items())})" if ps else "")
 
     def pool_args(self) -> dict:
         """Arguments for :class:`olk._core.svpool.SVPool` describing this single kernel."""
-        return {"kinds": [self.kind], "gammas": [self.gamma], "coef0s": [self.coef0], "degrees": [self.degree]}
+        return KernelSet((self,)).pool_args()
+
+
+@dataclass(frozen=True)
+class KernelSet:
+    """m kernels evaluated together on one shared SV pool (a single kernel is a set of one)."""
+
+    kernels: tuple
+
+    @classmethod
+    def of(cls, spec, where: str = "kernels") -> "KernelSet":
+        """From a KernelSet, a Kernel, one spec, or a list of specs (each as :func:`make_kernel` reads it)."""
+        if isinstance(spec, KernelSet):
+            return spec
+        if isinstance(spec, (list, tuple)):
+            if not spec:
+                raise ConfigError(f"{where}: needs at least one kernel")
+            return cls(tuple(make_kernel(s, f"{where}[{i}]") for i, s in enumerate(spec)))
+        return cls((make_kernel(spec, where),))
+
+    def __len__(self) -> int:
+        return len(self.kernels)
+
+    def __iter__(self):
+        return iter(self.kernels)
+
+    def __getitem__(self, i) -> Kernel:
+        return self.kernels[i]
+
+    def label(self) -> str:
+        return " + ".join(k.label() for k in self.kernels)
+
+    def pool_args(self) -> dict:
+        """Codes and parameters for :class:`olk._core.svpool.SVPool`, one entry per kernel."""
+        return {"codes": [k.type.code for k in self.kernels], "gammas": [k.gamma for k in self.kernels],
+                "coef0s": [k.coef0 for k in self.kernels], "degrees": [k.degree for k in self.kernels]}
 
 
 def make_kernel(spec, where: str = "kernel") -> Kernel:
@@ -56,23 +124,21 @@ def make_kernel(spec, where: str = "kernel") -> Kernel:
     spec = dict(spec)
     kind = str(spec.pop("type", spec.pop("kind", "gaussian"))).lower()
     kind = _ALIASES.get(kind, kind)
-    if kind not in KINDS:
+    if kind not in KERNEL_TYPES:
         raise ConfigError(f"{where}.type: unknown kernel '{kind}'{did_you_mean(kind, KINDS)}; choose one of {', '.join(KINDS)}")
-    allowed = {"gaussian": {"gamma"}, "polynomial": {"gamma", "degree", "coef0"}, "linear": set()}[kind]
-    for key in spec:
-        if key not in allowed:
-            raise ConfigError(f"{where}.{key}: not a parameter of the {kind} kernel{did_you_mean(key, allowed)}"
-                              f"; allowed: {', '.join(sorted(allowed)) or 'none'}")
-    vals = {}
+    kt = KERNEL_TYPES[kind]
+    vals = dict(kt.params)
     for key, val in spec.items():
+        if key not in kt.params:
+            raise ConfigError(f"{where}.{key}: not a parameter of the {kind} kernel{did_you_mean(key, kt.params)}"
+                              f"; allowed: {', '.join(sorted(kt.params)) or 'none'}")
         try:
             vals[key] = float(val)
         except (TypeError, ValueError):
             raise ConfigError(f"{where}.{key}: expected a number, got {val!r}") from None
-    if kind == "gaussian" and vals.get("gamma", 1.0) <= 0:
-        raise ConfigError(f"{where}.gamma: must be > 0 (got {vals['gamma']:g})")
-    if kind == "polynomial":
-        return Kernel("polynomial", gamma=vals.get("gamma", 1.0), degree=vals.get("degree", 2.0), coef0=vals.get("coef0", 1.0))
-    if kind == "linear":
-        return Kernel("linear", gamma=1.0, degree=1.0, coef0=0.0)
-    return Kernel("gaussian", gamma=vals.get("gamma", 1.0))
+        if vals[key] != vals[key] or vals[key] in (float("inf"), float("-inf")):
+            raise ConfigError(f"{where}.{key}: must be a finite number (got {val!r})")
+    for key, (ok, req) in kt.checks.items():
+        if not ok(vals[key]):
+            raise ConfigError(f"{where}.{key}: must be {req} (got {vals[key]:g})")
+    return Kernel(kind, **{**vals, **kt.fixed})

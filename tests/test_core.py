@@ -4,6 +4,7 @@ import pytest
 import scipy.sparse as sp
 
 from olk._core.svpool import RowSource, SVPool
+from olk.kernels import Kernel, KernelSet
 
 
 def _kern(a, b):
@@ -17,8 +18,9 @@ def test_decision_matches_numpy_for_three_kernels_and_removal(sparse):
     D[D < 0.6] = 0.0
     X = sp.csr_matrix(D) if sparse else D
     src = RowSource(X)
-    pool = SVPool(9, sparse, kinds=["gaussian", "polynomial", "linear"], gammas=[0.4, 0.5, 1.0],
-                  coef0s=[0, 1, 0], degrees=[1, 3, 1], col_kernel=[0, 1, 2, 0], capacity=4)
+    kernels = KernelSet.of([{"type": "gaussian", "gamma": 0.4},
+                            {"type": "polynomial", "gamma": 0.5, "coef0": 1, "degree": 3}, "linear"])
+    pool = SVPool(9, sparse, col_kernel=[0, 1, 2, 0], capacity=4, **kernels.pool_args())
     coefs = rng.normal(size=(12, 4))
     for s in range(12):                       # forces several capacity doublings
         pool.add(src, s, coefs[s], tag=100 + s)
@@ -51,7 +53,7 @@ def test_sparse_storage_compacts_after_many_removals():
     rng = np.random.default_rng(1)
     D = (rng.random((300, 50)) < 0.2) * rng.random((300, 50))
     src = RowSource(sp.csr_matrix(D))
-    pool = SVPool(50, True, kinds=["gaussian"], gammas=[0.1], capacity=4)
+    pool = SVPool(50, True, capacity=4, **Kernel("gaussian", gamma=0.1).pool_args())
     live = []
     for i in range(300):
         pool.add(src, i, 1.0, tag=i)
@@ -76,7 +78,7 @@ def test_kernel_eval_counter_and_dense_sparse_agree():
     pools = []
     for sparse in (False, True):
         src = RowSource(sp.csr_matrix(D) if sparse else D)
-        p = SVPool(5, sparse, kinds=["gaussian"], gammas=[1.0])
+        p = SVPool(5, sparse, **Kernel("gaussian", gamma=1.0).pool_args())
         for i in range(10):
             p.add(src, i, (-1) ** i)
         pools.append((p, src))
@@ -87,6 +89,6 @@ def test_kernel_eval_counter_and_dense_sparse_agree():
 
 def test_mismatched_layout_is_refused():
     src = RowSource(np.ones((2, 3)))
-    pool = SVPool(3, True, kinds=["linear"], gammas=[1.0])
+    pool = SVPool(3, True, **Kernel("linear").pool_args())
     with pytest.raises(ValueError):
         pool.add(src, 0, 1.0)

@@ -25,18 +25,176 @@ Rows are read from a :class:`RowSource`, a typed view of a CSR matrix or a dense
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport exp, pow, sqrt
+from libc.math cimport INFINITY, pow, sqrt
+from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
 cnp.import_array()
 
+
+# --------------------------------------------------------------------------- portable exp
+# Every Gaussian kernel value goes through exp().  glibc dispatches exp() on the CPU (an FMA variant
+# on CPUs with FMA, a plain one otherwise), and the two differ in the last bit for ~0.07% of inputs
+# (measured on 2M inputs in [-30, 0]).  One ulp is enough to flip a threshold test (Projectron's
+# delta^2, a sampling draw compared with a probability), so olk uses its own exp, made of IEEE-754
+# additions and multiplications only: the same bits on every x86-64/ARM host (built without FMA
+# contraction: setup.py passes -ffp-contract=off).  Algorithm (the table-driven scheme of glibc's
+# and ARM optimized-routines' exp, N = 128):
+#
+#   x = k ln2/N + r,  |r| <= ln2/(2N),  k = round(x N / ln2),  k = N e + j,  0 <= j < N
+#   exp(x) = 2^e * 2^(j/N) * exp(r)
+#   2^(j/N) = hi_j (1 + tail_j)          hi_j the double nearest 2^(j/N); tail_j its relative error
+#   exp(x) ~= s + s * (tail_j + r + r^2/2 + r^3/6 + r^4/24 + r^5/120),   s = 2^e hi_j
+#
+# The Taylor remainder r^6/720 <= 5.4e-19 (2^-60.7) relative, far below half an ulp (2^-53): measured
+# error <= 1 ulp against glibc (tests/test_core.py).  hi_j and tail_j are computed at import with the
+# decimal module (exact integer arithmetic, so the table is the same on every host).  ln2/N is split
+# into a 33-bit head (k * head is exact) and a tail.  The fast path covers -708 < x < 709 (2^e stays
+# a normal number); outside it exp(x) = exp(x/2)^2 (both halves on the fast path, <= 2 ulp), which
+# keeps sub-normal results and the overflow to inf right.
+
+cdef double _EXP_TAIL[128]
+cdef uint64_t _EXP_SBITS[128]
+cdef double _INV_LN2_N = float.fromhex("0x1.71547652b82fep0") * 128
+cdef double _SHIFT = float.fromhex("0x1.8p52")
+cdef double _NEG_LN2_HI_N = float.fromhex("-0x1.62e42fefa0000p-8")
+cdef double _NEG_LN2_LO_N = float.fromhex("-0x1.cf79abc9e3b3ap-47")
+cdef double _C2 = 1.0 / 2.0
+cdef double _C3 = 1.0 / 6.0
+cdef double _C4 = 1.0 / 24.0
+cdef double _C5 = 1.0 / 120.0
+
+
+cdef inline uint64_t _bits(double d) noexcept nogil:
+    cdef uint64_t u
+    memcpy(&u, &d, sizeof(double))
+    return u
+
+
+cdef inline double _from_bits(uint64_t u) noexcept nogil:
+    cdef double d
+    memcpy(&d, &u, sizeof(double))
+    return d
+
+
+def _init_exp_table():
+    from decimal import Decimal, localcontext
+    cdef int j
+    cdef double hi
+    with localcontext() as ctx:
+        ctx.prec = 60
+        for j in range(128):
+            v = Decimal(2) ** (Decimal(j) / Decimal(128))
+            hi = float(v)                                   # correctly rounded (decimal -> str -> float)
+            _EXP_TAIL[j] = float((v - Decimal(hi)) / Decimal(hi))
+            _EXP_SBITS[j] = _bits(hi) - ((<uint64_t>j) << 45)
+
+
+_init_exp_table()
+
+
+cdef inline double _exp_fast(double x) noexcept nogil:
+    """exp(x) for -708 < x < 709 (see the block comment above)."""
+    cdef double kd = x * _INV_LN2_N + _SHIFT
+    cdef uint64_t ki = _bits(kd)
+    cdef double r, r2, tmp, scale
+    cdef uint64_t idx = ki % 128
+    kd -= _SHIFT
+    r = x + kd * _NEG_LN2_HI_N + kd * _NEG_LN2_LO_N
+    scale = _from_bits(_EXP_SBITS[idx] + (ki << 45))
+    r2 = r * r
+    tmp = _EXP_TAIL[idx] + r + r2 * (_C2 + r * _C3) + r2 * r2 * (_C4 + r * _C5)
+    return scale + scale * tmp
+
+
+cdef inline double olk_exp(double x) noexcept nogil:
+    """exp(x) with the same bits on every host (IEEE-754 + and * only)."""
+    cdef double h
+    if x > -708.0 and x < 709.0:
+        return _exp_fast(x)
+    if x != x:
+        return x
+    if x < -1491.0:
+        return 0.0
+    if x > 1419.0:
+        return INFINITY
+    h = _exp_fast(0.5 * x)
+    return h * h
+
+
+def exp_array(x):
+    """olk's portable exp applied element-wise (float64 array in, new float64 array out)."""
+    cdef const double[::1] a = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    out = np.empty(a.shape[0], dtype=np.float64)
+    cdef double[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(a.shape[0]):
+        o[i] = olk_exp(a[i])
+    return out.reshape(np.shape(x))
+
+
+def pexp(double x):
+    """olk's portable exp of one float (for learners' scalar Python code, e.g. a logistic loss)."""
+    return olk_exp(x)
+
+
+# ------------------------------------------------------------------ fixed-order linear algebra
+# BLAS (OpenBLAS picks a kernel per CPU) and numpy's SIMD loops sum in host-dependent orders; learners
+# whose decisions hinge on a threshold (Projectron's delta^2) use these plain loops instead: one
+# summation order everywhere.  They are O(n) / O(n^2) loops the learners' algorithms already require.
+
+def dot(const double[::1] a, const double[::1] b, Py_ssize_t n=-1):
+    """sum_i a[i] b[i] for i < n (default: the whole length), summed left to right."""
+    cdef Py_ssize_t i
+    cdef double acc = 0.0
+    if n < 0:
+        n = a.shape[0]
+    if n > a.shape[0] or n > b.shape[0]:
+        raise ValueError("dot: n exceeds an operand's length")
+    for i in range(n):
+        acc += a[i] * b[i]
+    return acc
+
+
+def spmv_packed(Py_ssize_t n, const double[::1] P, const double[::1] x, double[::1] out):
+    """out[:n] = A x for the symmetric n x n matrix A stored as its upper triangle, packed by columns
+    (LAPACK 'U' packed: A[i, j] = P[j (j + 1) / 2 + i] for i <= j), in a fixed summation order."""
+    cdef Py_ssize_t i, j, c
+    cdef double xj, acc
+    if P.shape[0] < n * (n + 1) // 2 or x.shape[0] < n or out.shape[0] < n:
+        raise ValueError("spmv_packed: operand too short")
+    for i in range(n):
+        out[i] = 0.0
+    for j in range(n):
+        c = j * (j + 1) // 2
+        xj = x[j]
+        acc = 0.0
+        for i in range(j):
+            out[i] += P[c + i] * xj          # A[i, j] x[j]  (upper part of column j)
+            acc += P[c + i] * x[i]           # A[j, i] x[i]  (its mirror in row j)
+        out[j] += acc + P[c + j] * xj
+
+
+def spr_packed(Py_ssize_t n, double alpha, const double[::1] x, double[::1] P):
+    """A += alpha x x^T on the packed upper triangle (the rank-one update of LAPACK's dspr)."""
+    cdef Py_ssize_t i, j, c
+    cdef double axj
+    if P.shape[0] < n * (n + 1) // 2 or x.shape[0] < n:
+        raise ValueError("spr_packed: operand too short")
+    for j in range(n):
+        c = j * (j + 1) // 2
+        axj = alpha * x[j]
+        for i in range(j + 1):
+            P[c + i] += x[i] * axj
+
+# Kernel codes: one branch of SVPool._kval each.  What a code means to a user (its name, parameters,
+# defaults, checks) is described once, in olk/kernels.py (KERNEL_TYPES), which passes these codes in.
 cdef enum:
     K_LINEAR = 0
     K_GAUSSIAN = 1
     K_POLY = 2
 
-KERNEL_CODES = {"linear": K_LINEAR, "gaussian": K_GAUSSIAN, "rbf": K_GAUSSIAN,
-                "polynomial": K_POLY, "poly": K_POLY}
+N_KERNEL_CODES = 3
 
 
 cdef class RowSource:
@@ -66,7 +224,6 @@ cdef class RowSource:
             self.indices = indices
             self.data = data
             self._keep = (indptr, indices, data)
-            sq = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
         else:
             A = np.ascontiguousarray(X, dtype=np.float64)
             if A.ndim == 1:
@@ -77,9 +234,39 @@ cdef class RowSource:
             self.n_rows, self.n_features = A.shape[0], A.shape[1]
             self.dense = A
             self._keep = (A,)
-            sq = np.einsum("ij,ij->i", A, A)
-        self.sqnorms = np.ascontiguousarray(sq, dtype=np.float64)
+        self.sqnorms = np.zeros(self.n_rows, dtype=np.float64)
         self._sqn = self.sqnorms
+        self._fill_sqnorms()
+
+    cdef void _fill_sqnorms(self):
+        """|x_i|^2 summed left to right over the stored entries (numpy's SIMD reductions sum in a
+        CPU-dependent order; every Gaussian kernel value depends on these)."""
+        cdef Py_ssize_t i, j
+        cdef double acc, v
+        cdef double[::1] out = self.sqnorms
+        for i in range(self.n_rows):
+            acc = 0.0
+            if self.sparse:
+                for j in range(self.indptr[i], self.indptr[i + 1]):
+                    v = self.data[j]
+                    acc += v * v
+            else:
+                for j in range(self.n_features):
+                    v = self.dense[i, j]
+                    acc += v * v
+            out[i] = acc
+
+    def matrix(self):
+        """The rows as a scipy CSR matrix (sparse) or a float64 array (dense): what the source was built from."""
+        import scipy.sparse as sp
+        if self.sparse:
+            indptr, indices, data = self._keep
+            return sp.csr_matrix((data, indices, indptr), shape=(self.n_rows, self.n_features))
+        return self._keep[0]
+
+    def __reduce__(self):
+        # Explicit pickling: the typed views must be rebuilt from owned arrays, never copied as pointers.
+        return (RowSource, (self.matrix(),))
 
     def row_nnz(self, Py_ssize_t i):
         if self.sparse:
@@ -94,7 +281,8 @@ cdef class SVPool:
     ----------
     n_features : int
     sparse : bool — store SVs sparsely (must match the RowSource's layout)
-    kinds : sequence of str — kernel kind per kernel ('gaussian', 'polynomial', 'linear')
+    codes : sequence of int — kernel code per kernel (``olk.kernels.KernelSet.pool_args()`` gives
+        codes and parameters; the codes are the branches of ``_kval``)
     gammas, coef0s, degrees : sequences of float — kernel parameters per kernel
     col_kernel : sequence of int — kernel index of each coefficient column (default: column c -> kernel 0)
     capacity : int — initial slot capacity (grows by doubling)
@@ -104,6 +292,7 @@ cdef class SVPool:
     cdef readonly long long n_kernel_evals
     cdef int[::1] kind
     cdef double[::1] gamma, coef0, degree
+    cdef int[::1] int_degree      # degree as an int when it is a whole number in [0, 64], else -1
     cdef int[::1] col_kernel
     cdef double[:, ::1] coef
     cdef double[::1] sqnorm
@@ -117,21 +306,23 @@ cdef class SVPool:
     cdef double[::1] work        # dense scatter buffer (sparse mode)
     cdef double[::1] kv          # per-kernel values of one SV
 
-    def __init__(self, Py_ssize_t n_features, bint sparse, kinds=("gaussian",), gammas=(1.0,),
+    def __init__(self, Py_ssize_t n_features, bint sparse, codes=(K_GAUSSIAN,), gammas=(1.0,),
                  coef0s=None, degrees=None, col_kernel=None, Py_ssize_t capacity=256):
         cdef Py_ssize_t k
         self.n_features = n_features
         self.sparse = sparse
-        self.n_kernels = len(kinds)
+        self.n_kernels = len(codes)
         if self.n_kernels < 1:
             raise ValueError("SVPool needs at least one kernel")
-        try:
-            self.kind = np.array([KERNEL_CODES[str(s).lower()] for s in kinds], dtype=np.intc)
-        except KeyError as e:
-            raise ValueError(f"unknown kernel kind {e.args[0]!r}; expected one of {sorted(KERNEL_CODES)}")
+        kc = np.asarray(codes, dtype=np.intc)
+        if kc.min() < 0 or kc.max() >= N_KERNEL_CODES:
+            raise ValueError(f"kernel codes must be in [0, {N_KERNEL_CODES}) (see olk.kernels.KERNEL_TYPES)")
+        self.kind = kc.copy()
         self.gamma = np.broadcast_to(np.asarray(gammas, dtype=np.float64), (self.n_kernels,)).copy()
         self.coef0 = np.broadcast_to(np.asarray(0.0 if coef0s is None else coef0s, dtype=np.float64), (self.n_kernels,)).copy()
         self.degree = np.broadcast_to(np.asarray(1.0 if degrees is None else degrees, dtype=np.float64), (self.n_kernels,)).copy()
+        deg = np.asarray(self.degree)
+        self.int_degree = np.where((deg == np.round(deg)) & (deg >= 0) & (deg <= 64), deg, -1).astype(np.intc)
         if col_kernel is None:
             col_kernel = [0]
         ck = np.asarray(col_kernel, dtype=np.intc)
@@ -156,6 +347,81 @@ cdef class SVPool:
             self.work = np.zeros(n_features, dtype=np.float64)
         else:
             self.dense = np.zeros((self.capacity, n_features), dtype=np.float64)
+
+    # ------------------------------------------------------------------ guards
+    # The loops run without bounds checks, so every Python-visible entry point checks its indices once
+    # (a few comparisons per call): a bad index is an IndexError, never an out-of-bounds read.
+    cdef int _check_src(self, RowSource src, Py_ssize_t i) except -1:
+        if src is None:
+            raise ValueError("no RowSource given")
+        if src.sparse != self.sparse or src.n_features > self.n_features:
+            raise ValueError(f"RowSource layout/width ({'sparse' if src.sparse else 'dense'}, {src.n_features} "
+                             f"features) does not match the pool ({'sparse' if self.sparse else 'dense'}, "
+                             f"{self.n_features} features)")
+        if i < 0 or i >= src.n_rows:
+            raise IndexError(f"row {i} out of range (the source has {src.n_rows} rows)")
+        return 0
+
+    cdef int _check_slot(self, Py_ssize_t s, Py_ssize_t c=0) except -1:
+        if s < 0 or s >= self.n_sv:
+            raise IndexError(f"SV slot {s} out of range (n_sv={self.n_sv})")
+        if c < 0 or c >= self.n_cols:
+            raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
+        return 0
+
+    cdef int _check_kernel(self, Py_ssize_t k) except -1:
+        if k < 0 or k >= self.n_kernels:
+            raise IndexError(f"kernel {k} out of range (n_kernels={self.n_kernels})")
+        return 0
+
+    # ------------------------------------------------------------------ pickling
+    def __reduce__(self):
+        """Pickle as plain arrays (live SVs only; the sparse store compacted), rebuilt by :func:`_rebuild_pool`.
+
+        The pool's typed memoryviews point into arrays it owns; copying them by value (Cython's default
+        for cdef classes) would leave the copy pointing at freed memory, so the state is explicit."""
+        n = self.n_sv
+        state = {
+            "n_features": self.n_features, "sparse": bool(self.sparse),
+            "kind": np.asarray(self.kind).copy(), "gamma": np.asarray(self.gamma).copy(),
+            "coef0": np.asarray(self.coef0).copy(), "degree": np.asarray(self.degree).copy(),
+            "col_kernel": np.asarray(self.col_kernel).copy(), "n_kernel_evals": self.n_kernel_evals,
+            "coef": self.coefs, "sqnorm": np.asarray(self.sqnorm)[:n].copy(), "tag": self.tags,
+        }
+        if self.sparse:
+            starts = np.asarray(self.sp_start)[:n]
+            lens = np.asarray(self.sp_len)[:n]
+            runs = [np.arange(a, a + b) for a, b in zip(starts, lens)]
+            flat = np.concatenate(runs) if runs else np.zeros(0, dtype=np.intp)
+            state["sp_len"] = lens.copy()
+            state["sp_idx"] = np.asarray(self.sp_idx)[flat].copy()
+            state["sp_val"] = np.asarray(self.sp_val)[flat].copy()
+        else:
+            state["dense"] = np.asarray(self.dense)[:n].copy()
+        return (_rebuild_pool, (state,))
+
+    def _set_state(self, state):
+        cdef Py_ssize_t n = state["coef"].shape[0], s, pos = 0
+        while self.capacity < n:
+            self._grow_slots()
+        np.asarray(self.coef)[:n] = state["coef"]
+        np.asarray(self.sqnorm)[:n] = state["sqnorm"]
+        np.asarray(self.tag)[:n] = state["tag"]
+        if self.sparse:
+            lens = np.asarray(state["sp_len"], dtype=np.intp)
+            self._reserve_flat(int(lens.sum()))
+            np.asarray(self.sp_idx)[:lens.sum()] = state["sp_idx"]
+            np.asarray(self.sp_val)[:lens.sum()] = state["sp_val"]
+            for s in range(n):
+                self.sp_start[s] = pos
+                self.sp_len[s] = lens[s]
+                pos += lens[s]
+            self.sp_used = pos
+            self.sp_garbage = 0
+        else:
+            np.asarray(self.dense)[:n] = state["dense"]
+        self.n_sv = n
+        self.n_kernel_evals = state["n_kernel_evals"]
 
     # ------------------------------------------------------------------ storage
     cdef void _grow_slots(self):
@@ -199,9 +465,8 @@ cdef class SVPool:
     def add(self, RowSource src, Py_ssize_t i, coefs, long long tag=0):
         """Append row i of `src` as a new SV with the given coefficients (one per column). Returns its slot."""
         cdef Py_ssize_t s, j, a, b, ln
+        self._check_src(src, i)
         cdef double[::1] cv = np.array(np.broadcast_to(np.asarray(coefs, dtype=np.float64), (self.n_cols,)), dtype=np.float64)
-        if src.sparse != self.sparse or src.n_features > self.n_features:
-            raise ValueError("RowSource layout/width does not match the pool")
         if self.n_sv == self.capacity:
             self._grow_slots()
         s = self.n_sv
@@ -255,17 +520,22 @@ cdef class SVPool:
 
     # ------------------------------------------------------------ coefficients
     def get_coef(self, Py_ssize_t s, Py_ssize_t c=0):
+        self._check_slot(s, c)
         return self.coef[s, c]
 
     def set_coef(self, Py_ssize_t s, Py_ssize_t c, double v):
+        self._check_slot(s, c)
         self.coef[s, c] = v
 
     def add_coef(self, Py_ssize_t s, Py_ssize_t c, double v):
+        self._check_slot(s, c)
         self.coef[s, c] += v
 
     def scale_col(self, Py_ssize_t c, double factor):
         """Multiply column c of every SV by `factor` (e.g. OGD's (1 - eta*lambda) shrinkage)."""
         cdef Py_ssize_t s
+        if c < 0 or c >= self.n_cols:
+            raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
         for s in range(self.n_sv):
             self.coef[s, c] *= factor
 
@@ -275,8 +545,22 @@ cdef class SVPool:
         cdef Py_ssize_t s
         if d.shape[0] != self.n_sv:
             raise ValueError("delta must have length n_sv")
+        if c < 0 or c >= self.n_cols:
+            raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
         for s in range(self.n_sv):
             self.coef[s, c] += d[s]
+
+    def coef_dot(self, Py_ssize_t c, const double[::1] k):
+        """sum_s coef[s, c] k[s] over the live SVs, in slot order (a decision value from a kernel row)."""
+        cdef Py_ssize_t s
+        cdef double acc = 0.0
+        if k.shape[0] < self.n_sv:
+            raise ValueError("k shorter than n_sv")
+        if c < 0 or c >= self.n_cols:
+            raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
+        for s in range(self.n_sv):
+            acc += self.coef[s, c] * k[s]
+        return acc
 
     @property
     def coefs(self):
@@ -302,10 +586,21 @@ cdef class SVPool:
             d2 = qn + sn - 2.0 * dot
             if d2 < 0.0:
                 d2 = 0.0
-            return exp(-self.gamma[k] * d2)
+            return olk_exp(-self.gamma[k] * d2)
         elif kd == K_POLY:
-            return pow(self.gamma[k] * dot + self.coef0[k], self.degree[k])
+            return self._ipow(k, self.gamma[k] * dot + self.coef0[k])
         return dot
+
+    cdef inline double _ipow(self, Py_ssize_t k, double base) noexcept nogil:
+        """base ** degree: repeated multiplication for integer degrees (portable bits), libm pow otherwise."""
+        cdef int p = self.int_degree[k], j
+        cdef double acc
+        if p < 0:
+            return pow(base, self.degree[k])
+        acc = 1.0
+        for j in range(p):
+            acc *= base
+        return acc
 
     cdef inline void _scatter(self, RowSource src, Py_ssize_t i, double v) noexcept nogil:
         cdef Py_ssize_t j
@@ -360,16 +655,14 @@ cdef class SVPool:
         """Fill out[c] = sum_s coef[s, c] k_c(sv_s, x_i) for every column c (out must have length n_cols)."""
         if out.shape[0] < self.n_cols:
             raise ValueError("out too short")
-        if src.sparse != self.sparse or src.n_features > self.n_features:
-            raise ValueError("RowSource layout/width does not match the pool")
+        self._check_src(src, i)
         self._decide(src, i, &out[0])
 
     def decision1(self, RowSource src, Py_ssize_t i):
         """Column-0 decision value for row i (fast path for single-column learners)."""
         cdef double buf[64]
         cdef double[::1] tmp
-        if src.sparse != self.sparse:
-            raise ValueError("RowSource layout does not match the pool")
+        self._check_src(src, i)
         if self.n_cols <= 64:
             self._decide(src, i, buf)
             return buf[0]
@@ -377,12 +670,54 @@ cdef class SVPool:
         self._decide(src, i, &tmp[0])
         return tmp[0]
 
+    def decision_sv(self, Py_ssize_t q, double[::1] out):
+        """Like :meth:`decision`, at the stored SV in slot q: out[c] = sum_s coef[s, c] k_c(sv_s, sv_q).
+
+        Lets a learner evaluate f at one of its own SVs without keeping the data it came from (the
+        Forgetron's f(x_r)); the same bits as :meth:`decision` on the row the SV was copied from."""
+        cdef Py_ssize_t s, c, k, j, a, e
+        cdef double dot, qn, kv0
+        if q < 0 or q >= self.n_sv:
+            raise IndexError(f"SV slot {q} out of range (n_sv={self.n_sv})")
+        if out.shape[0] < self.n_cols:
+            raise ValueError("out too short")
+        qn = self.sqnorm[q]
+        for c in range(self.n_cols):
+            out[c] = 0.0
+        if self.sparse:
+            a = self.sp_start[q]; e = a + self.sp_len[q]
+            for j in range(a, e):
+                self.work[self.sp_idx[j]] = self.sp_val[j]
+        for s in range(self.n_sv):
+            dot = self._sv_dot(q, s)
+            for k in range(self.n_kernels):
+                self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
+            for c in range(self.n_cols):
+                out[c] += self.coef[s, c] * self.kv[self.col_kernel[c]]
+        if self.sparse:
+            for j in range(a, e):
+                self.work[self.sp_idx[j]] = 0.0
+        self.n_kernel_evals += self.n_sv * self.n_kernels
+
+    cdef inline double _sv_dot(self, Py_ssize_t q, Py_ssize_t s) noexcept nogil:
+        """<sv_q, sv_s>; in sparse mode sv_q must already be scattered into self.work."""
+        cdef Py_ssize_t j, a, e
+        cdef double acc = 0.0
+        if self.sparse:
+            a = self.sp_start[s]; e = a + self.sp_len[s]
+            for j in range(a, e):
+                acc += self.work[self.sp_idx[j]] * self.sp_val[j]
+        else:
+            for j in range(self.n_features):
+                acc += self.dense[q, j] * self.dense[s, j]
+        return acc
+
     def kernel_values(self, RowSource src, Py_ssize_t i, double[:, ::1] out):
         """out[k, s] = k_k(x_i, sv_s) for all kernels k and live SVs s (out: n_kernels x >= n_sv)."""
         cdef Py_ssize_t s, k
-        cdef double dot, qn = src._sqn[i]
-        if src.sparse != self.sparse:
-            raise ValueError("RowSource layout does not match the pool")
+        cdef double dot, qn
+        self._check_src(src, i)
+        qn = src._sqn[i]
         if out.shape[0] < self.n_kernels or out.shape[1] < self.n_sv:
             raise ValueError("out too small")
         if self.n_sv == 0:
@@ -399,6 +734,8 @@ cdef class SVPool:
 
     def self_kernel(self, RowSource src, Py_ssize_t i, Py_ssize_t k=0):
         """k_k(x_i, x_i)."""
+        self._check_src(src, i)
+        self._check_kernel(k)
         cdef double qn = src._sqn[i]
         return self._kval(k, qn, qn, qn)
 
@@ -406,6 +743,9 @@ cdef class SVPool:
         """k_k(sv_a, sv_b) between two stored SVs."""
         cdef Py_ssize_t j, x, e, d
         cdef double dot = 0.0
+        self._check_slot(a)
+        self._check_slot(b)
+        self._check_kernel(k)
         if self.sparse:
             x = self.sp_start[a]; e = x + self.sp_len[a]
             for j in range(x, e):
@@ -426,8 +766,19 @@ cdef class SVPool:
         cdef Py_ssize_t i, n = src.n_rows
         res = np.zeros((n, self.n_cols), dtype=np.float64)
         cdef double[:, ::1] r = res
-        if src.sparse != self.sparse:
-            raise ValueError("RowSource layout does not match the pool")
+        if src.sparse != self.sparse or src.n_features > self.n_features:
+            raise ValueError(f"RowSource layout/width ({'sparse' if src.sparse else 'dense'}, {src.n_features} "
+                             f"features) does not match the pool ({'sparse' if self.sparse else 'dense'}, "
+                             f"{self.n_features} features)")
         for i in range(n):
             self._decide(src, i, &r[i, 0])
         return res
+
+
+def _rebuild_pool(state):
+    """Unpickle an :class:`SVPool` (see ``SVPool.__reduce__``)."""
+    pool = SVPool(state["n_features"], state["sparse"], codes=state["kind"],
+                  gammas=state["gamma"], coef0s=state["coef0"], degrees=state["degree"],
+                  col_kernel=state["col_kernel"], capacity=max(4, state["coef"].shape[0]))
+    pool._set_state(state)
+    return pool

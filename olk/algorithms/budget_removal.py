@@ -118,9 +118,9 @@ class Forgetron(OnlineKernelLearner):
     authors' MATLAB code takes the larger root when a < 0, which exceeds 1 and so is not the paper's
     max over (0, 1]; we follow the paper.  Deterministic: no use of the RNG.
 
-    Cost: f'_t(x_r) is one pass over the pool (B + 1 kernel evaluations) at the data row x_r came from;
-    to have it, the learner keeps a reference to the RowSource of each SV's row (so a model trained by
-    several ``partial_fit`` calls keeps those sources alive while one of their rows is an SV).
+    Cost: f'_t(x_r) is one pass over the pool (B + 1 kernel evaluations) evaluated at the stored SV
+    itself (``pool.decision_sv``: the same bits as at the data row it was copied from), so the model
+    keeps no reference to the data it was trained on and learns from a stream.
     """
 
     name = "forgetron"
@@ -132,7 +132,7 @@ class Forgetron(OnlineKernelLearner):
         self.M = 0                      # mistakes (= updates) so far
         self.Q = 0.0                    # accumulated removal damage sum_s Psi_s
         self.phi_last = 1.0             # last shrinking coefficient (inspection / tests)
-        self._fifo: deque = deque()     # (RowSource, row, y) of the SVs, oldest first
+        self._fifo: deque = deque()     # labels y of the SVs, oldest first
 
     def step(self, i, y):
         self.t += 1
@@ -142,17 +142,17 @@ class Forgetron(OnlineKernelLearner):
             self.M += 1
             self.n_updates += 1
             pool.add(src, i, y, self.t)                       # (1) sigma_t = 1
-            self._fifo.append((src, i, y))
+            self._fifo.append(y)
             if pool.n_sv > self.budget:
                 self._shrink_and_remove_oldest()
         return f
 
     def _shrink_and_remove_oldest(self):
         pool, buf = self.pool, self._buf
-        r_src, r_row, y_r = self._fifo.popleft()             # r = min I_t: the oldest SV
+        y_r = self._fifo.popleft()                           # r = min I_t: the oldest SV
         r = int(np.argmin(pool.tags))                        # its slot (tags = insertion time)
         delta = abs(pool.get_coef(r, 0))                     # sigma_r
-        pool.decision(r_src, r_row, buf)                     # f'_t(x_r), new SV included
+        pool.decision_sv(r, buf)                             # f'_t(x_r), new SV included
         mu = y_r * buf[0]
         a = delta * delta - 2.0 * delta * mu
         b = 2.0 * delta
@@ -225,7 +225,7 @@ class BPAS(OnlineKernelLearner):
             pool.kernel_values(src, i, self._kv)
             krt = self._kv[0, :n]
             alpha = pool.coefs[:, 0]
-            f = float(krt @ alpha)
+            f = pool.coef_dot(0, krt)                        # f_t(x_t), summed in slot order
         else:
             f = pool.decision1(src, i)
         loss = hinge(y, f)

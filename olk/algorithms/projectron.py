@@ -16,62 +16,23 @@ Adding x_t to S updates the inverse by the block (Schur complement) formula, O(|
 
 The pool only appends (neither algorithm removes an SV), so the pool's slot order is the row/column
 order of ``K^{-1}``.  K^{-1} is kept in LAPACK packed upper-triangular storage (column j = entries
-j(j+1)/2 .. j(j+1)/2 + j), so adding an SV *appends* its column, d* is one BLAS ``dspmv`` and the
-rank-one term one in-place ``dspr``: half the memory traffic of a dense B x B matrix (see
-:class:`_OneBlasThread` for why the calls run single-threaded).  ``kernel_inverse`` returns the
-maintained inverse and ``gram_matrix()`` the Gram matrix rebuilt from the pool (``pool.sv_kernel``),
-so the two can be checked against each other (``inverse_error()``).
+j(j+1)/2 .. j(j+1)/2 + j), so adding an SV *appends* its column.  d* = K^{-1} k_t, the rank-one term
+and every inner product run in olk's own fixed-order loops (``olk._core.svpool.spmv_packed``,
+``spr_packed``, ``pool.coef_dot``), not BLAS: whether x_t is added or projected hangs on a threshold
+test of delta^2, one ulp can flip it, and OpenBLAS sums in a CPU-dependent order.  With these loops
+(and the core's portable exp) the runs are bit-identical on every host.  ``kernel_inverse`` returns
+the maintained inverse and ``gram_matrix()`` the Gram matrix rebuilt from the pool
+(``pool.sv_kernel``), so the two can be checked against each other (``inverse_error()``).
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from scipy.linalg.blas import dspmv, dspr
-
+from .._core.svpool import dot, spmv_packed, spr_packed
 from .base import OnlineKernelLearner
 from .registry import Param, register
 
-
-class _OneBlasThread:
-    """Context manager running BLAS calls on one thread, restoring the previous setting on exit.
-
-    d* = K^{-1} k_t (dspmv) and the rank-one update (dspr) are level-2 BLAS on at most a few MB: a
-    second OpenBLAS thread cannot speed them up, but waking it between calls costs milliseconds on a
-    busy machine (a9a, B = 1,350: 22 s of learning loop with 2 threads vs 3.8 s with 1).  Uses
-    threadpoolctl (a scikit-learn dependency) when available; otherwise a no-op.  The limit is set
-    around each call only (~2 us), never left on the process.
-    """
-
-    _libs = None
-
-    @classmethod
-    def _controllers(cls):
-        if cls._libs is None:
-            try:
-                from threadpoolctl import ThreadpoolController
-                cls._libs = [lc for lc in ThreadpoolController().lib_controllers if lc.user_api == "blas"
-                             and hasattr(lc, "get_num_threads") and hasattr(lc, "set_num_threads")]
-            except Exception:                      # pragma: no cover - threadpoolctl missing or broken
-                cls._libs = []
-        return cls._libs
-
-    def __enter__(self):
-        self._saved = []
-        for lc in self._controllers():
-            n = lc.get_num_threads()
-            if n != 1:
-                lc.set_num_threads(1)
-                self._saved.append((lc, n))
-        return self
-
-    def __exit__(self, *exc):
-        for lc, n in self._saved:
-            lc.set_num_threads(n)
-        return False
-
-
-_one_blas_thread = _OneBlasThread()
 
 #: delta^2 <= IN_SPAN_TOL * k(x_t, x_t) (delta below 1% of ||k(x_t, .)||) counts as "k(x_t, .) already
 #: lies in span(S)": such an x_t is never added and its delta is taken as 0.  Adding it would make K_S
@@ -97,6 +58,7 @@ class _ProjectronCore(OnlineKernelLearner):
         super().__init__(kernel=kernel, random_state=random_state, **params)
         self._kinv_p = np.zeros(0)             # K^{-1}, packed upper triangle (prefix n(n+1)/2 is live)
         self._kbuf = np.zeros((1, 16))         # k_t buffer for pool.kernel_values
+        self._dbuf = np.zeros(16)              # d* buffer
         self.n_projections = 0                 # mistakes absorbed by a projection (no new SV)
         self.n_margin_updates = 0              # Projectron++ margin-error updates
 
@@ -116,9 +78,11 @@ class _ProjectronCore(OnlineKernelLearner):
         n = k.shape[0]
         if n == 0:
             return k, 0.0, kxx
-        with _one_blas_thread:
-            d = dspmv(n, 1.0, self._kinv_p, k)
-        pk2 = float(k @ d)
+        if self._dbuf.shape[0] < n:
+            self._dbuf = np.zeros(max(n, 2 * self._dbuf.shape[0]))
+        d = self._dbuf[:n]
+        spmv_packed(n, self._kinv_p, k, d)             # d* = K^{-1} k_t
+        pk2 = dot(k, d)                                # ||P k||^2 = k_t^T d*
         delta2 = kxx - pk2
         if delta2 <= IN_SPAN_TOL * kxx:
             delta2 = 0.0
@@ -135,8 +99,7 @@ class _ProjectronCore(OnlineKernelLearner):
             self._kinv_p = grown
         P = self._kinv_p
         if n:
-            with _one_blas_thread:
-                dspr(n, 1.0 / delta2, d, P[:m], overwrite_ap=1)   # K^{-1} += d* d*^T / delta^2 (in place)
+            spr_packed(n, 1.0 / delta2, d, P)                  # K^{-1} += d* d*^T / delta^2 (in place)
             P[m:m + n] = d * (-1.0 / delta2)                   # new column: -d* / delta^2
         P[m + n] = 1.0 / delta2
         slot = self.pool.add(self.src, i, y, self.t)
@@ -156,7 +119,7 @@ class _ProjectronCore(OnlineKernelLearner):
         # else: S is empty and k(x_t, .) is (numerically) 0 or within eta of 0: nothing to add
 
     def _score(self, k: np.ndarray) -> float:
-        return float(k @ self.pool.coefs[:, 0]) if k.shape[0] else 0.0
+        return self.pool.coef_dot(0, k)                  # f(x_t) = sum_j a_j k(x_j, x_t)
 
     # ------------------------------------------------------------ inspection
     @property

@@ -2,15 +2,17 @@
 
 ``configs/ci/*.yaml`` are quick configs (real datasets cut to a reproducible fraction with
 ``scale:``, fixed seeds).  ``tests/baselines/<name>.json`` holds, per (dataset, label, permutation),
-the parameters and metrics of each main run.  A check fails when
+the parameters and metrics of each main run.  What a run must reproduce is declared by its learner
+(``reproducibility``, a :class:`~olk.algorithms.registry.Reproducibility`), not by the config:
 
-* a deterministic learner's mistake count or #SV changes at all (exact), or
-* a stochastic learner's mean accuracy over permutations moves by more than the config's
-  ``regress.accuracy`` tolerance (points, default 0.5) or its mean #SV by more than
-  ``regress.n_sv`` (relative, default 0.05) — stochastic runs are seeded and reproduce exactly on one
-  machine, the tolerance only absorbs last-bit floating-point differences between platforms, or
-* a run, a parameter or a tuned choice differs from the baseline.
+* ``exact`` learners (everything computed in olk's own loops): mistakes, #SV, examples, online and
+  test accuracy equal to the baseline's, run by run, on any machine;
+* the others: per run |mistakes - baseline| <= ``mistakes``; over the permutations of one
+  (dataset, label), |mean accuracy - baseline| <= ``accuracy`` points (online and every test
+  accuracy) and |mean #SV - baseline| <= ``n_sv`` x baseline;
+* for everyone: the same runs, the same parameters and the same tuned choices.
 
+The report prints each learner's contract next to its result, so a loosened tolerance is visible.
 ``olk regress --update`` rewrites the baselines deliberately.
 """
 from __future__ import annotations
@@ -29,14 +31,12 @@ from .config import load_config
 from .runner import Runner
 from .store import atomic_write_text
 
-DEFAULT_TOL = {"accuracy": 0.5, "n_sv": 0.05}
-
-
 @dataclass
 class RegressReport:
     config: str
     failures: list = field(default_factory=list)
     checked: int = 0
+    contracts: dict = field(default_factory=dict)      # learner -> its declared reproducibility label
 
     @property
     def ok(self) -> bool:
@@ -67,7 +67,12 @@ def summarize(out_dir: Path) -> dict:
     return {"tuning": meta.get("tuning", {}), "runs": dict(sorted(runs.items()))}
 
 
-def compare_to_baseline(current: dict, baseline: dict, tol: dict, name: str) -> RegressReport:
+def _reproducibility(algorithm: str):
+    cls = algo_registry.REGISTRY.get(algorithm)
+    return cls.reproducibility if cls is not None else algo_registry.EXACT
+
+
+def compare_to_baseline(current: dict, baseline: dict, name: str) -> RegressReport:
     rep = RegressReport(name)
     cur, base = current["runs"], baseline["runs"]
     for k in sorted(set(base) - set(cur)):
@@ -78,36 +83,45 @@ def compare_to_baseline(current: dict, baseline: dict, tol: dict, name: str) -> 
     for k in sorted(set(cur) & set(base)):
         c, b = cur[k], base[k]
         rep.checked += 1
+        repro = _reproducibility(c["algorithm"])
+        rep.contracts[c["algorithm"]] = repro.label()
         if c["params"] != b["params"] or c.get("kernel") != b.get("kernel"):
             rep.failures.append(f"{name}: {k}: parameters changed {b['params']} -> {c['params']}"
                                 + (f", kernel {b.get('kernel')} -> {c.get('kernel')}" if c.get("kernel") != b.get("kernel") else ""))
             continue
-        cls = algo_registry.REGISTRY.get(c["algorithm"])
-        if cls is not None and not cls.stochastic:
-            for m in ("mistakes", "n_sv", "n_examples", "test_accuracy"):
+        if repro.exact:
+            for m in ("mistakes", "n_sv", "n_examples", "accuracy", "test_accuracy"):
                 if c.get(m) != b.get(m):
-                    rep.failures.append(f"{name}: {k}: {m} changed {b.get(m)} -> {c.get(m)} (deterministic learner: must be exact)")
-        else:
-            ds, label, _ = k.split("|")
-            groups.setdefault((ds, label), []).append((c, b))
+                    rep.failures.append(f"{name}: {k}: {m} changed {b.get(m)} -> {c.get(m)} "
+                                        f"({c['algorithm']} declares exact reproducibility)")
+            continue
+        if c.get("n_examples") != b.get("n_examples"):
+            rep.failures.append(f"{name}: {k}: n_examples changed {b.get('n_examples')} -> {c.get('n_examples')}")
+        if c.get("mistakes") is not None and b.get("mistakes") is not None \
+                and abs(c["mistakes"] - b["mistakes"]) > repro.mistakes:
+            rep.failures.append(f"{name}: {k}: mistakes {b['mistakes']} -> {c['mistakes']} "
+                                f"(tolerance ±{repro.mistakes} declared by {c['algorithm']})")
+        ds, label, _ = k.split("|")
+        groups.setdefault((ds, label), []).append((c, b, repro))
     for (ds, label), pairs in groups.items():
+        repro = pairs[0][2]
         metrics = [("accuracy", lambda r: r.get("accuracy"))]
         for o in (pairs[0][1].get("test_accuracy") or {}):
             metrics.append((f"test accuracy ({o})", lambda r, o=o: (r.get("test_accuracy") or {}).get(o)))
         for what, get in metrics:
-            cv, bv = [get(c) for c, _ in pairs], [get(b) for _, b in pairs]
+            cv, bv = [get(c) for c, _, _ in pairs], [get(b) for _, b, _ in pairs]
             if any(v is None for v in cv + bv):
                 if cv != bv:
                     rep.failures.append(f"{name}: {ds}/{label}: {what} missing (baseline {bv}, now {cv})")
                 continue
             ca, ba = float(np.mean(cv)), float(np.mean(bv))
-            if abs(ca - ba) > tol["accuracy"]:
+            if abs(ca - ba) > repro.accuracy + 1e-9:
                 rep.failures.append(f"{name}: {ds}/{label}: mean {what} {ba:.3f} -> {ca:.3f} "
-                                    f"(tolerance {tol['accuracy']} points)")
-        cs = np.mean([c["n_sv"] for c, _ in pairs])
-        bs = np.mean([b["n_sv"] for _, b in pairs])
-        if abs(cs - bs) > tol["n_sv"] * max(bs, 1.0):
-            rep.failures.append(f"{name}: {ds}/{label}: mean #SV {bs:.1f} -> {cs:.1f} (tolerance {tol['n_sv']:.0%})")
+                                    f"(tolerance ±{repro.accuracy:g} points)")
+        cs = np.mean([c["n_sv"] for c, _, _ in pairs])
+        bs = np.mean([b["n_sv"] for _, b, _ in pairs])
+        if abs(cs - bs) > repro.n_sv * max(bs, 1.0):
+            rep.failures.append(f"{name}: {ds}/{label}: mean #SV {bs:.1f} -> {cs:.1f} (tolerance ±{repro.n_sv:.0%})")
     for ds, labels in baseline.get("tuning", {}).items():
         for label, info in labels.items():
             now = current.get("tuning", {}).get(ds, {}).get(label, {}).get("chosen")
@@ -139,11 +153,11 @@ def regress(config_dir: str | Path | None = None, baseline_dir: str | Path | Non
         if not base_file.is_file():
             raise OlkError(f"{base_file}: no baseline for {path}; create it with 'olk regress --update'")
         baseline = json.loads(base_file.read_text())
-        tol = dict(DEFAULT_TOL)
-        tol.update(cfg.regress or {})
-        rep = compare_to_baseline(current, baseline, tol, cfg.name)
+        rep = compare_to_baseline(current, baseline, cfg.name)
         log(f"olk regress: {cfg.name}: {rep.checked} runs checked, "
             + ("OK" if rep.ok else f"{len(rep.failures)} FAILED"))
+        for alg, contract in sorted(rep.contracts.items()):
+            log(f"  {alg:14s} {contract}")
         for f in rep.failures:
             log(f"  {f}")
         reports.append(rep)
