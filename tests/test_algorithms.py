@@ -67,7 +67,7 @@ def test_spa_hand_computed_average_and_last():
     x0 = np.array([[0.0]])
     np.testing.assert_allclose(m.decision_function(x0, output="avg"), [1.25 / 3])   # (f1+f2+f3)(0)/3
     np.testing.assert_allclose(m.decision_function(x0, output="last"), [1 - 0.75 - 1.25])
-    m2 = make("spa", kernel=g, alpha=1, beta=1, eta=2, predict="last", random_state=0)
+    m2 = make("spa", kernel=g, alpha=1, beta=1, eta=2, output="last", random_state=0)
     np.testing.assert_allclose(_steps(m2, [[0.0], [1.0], [0.0]], [1, -1, -1]), [0.0, 0.5, 0.25])
 
 
@@ -113,7 +113,7 @@ def test_spa_expected_sv_count_bound_over_many_seeds():
     ("spa", {"alpha": 2, "beta": 1}, "beta >= alpha"),
     ("pa1", {"C": 0}, "must be > 0"),
     ("spa", {"bta": 3}, "did you mean 'beta'"),
-    ("spa", {"predict": "mean"}, "one of avg, last"),
+    ("spa", {"output": "mean"}, "one of avg, last"),
     ("perceptorn", {}, "did you mean 'perceptron'"),
 ])
 def test_bad_parameters_give_one_line_errors(name, params, msg):

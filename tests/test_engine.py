@@ -163,11 +163,17 @@ def test_resume_with_a_subset_keeps_earlier_results_and_drops_stale_ones(tmp_pat
     meta = json.loads((out / "experiment.json").read_text())
     assert meta["algorithms"] == ["perceptron", "pa1"] and meta["datasets"] == ["a9a-small", "codrna-small"]
     assert "pa1" in meta["tuning"]["a9a-small"]
-    # rerunning a covered pair with a changed parameter replaces its runs instead of mixing them
+    # resuming a covered pair with a changed setting is refused (tests/test_resume_safety.py); runs that
+    # this config no longer produces (here: fewer repeats) are left out of runs.csv instead of mixed in
     changed = _restrict_algorithms(cfg, ["perceptron"])
     changed.kernel = {"type": "gaussian", "gamma": 0.5}
-    Runner(changed, out, resume=True, progress=False).run()
+    from olk.errors import OlkError
+    with pytest.raises(OlkError, match="kernel.gamma=0.4, this run has kernel.gamma=0.5"):
+        Runner(changed, out, resume=True, progress=False).run()
+    fewer = _restrict_algorithms(cfg, ["perceptron"])
+    fewer.repeats = 2
+    Runner(fewer, out, resume=True, progress=False).run()
     df = pd.read_csv(out / "runs.csv")
     perc = df[(df.phase == "main") & (df.label == "perceptron")]
-    assert len(perc) == 2 * 3 and {json.loads(k)["gamma"] for k in perc.kernel} == {0.5}
+    assert len(perc) == 2 * 2 and {json.loads(k)["gamma"] for k in perc.kernel} == {0.4}
     assert len(df[(df.phase == "main") & (df.label == "pa1")]) == 3

@@ -34,7 +34,7 @@ def test_oskl_hand_computed_average_and_last():
     q = np.array([[0.0], [1.0]])
     np.testing.assert_allclose(m.decision_function(q, output="avg"), [0.75, 0.0], atol=1e-15)
     np.testing.assert_allclose(m.decision_function(q, output="last"), [1.5, 0.0], atol=1e-15)
-    m2 = make("oskl", kernel=G_LN2, eta=1.0, G=1.0, predict="last", random_state=0)
+    m2 = make("oskl", kernel=G_LN2, eta=1.0, G=1.0, output="last", random_state=0)
     np.testing.assert_allclose(_steps(m2, [[0.0], [1.0], [0.0], [0.0]], [1, -1, 1, 1]), [0.0, 0.5, 0.5, 1.5])
 
 
@@ -131,7 +131,7 @@ def test_oskl_expected_sv_count_vs_G_over_many_seeds(loss):
     ({"eta": 0}, "must be > 0"),
     ({"R": -1}, "must be >= 0"),
     ({"loss": "square"}, "one of hinge, logistic"),
-    ({"predict": "mean"}, "one of avg, last"),
+    ({"output": "mean"}, "one of avg, last"),
 ])
 def test_oskl_bad_parameters(params, msg):
     with pytest.raises(ConfigError) as e:

@@ -18,16 +18,32 @@ Support vectors live in one shared Cython :class:`~olk._core.svpool.SVPool`; a l
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import scipy.sparse as sp
 
 from .._core.svpool import RowSource, SVPool
 from ..errors import ConfigError, DataError
 from ..kernels import make_kernel
+from .registry import EXACT, check_params_of
 
 
 class KernelEstimator:
     """What every registered learner shares, online or batch: registry metadata, the kernel, the RNG,
-    the hyper-parameters (one attribute per ``Param``), ``predict`` and ``repr``."""
+    the hyper-parameters (one attribute per ``Param``), the label mapping (``classes_``), ``predict`` and
+    ``repr``.
+
+    Labels.  The learners work with y in {-1, +1}.  ``fit`` / ``partial_fit`` also accept any two labels
+    (numbers, strings, booleans): the first of the two in sorted order becomes -1, the second +1, and both
+    are kept in ``classes_`` (a numpy array of the two original labels); ``predict`` returns them.  The
+    first ``partial_fit`` call fixes ``classes_``; later calls must use labels from it.  A first call with
+    only one distinct label is accepted only if that label is -1 or +1 (then ``classes_ = [-1, 1]``),
+    since one label alone does not say which class it is.  More than two labels, a label outside
+    ``classes_`` or a NaN/inf anywhere in X or y is a one-line :class:`~olk.errors.DataError`.  The
+    experiment engine's ``bind`` + ``step(i, y)`` path takes ±1 labels as they are (the data layer has
+    checked them) and never sets ``classes_``; without ``classes_``, ``predict`` returns ±1.
+    """
 
     name = "base"
     display = "Base"
@@ -38,14 +54,19 @@ class KernelEstimator:
     stochastic = False              # uses its RNG (so results depend on the run's algorithm seed)
     batch = False                   # batch learners (olk/algorithms/batch.py) are trained with fit()
     order_free = False              # result does not depend on the order of the training rows
+    reproducibility = EXACT         # what ``olk regress`` demands across machines (registry.Reproducibility)
+    #: {old parameter name: (new name, when)}: the registry answers an old name with a one-line "renamed" error
+    renamed: dict = {}
 
-    def __init__(self, kernel=None, random_state=None, **params):
+    def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
+        params = check_params_of(type(self), params, where)       # every way of building a learner checks
         self.kernel = make_kernel(kernel)
         self.random_state = random_state
         self.rng = np.random.default_rng(random_state)
         for p in self.params:
-            setattr(self, p.name, params.get(p.name, p.default))
+            setattr(self, p.name, params[p.name])
         self.hyperparams = {p.name: getattr(self, p.name) for p in self.params}
+        self.classes_: np.ndarray | None = None     # the two original labels (-1 side, +1 side), set by fit
 
     @classmethod
     def check_params(cls, p: dict, where: str) -> None:
@@ -55,8 +76,53 @@ class KernelEstimator:
         raise NotImplementedError
 
     def predict(self, X, output: str | None = None) -> np.ndarray:
-        """±1 labels, sign(0) = +1."""
-        return np.where(self.decision_function(X, output=output) >= 0, 1.0, -1.0)
+        """sign(f(x)) with sign(0) = +1, as the original labels ``classes_`` (±1 floats before any fit)."""
+        pos = self.decision_function(X, output=output) >= 0
+        if self.classes_ is None:
+            return np.where(pos, 1.0, -1.0)
+        return self.classes_[pos.astype(np.intp)]
+
+    # ------------------------------------------------------------ input checks
+    def _encode_y(self, y, n_rows: int, classes) -> tuple[np.ndarray, np.ndarray | None]:
+        """Check y (one finite label per row) and map it to float64 ±1 with `classes` (None: derive them
+        from y, see the class docstring).  Returns (y_pm, classes); raises a one-line DataError."""
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1:
+            raise DataError(f"y: expected a 1-d array of labels, got shape {y.shape}")
+        if y.shape[0] != n_rows:
+            raise DataError(f"X has {n_rows} rows but y has {y.shape[0]}")
+        check_finite_y(y)
+        if self.task != "binary":
+            return np.ascontiguousarray(y, dtype=np.float64), classes
+        if classes is None:
+            if y.shape[0] == 0:
+                return np.zeros(0), None
+            try:
+                found = np.unique(y)
+            except TypeError:
+                raise DataError(f"y: labels of mixed types cannot be ordered (e.g. {_label(y[0])}); "
+                                f"use two labels of one type") from None
+            if found.size > 2:
+                raise DataError(f"y: {found.size} distinct labels ({_labels(found)}) but {self.display} is a binary "
+                                f"classifier: give it two labels (for a multiclass LIBSVM file, map one class to +1 "
+                                f"with preprocess={{'positive_label': L}})")
+            if found.size == 2:
+                classes = found
+            elif found.dtype.kind in "iuf" and found[0] in (-1, 1):
+                classes = np.array([-1, 1], dtype=found.dtype if found.dtype.kind in "if" else np.int64)
+            else:
+                raise DataError(f"y: only one label ({_label(found[0])}) in the first fit/partial_fit call, so "
+                                f"olk cannot tell which class it is; pass examples of both classes in the first "
+                                f"call, or use the labels -1/+1")
+        pos, neg = _equal(y, classes[1]), _equal(y, classes[0])
+        bad = ~(pos | neg)
+        if bad.any():
+            r = int(np.argmax(bad))
+            raise DataError(f"y: row {r} (0-based) has label {_label(y[r])}, which is not one of this model's "
+                            f"classes_ ({_labels(classes)}), fixed by its first fit/partial_fit call")
+        return np.where(pos, 1.0, -1.0), classes
 
     def __repr__(self):
         ps = ", ".join(f"{k}={v!r}" for k, v in self.hyperparams.items())
@@ -66,8 +132,8 @@ class KernelEstimator:
 class OnlineKernelLearner(KernelEstimator):
     """Common machinery of the online learners: the SV pool, binding data, sklearn-style wrappers."""
 
-    def __init__(self, kernel=None, random_state=None, **params):
-        super().__init__(kernel, random_state, **params)
+    def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
+        super().__init__(kernel, random_state, where=where, **params)
         self.pool: SVPool | None = None
         self.src: RowSource | None = None
         self.t = 0                  # examples seen
@@ -97,6 +163,7 @@ class OnlineKernelLearner(KernelEstimator):
         return src
 
     def _source_for(self, X) -> RowSource:
+        check_finite_X(X)
         if not isinstance(X, RowSource):
             if self.pool is not None:
                 import scipy.sparse as sp
@@ -126,25 +193,170 @@ class OnlineKernelLearner(KernelEstimator):
     def kernel_evals(self) -> int:
         return 0 if self.pool is None else int(self.pool.n_kernel_evals)
 
+    # ---------------------------------------------------------------- pickling
+    def __getstate__(self):
+        """Everything but the bound training data (``src``): a model keeps its SVs (copied rows in the
+        pool), never a reference to the data it learned from, so a pickle holds the model only."""
+        state = self.__dict__.copy()
+        state["src"] = None
+        return state
+
     # --------------------------------------------------- scikit-learn surface
     def partial_fit(self, X, y):
-        """One online pass over (X, y) in the given order; returns self."""
-        y = np.asarray(y, dtype=np.float64)
-        src = self.bind(X)
-        if y.shape[0] != src.n_rows:
-            raise DataError(f"X has {src.n_rows} rows but y has {y.shape[0]}")
-        for i in range(src.n_rows):
-            self.step(i, y[i])
+        """Continue learning: one online pass over (X, y) in the given order, from the current model; returns
+        self.  The first call fixes ``classes_`` (any two labels; see :class:`KernelEstimator`)."""
+        return self._learn(X, y, fresh=False)
+
+    def fit(self, X, y):
+        """Learn from scratch: forget everything learned before (SVs, ``t``, counters, ``classes_``; the RNG is
+        re-seeded from ``random_state``, so with an int seed ``fit`` twice equals ``fit`` once), then one
+        online pass over (X, y) in the given order; returns self."""
+        return self._learn(X, y, fresh=True)
+
+    def _learn(self, X, y, fresh: bool):
+        # every check happens before the model changes: bad data leaves it as it was
+        check_finite_X(X)
+        y, classes = self._encode_y(y, n_rows(X), None if fresh else self.classes_)
+        if fresh:
+            self._reset()
+        self.bind(X)
+        self.classes_ = classes
+        step = self.step
+        for i, yi in enumerate(y.tolist()):
+            step(i, yi)
         return self
 
-    fit = partial_fit
+    # ------------------------------------------------------------- streaming
+    def learn_one(self, x, y):
+        """Learn from one example: ``x`` a 1-d array, a one-row array or sparse matrix, or a dict
+        {feature index: value}; ``y`` a label from ``classes_`` (or ±1 before any fit).  Returns self.
+
+        The same update as the engine's indexed pass: a stream fed one example at a time gives the same
+        model as ``partial_fit`` on the whole array (for a fixed ``random_state``).  The width of the
+        first example fixes the model's; a wider example later is a one-line DataError."""
+        src = self._one_row(x)
+        (yv,), classes = self._encode_y(np.asarray([y]), 1, self.classes_ if self.classes_ is not None
+                                         else np.array([-1.0, 1.0]))
+        self.bind(src)
+        self.step(0, yv)
+        self.src = None
+        return self
+
+    def decision_one(self, x) -> float:
+        """Score f(x) of the output classifier on one example (see :meth:`learn_one` for ``x``)."""
+        return float(self.decision_function(self._one_row(x))[0])
+
+    def predict_one(self, x):
+        """The predicted label of one example: sign(f(x)) (sign(0) = +1), as a label from ``classes_``."""
+        pos = self.decision_one(x) >= 0.0
+        return (1.0 if pos else -1.0) if self.classes_ is None else self.classes_[int(pos)]
+
+    def _one_row(self, x) -> RowSource:
+        if isinstance(x, dict):
+            idx = np.fromiter((int(k) for k in x), dtype=np.int64, count=len(x))
+            if idx.size and idx.min() < 0:
+                raise DataError(f"x: feature index {int(idx.min())} is negative; indices start at 0")
+            width = max(int(idx.max()) + 1 if idx.size else 0, self.pool.n_features if self.pool is not None else 0)
+            x = sp.csr_matrix((np.fromiter(x.values(), dtype=np.float64, count=len(x)), (np.zeros_like(idx), idx)),
+                              shape=(1, width))
+        elif not sp.issparse(x):
+            x = np.asarray(x, dtype=np.float64)
+            if x.ndim == 1:
+                x = x.reshape(1, -1)
+        if n_rows(x) != 1:
+            raise DataError(f"x: expected one example, got {n_rows(x)} rows (use partial_fit for several)")
+        return self._source_for(x)
+
+    def _reset(self) -> None:
+        """Back to the state of a newly made learner with the same kernel, random_state and parameters."""
+        type(self).__init__(self, kernel=self.kernel, random_state=self.random_state,
+                            **{p.name: getattr(self, p.name) for p in self.params})
 
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """Scores of the output classifier on every row of X."""
         if self.pool is None:
-            n = X.n_rows if isinstance(X, RowSource) else np.atleast_2d(X).shape[0] if not hasattr(X, "shape") else X.shape[0]
-            return np.zeros(n)
+            check_finite_X(X)
+            return np.zeros(n_rows(X))
         return self.pool.decision_matrix(self._source_for(X))[:, 0]
+
+
+def n_rows(X) -> int:
+    """Rows of a data matrix (dense, scipy sparse or RowSource); a 1-d array is one row."""
+    if isinstance(X, RowSource):
+        return X.n_rows
+    if hasattr(X, "shape"):
+        return X.shape[0] if len(X.shape) > 1 else 1
+    return np.atleast_2d(np.asarray(X)).shape[0]
+
+
+def check_finite_X(X) -> None:
+    """A one-line DataError naming the first row (0-based) of X that holds a NaN or an infinite value."""
+    if isinstance(X, RowSource):
+        bad = np.flatnonzero(~np.isfinite(np.asarray(X.sqnorms)))
+        if bad.size:
+            raise DataError(f"X: row {bad[0]} (0-based) has a NaN or infinite value (its squared norm is not "
+                            f"finite); remove or impute that row")
+        return
+    if sp.issparse(X):
+        if X.format != "csr":
+            X = X.tocsr()
+        data = np.asarray(X.data)
+        if data.dtype.kind in "fc" and data.size and not np.isfinite(data.sum()):  # NaN/inf make the sum non-finite
+            bad = np.flatnonzero(~np.isfinite(data))
+            if bad.size:
+                k = int(bad[0])
+                row = int(np.searchsorted(X.indptr, k, side="right")) - 1
+                _bad_x(row, int(X.indices[k]), data[k])
+        return
+    A = np.asarray(X)
+    if A.dtype.kind in "iub":
+        return
+    if A.dtype.kind not in "fc":
+        try:
+            A = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise DataError(f"X: expected numbers ({e})") from None
+    if A.size and not np.isfinite(A.sum()):
+        bad = np.flatnonzero(~np.isfinite(A))
+        if bad.size:
+            r, c = divmod(int(bad[0]), A.shape[-1]) if A.ndim > 1 else (0, int(bad[0]))
+            _bad_x(r, c, A.flat[bad[0]])
+
+
+def _bad_x(row: int, col: int, value) -> None:
+    raise DataError(f"X: row {row} (0-based), column {col} is {value}: NaN and infinite values cannot be learned "
+                    f"from or scored; remove or impute that row")
+
+
+def check_finite_y(y: np.ndarray) -> None:
+    """A one-line DataError naming the first row (0-based) of y whose label is NaN, infinite or None."""
+    if y.dtype.kind in "fc":
+        if y.size and not np.isfinite(y.sum()):
+            bad = np.flatnonzero(~np.isfinite(y))
+            if bad.size:
+                raise DataError(f"y: row {bad[0]} (0-based) has label {y[bad[0]]}; labels must be finite")
+    elif y.dtype.kind == "O":
+        for r, v in enumerate(y.tolist()):
+            if v is None or (isinstance(v, float) and not math.isfinite(v)):
+                raise DataError(f"y: row {r} (0-based) has label {v}; labels must be finite")
+
+
+def _equal(y: np.ndarray, c) -> np.ndarray:
+    """y == c elementwise, for labels of any type (numbers, strings, mixed)."""
+    yk, ck = y.dtype.kind, np.asarray(c).dtype.kind
+    if (yk in "iufb" and ck in "iufb") or (yk in "US" and yk == ck):
+        return np.asarray(y == c, dtype=bool)
+    return np.asarray(np.asarray(y, dtype=object) == c, dtype=bool)
+
+
+def _label(v) -> str:
+    v = v.item() if isinstance(v, np.generic) else v
+    return f"{v:g}" if isinstance(v, float) else repr(v)
+
+
+def _labels(vals) -> str:
+    vals = list(vals)
+    return ", ".join(_label(v) for v in vals[:5]) + (", ..." if len(vals) > 5 else "")
 
 
 def check_shrinkage(cls, p: dict, where: str) -> None:

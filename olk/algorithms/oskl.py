@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .._core.svpool import pexp
 from .base import OnlineKernelLearner
 from .registry import Param, register
 
@@ -56,9 +57,9 @@ class OSKL(OnlineKernelLearner):
     * R: the SPA paper does not mention the domain radius; default R = 0 means no projection (R = inf;
       0 keeps the stored parameters plain JSON).  JSAT's OSKL (E. Raff, checked against for the
       sampling, the eta*G weight and the O(1) norm update) implements the same rescaling projection.
-    * Online prediction: ``predict='avg'`` (default) predicts at step t with f̄_t = (1/t) sum_{tau<=t} f_tau
+    * Online prediction: ``output='avg'`` (default) predicts at step t with f̄_t = (1/t) sum_{tau<=t} f_tau
       as in the SPA paper's Table 2 ("SPA and OSKL ... report the online prediction results of the
-      averaged classifier"); ``predict='last'`` with f_t.
+      averaged classifier"); ``output='last'`` with f_t.
     """
 
     name = "oskl"
@@ -72,8 +73,10 @@ class OSKL(OnlineKernelLearner):
         Param("R", 0.0, "radius of the RKHS ball {||f|| <= R} f is projected onto; 0 = no projection",
               check=lambda v: v >= 0, requirement=">= 0"),
         Param("loss", "hinge", "loss whose derivative drives the sampling", type=str, choices=("hinge", "logistic")),
-        Param("predict", "avg", "classifier used for online prediction", type=str, choices=("avg", "last")),
+        Param("output", "avg", "classifier used online and by predict(): avg (the averaged f̄_t) or last (f_t)",
+              type=str, choices=("avg", "last")),
     )
+    renamed = {"predict": ("output", "after olk 0.1.0")}   # 'predict' shadowed the predict() method
 
     #: fold sigma into the stored coefficients when it gets this small (exactness is unaffected)
     renormalise_below = 1e-4
@@ -90,9 +93,9 @@ class OSKL(OnlineKernelLearner):
         if self.loss == "hinge":
             return 1.0 if z < 1.0 else 0.0
         if z >= 0.0:                                  # 1 / (1 + e^z), overflow-safe
-            e = math.exp(-z)
+            e = pexp(-z)                              # olk's portable exp: same bits on every host
             return e / (1.0 + e)
-        return 1.0 / (1.0 + math.exp(z))
+        return 1.0 / (1.0 + pexp(z))
 
     def step(self, i, y):
         self.t += 1
@@ -120,7 +123,7 @@ class OSKL(OnlineKernelLearner):
                         self.n_projections += 1
                         if self._sigma < self.renormalise_below:
                             self._renormalise()
-        return f_avg if self.predict == "avg" else f
+        return f_avg if self.output == "avg" else f
 
     def _renormalise(self) -> None:
         """col1 -= S col0 ; col0 *= sigma ; sigma = 1 ; S = 0 — f_t and f̄_t are unchanged."""
@@ -131,7 +134,7 @@ class OSKL(OnlineKernelLearner):
 
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """Scores of f̄_T = (1/T) sum_{t<=T} f_t (output='avg', Algorithm 1's output) or of f_{T+1} ('last')."""
-        output = output or self.predict
+        output = output or self.output
         if self.pool is None or self.t == 0:
             return super().decision_function(X)
         D = self.pool.decision_matrix(self._source_for(X))

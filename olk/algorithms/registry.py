@@ -5,6 +5,7 @@ parameters get a did-you-mean, out-of-range values a one-line :class:`~olk.error
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -42,9 +43,40 @@ class Param:
                 v = self.type(value)
         except (TypeError, ValueError):
             raise ConfigError(f"{where}: expected {self.type.__name__}, got {value!r}") from None
+        if self.type is float and not math.isfinite(v):
+            raise ConfigError(f"{where}: expected a finite number, got {value!r}")
         if self.check is not None and not self.check(v):
             raise ConfigError(f"{where}: must be {self.requirement} (got {v!r})")
         return v
+
+
+@dataclass(frozen=True)
+class Reproducibility:
+    """How exactly a learner's results reproduce on another machine (``olk regress`` holds it to this).
+
+    ``exact``: its decisions depend only on olk's own compiled loops (fixed summation order, the core's
+    portable exp, integer powers) and its seeded RNG, so mistakes, #SV and accuracies must match the
+    baseline bit for bit on any host.  Otherwise its arithmetic goes through code olk does not control
+    (BLAS/LAPACK, libm's CPU-dispatched exp, a third-party solver) and the stated tolerances apply:
+    ``mistakes`` (absolute, per run), ``accuracy`` (points, on the mean over permutations, online and
+    test accuracy alike), ``n_sv`` (relative, on the mean #SV).  ``reason`` says which path and the
+    measured spread behind the numbers.  On one machine every learner is bit-identical across
+    ``n_jobs`` and resume whatever it declares here.
+    """
+
+    exact: bool = True
+    mistakes: int = 0
+    accuracy: float = 0.0
+    n_sv: float = 0.0
+    reason: str = "olk's own compiled loops and seeded RNG only"
+
+    def label(self) -> str:
+        if self.exact:
+            return "exact"
+        return f"±{self.mistakes} mistakes/run, ±{self.accuracy:g} points, ±{self.n_sv:.0%} #SV"
+
+
+EXACT = Reproducibility()
 
 
 REGISTRY: dict[str, type] = {}
@@ -74,26 +106,42 @@ def get(name: str, where: str = "algorithm"):
     return REGISTRY[resolve_name(name, where)]
 
 
-def validate_params(name: str, params: dict, where: str = "") -> dict:
-    """Check `params` against algorithm `name`'s specs; return the full parameter dict with defaults filled."""
-    cls = get(name, where or "algorithm")
+def unknown_param_error(cls, key: str, value, where: str) -> ConfigError:
+    """The one-line error for a parameter `key` that learner class `cls` does not have.  An old name listed
+    in ``cls.renamed`` ({old: (new, when)}) says what to write instead; any other name gets a did-you-mean."""
+    specs = {p.name: p for p in cls.params}
+    if key in getattr(cls, "renamed", {}):
+        new, when = cls.renamed[key]
+        choices = f" ({'|'.join(map(str, specs[new].choices))})" if specs[new].choices else ""
+        return ConfigError(f"{where}.{key}: renamed to '{new}'{choices} {when}; write {new}: {value}")
+    return ConfigError(f"{where}: unknown parameter '{key}' for {cls.name}{did_you_mean(key, specs)}"
+                       f"; its parameters are: {', '.join(specs) or 'none'}")
+
+
+def check_params_of(cls, params: dict, where: str = "") -> dict:
+    """The one parameter check: `params` against learner class `cls`'s Params (names, types, ranges) and its
+    cross-parameter ``check_params``; returns the full parameter dict with defaults filled.  Every way of
+    building a learner goes through it (the learner's constructor calls it), and so does the config layer."""
     specs = {p.name: p for p in cls.params}
     out = {}
     for key, val in (params or {}).items():
         if key not in specs:
-            raise ConfigError(f"{where or name}: unknown parameter '{key}' for {cls.name}"
-                              f"{did_you_mean(key, specs)}; its parameters are: {', '.join(specs) or 'none'}")
+            raise unknown_param_error(cls, key, val, where or cls.name)
         out[key] = specs[key].coerce(val, f"{where + '.' if where else ''}{key}")
     full = {p.name: out.get(p.name, p.default) for p in cls.params}
-    cls.check_params(full, where or name)
+    cls.check_params(full, where or cls.name)
     return full
 
 
+def validate_params(name: str, params: dict, where: str = "") -> dict:
+    """:func:`check_params_of` for the learner registered as `name`."""
+    return check_params_of(get(name, where or "algorithm"), params, where)
+
+
 def make(name: str, kernel=None, random_state=None, where: str = "", **params):
-    """Instantiate a registered learner with validated parameters."""
+    """Instantiate a registered learner; parameter errors name `where` (e.g. the config entry)."""
     cls = get(name, where or "algorithm")
-    full = validate_params(cls.name, params, where)
-    return cls(kernel=kernel, random_state=random_state, **full)
+    return cls(kernel=kernel, random_state=random_state, where=where, **params)
 
 
 def available() -> list[str]:

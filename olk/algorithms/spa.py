@@ -23,8 +23,8 @@ class SPA(OnlineKernelLearner):
         (1/t) sum_{tau=1..t} f_tau(x) = f_t(x) - (1/t) sum_s a_s s k(x_s, x).
 
     The pool keeps two columns per SV, a_s and a_s * s, so one pass gives f_t and f̄_t together.
-    ``predict='avg'`` (default, the paper's Table 2 protocol, Section 6.1.2) predicts online with
-    f̄_t; ``predict='last'`` with f_t.  E[#SV] <= alpha T / beta (Theorem 5.2).
+    ``output='avg'`` (default, the paper's Table 2 protocol, Section 6.1.2) predicts online with
+    f̄_t; ``output='last'`` with f_t.  E[#SV] <= alpha T / beta (Theorem 5.2).
     """
 
     name = "spa"
@@ -35,8 +35,10 @@ class SPA(OnlineKernelLearner):
         Param("alpha", 1.0, "cap on the loss used for the sampling probability", check=lambda v: v > 0, requirement="> 0"),
         Param("beta", 20.0, "sampling scale: Pr(Z_t=1) = min(alpha, l_t)/beta; needs beta >= alpha", check=lambda v: v > 0, requirement="> 0"),
         Param("eta", 1.0, "aggressiveness (PA-I's C)", check=lambda v: v > 0, requirement="> 0"),
-        Param("predict", "avg", "classifier used for online prediction", type=str, choices=("avg", "last")),
+        Param("output", "avg", "classifier used online and by predict(): avg (the averaged f̄_t) or last (f_t)",
+              type=str, choices=("avg", "last")),
     )
+    renamed = {"predict": ("output", "after olk 0.1.0")}   # 'predict' shadowed the predict() method
 
     @classmethod
     def check_params(cls, p, where):
@@ -59,11 +61,11 @@ class SPA(OnlineKernelLearner):
                 a = tau * y
                 self.pool.add(self.src, i, (a, a * t), t)
                 self.n_updates += 1
-        return f_avg if self.predict == "avg" else f
+        return f_avg if self.output == "avg" else f
 
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """Scores of f̄_T (output='avg', Algorithm 1's output) or of the last f_{T+1} (output='last')."""
-        output = output or self.predict
+        output = output or self.output
         if self.pool is None or self.t == 0:
             return super().decision_function(X)
         D = self.pool.decision_matrix(self._source_for(X))

@@ -27,10 +27,10 @@ import numpy as np
 
 from .. import __version__
 from ..algorithms import registry as algo_registry
-from ..errors import ConfigError, DataError, OlkError
+from ..errors import ConfigError, DataError, Interrupted, OlkError
 from ..kernels import make_kernel
 from ..paths import project_dir
-from . import seeds
+from . import fingerprint, seeds
 from .config import ExperimentConfig, MatchRef, grid
 from .protocol import online_pass
 from .store import RunStore, atomic_write_text
@@ -76,14 +76,14 @@ def _execute_batch(spec: dict, X, y, Xt, yt) -> dict:
     else:
         rec.update(online_pass(model, X, y, order, spec["checkpoints"]))
     rec["train_time_s"] = rec["time_s"]
-    choices = {p.name: p for p in cls.params}.get("predict")
+    choices = {p.name: p for p in cls.params}.get("output")
     outputs = list(choices.choices) if choices is not None else [None]
     yt = np.asarray(yt, dtype=np.float64)
     by_out = {}
     for o in outputs:
         pred = np.where(model.decision_function(Xt, output=o) >= 0.0, 1.0, -1.0)   # sign(0) = +1
         by_out[o or "default"] = 100.0 * float(np.mean(pred == yt)) if len(yt) else float("nan")
-    rec["test_accuracy"] = by_out[spec["params"].get("predict") or "default"]
+    rec["test_accuracy"] = by_out[spec["params"].get("output") or "default"]
     if choices is not None:
         rec["test_accuracy_by_output"] = by_out
     rec["n_test"] = int(len(yt))
@@ -482,9 +482,12 @@ class Runner:
             "table_layout": self.cfg.table_layout, "unavailable": self.unavailable, "tuning": self.tuning,
             "datasets": [d.name for d in self.cfg.datasets], "mode": self.cfg.mode,
             "algorithms": [lab for a in self.cfg.algorithms for lab in (list(a.outputs) or [a.label])],
+            fingerprint.KEY: fingerprint.fingerprint(self.cfg),
         }
         prev = self.previous_meta
         if prev:      # resumed with --datasets/--algorithms: keep what earlier invocations ran
+            if isinstance(prev.get(fingerprint.KEY), dict):
+                meta[fingerprint.KEY] = fingerprint.merge(prev[fingerprint.KEY], meta[fingerprint.KEY])
             for key in ("datasets", "algorithms"):
                 meta[key] = list(dict.fromkeys(list(prev.get(key) or []) + meta[key]))
             tuning = {ds: dict(v) for ds, v in (prev.get("tuning") or {}).items()}
@@ -521,11 +524,16 @@ class Runner:
         self.out.mkdir(parents=True, exist_ok=True)
         self.store.load()
         self.previous_meta = {}
-        if self.resume and (self.out / "experiment.json").is_file():
+        if self.resume and not self.force and (self.out / "experiment.json").is_file():
             try:
                 self.previous_meta = json.loads((self.out / "experiment.json").read_text())
             except ValueError:
                 self.previous_meta = {}
+        if self.resume and not self.force and self.store.records():
+            # refuse to mix runs of other settings into this directory (olk.experiment.fingerprint)
+            old = self.previous_meta.get(fingerprint.KEY)
+            fingerprint.check_resume(self.out, old if isinstance(old, dict) else None,
+                                     fingerprint.fingerprint(self.cfg), log=self.log)
         self._check_all_specs()
         started = _dt.datetime.now().isoformat(timespec="seconds")
         self._load_data()
@@ -537,7 +545,7 @@ class Runner:
             self.store.write_tables(self._kept_from_earlier() + [r for r in self.order if self.store.get(r)],
                                     self._outputs())
             done = sum(1 for r in self.order if self.store.get(r))
-            raise OlkError(f"interrupted: {done} finished runs are saved in {self.out}; rerun with --resume to continue") from None
+            raise Interrupted(f"interrupted: {done} finished runs are saved in {self.out}; rerun with --resume to continue") from None
         self.store.write_tables(self._kept_from_earlier() + self.order, self._outputs())
         atomic_write_text(self.out / "experiment.json", json.dumps(self._meta("finished", started), indent=2, default=str))
         return self.out
