@@ -17,7 +17,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import ConfigError, OlkError, did_you_mean
+from .errors import ConfigError, Interrupted, OlkError, did_you_mean
 
 SWEEP_SHORTHANDS = ("alpha", "beta", "eta", "C", "budget", "gamma", "lam")
 
@@ -97,9 +97,16 @@ def _finish(out, quiet):
         click.echo(render_table(out, fmt="md"))
 
 
+def _check_n_jobs(ctx, param, value):
+    if value == 0:
+        raise click.BadParameter("must be >= 1, or negative for all cores but n-1 (-1 = all cores)")
+    return value
+
+
 def run_options(f):
     opts = [
-        click.option("--n-jobs", "-j", type=int, default=None, help="Parallel runs (joblib); default from config."),
+        click.option("--n-jobs", "-j", type=int, default=None, callback=_check_n_jobs,
+                     help="Parallel runs (joblib; -1 = all cores); default from config."),
         click.option("--backend", type=click.Choice(["loky", "threading", "multiprocessing", "dask"]), default=None,
                      help="joblib backend (dask needs olk[distributed] and a running dask.distributed scheduler)."),
         click.option("--repeats", "-r", type=int, default=None, help="Number of permutations (overrides the config)."),
@@ -118,7 +125,55 @@ def run_options(f):
     return f
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _interrupted(command: str | None) -> Interrupted:
+    """The one-line report of a Ctrl-C that no inner layer turned into an Interrupted (with its own counts)."""
+    if command in ("run", "sweep"):
+        return Interrupted("interrupted: runs that finished before it are kept in the results directory "
+                           "(runs.jsonl); rerun the same command with --resume to continue")
+    if command == "regress":
+        return Interrupted("interrupted: no baseline was changed unless --update had finished; rerun 'olk regress'")
+    again = f"'olk {command} ...'" if command else "the command"
+    return Interrupted(f"interrupted: nothing was saved half-written; rerun {again}")
+
+
+def _command_of(args) -> str | None:
+    """The subcommand named in a command line (its first word that is not an option)."""
+    return next((a for a in args or () if not a.startswith("-")), None)
+
+
+class _Group(click.Group):
+    """The olk group: a Ctrl-C inside any command becomes :class:`Interrupted` (exit status 130, one line).
+
+    The data and report commands are mounted on first use, so ``import olk.cli`` is quick (no pandas) and a
+    Ctrl-C while they load is reported like any other."""
+
+    _mounted = False
+
+    def _mount(self):
+        if not self._mounted:
+            type(self)._mounted = True
+            _mount_optional()
+
+    def get_command(self, ctx, cmd_name):
+        self._mount()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx):
+        self._mount()
+        return super().list_commands(ctx)
+
+    def resolve_command(self, ctx, args):
+        ctx.meta["olk.command"] = args[0] if args else None     # named in the report of a Ctrl-C while it loads
+        return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _interrupted(ctx.invoked_subcommand or ctx.meta.get("olk.command")) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="olk")
 def cli():
     """olk: online kernel learning, reproduced."""
@@ -154,10 +209,18 @@ def expand_sweep(cfg, settings: dict):
         names = {q.name for q in registry.REGISTRY[a.name].params}
         return (p in names) and (not lab or lab == a.label)
 
+    labels = [a.label for a in cfg.algorithms]
     for key in settings:
         if not any(applies(a, key) for a in cfg.algorithms):
-            allp = sorted({q.name for a in cfg.algorithms for q in registry.REGISTRY[a.name].params})
-            raise ConfigError(f"--set {key}: no algorithm in {cfg.path} has this parameter{did_you_mean(key.rpartition('.')[2], allp)}")
+            lab, _, p = key.rpartition(".")
+            if lab and lab not in labels:
+                raise ConfigError(f"--set {key}: no algorithm labelled '{lab}' in {cfg.path}{did_you_mean(lab, labels)}"
+                                  f"; labels are: {', '.join(labels)}")
+            algos = [cfg.algorithm(lab)] if lab else cfg.algorithms
+            allp = sorted({q.name for a in algos for q in registry.REGISTRY[a.name].params})
+            owner = f"algorithm '{lab}' has no" if lab else f"no algorithm in {cfg.path} has a"
+            raise ConfigError(f"--set {key}: {owner} parameter '{p}'{did_you_mean(p, allp)}"
+                              f"; parameters are: {', '.join(allp) or 'none'}")
     for a in cfg.algorithms:
         keys = [k for k in settings if applies(a, k)]
         deps = [v.label for v in a.params.values() if isinstance(v, MatchRef) and v.label in renamed]
@@ -166,10 +229,10 @@ def expand_sweep(cfg, settings: dict):
             continue
         for pt in points:
             b = copy.deepcopy(a)
-            mine = {k.rpartition(".")[2]: v for k, v in pt.items() if k in keys}
+            mine = {k.rpartition(".")[2]: (k, v) for k, v in pt.items() if k in keys}
             suffix = ",".join(f"{k.rpartition('.')[2]}={v}" for k, v in pt.items() if k in keys or deps)
-            for p, v in mine.items():
-                b.params[p] = _algo_params(a.name, {p: v}, f"--set {p}")[p]
+            for p, (k, v) in mine.items():
+                b.params[p] = _algo_params(a.name, {p: v}, f"--set {k}", value_where=f"--set {k}")[p]
                 b.tune.pop(p, None)
                 for d in new.datasets:
                     d.params.get(a.label, {}).pop(p, None)
@@ -266,19 +329,20 @@ def _mount_optional():
         pass
 
 
-_mount_optional()
-
-
 def main(argv=None):
-    """Entry point: run the CLI, turning user-input errors into one line and exit status 2."""
+    """Entry point: run the CLI, turning user-input errors into one line ``olk: error: ...``.
+
+    Exit status: 0 success, 1 an internal error (a bug: traceback), 2 bad input (config, data, option),
+    130 interrupted (Ctrl-C / SIGINT; the line says what was saved and how to resume).
+    """
     try:
         cli.main(args=argv, prog_name="olk", standalone_mode=False)
     except OlkError as e:
         click.echo(f"olk: error: {e}", err=True)
-        sys.exit(2)
-    except click.exceptions.Abort:
-        click.echo("olk: aborted", err=True)
-        sys.exit(130)
+        sys.exit(e.exit_code)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo(f"olk: error: {_interrupted(_command_of(sys.argv[1:] if argv is None else argv))}", err=True)
+        sys.exit(Interrupted.exit_code)
     except click.ClickException as e:
         msg = " ".join(e.format_message().split())
         click.echo(f"olk: error: {msg}", err=True)

@@ -2,7 +2,8 @@
 
 Every problem caused by user input (a data file, a YAML config, a CLI option) is raised as
 :class:`OlkError` (or a subclass) with a one-line message that names the file/line/key and says
-how to fix it.  The CLI prints ``olk: error: <message>`` and exits with status 2, never a traceback.
+how to fix it.  The CLI prints ``olk: error: <message>`` and exits with the error's ``exit_code`` (2 for bad
+input, 130 for :class:`Interrupted`), never a traceback.
 """
 from __future__ import annotations
 
@@ -13,9 +14,13 @@ from typing import Iterable
 class OlkError(Exception):
     """An error in user input, reported to the user as one line."""
 
+    #: the CLI's exit status for this error
+    exit_code = 2
+
     def __init__(self, message: str):
-        # keep it to one line whatever the caller passed
-        super().__init__(" ".join(str(message).split()))
+        # keep it to one line whatever the caller passed, and printable (a value quoted from a file may hold
+        # control characters such as ESC: they are shown escaped, never sent raw to the terminal)
+        super().__init__(_printable(" ".join(str(message).split())))
 
 
 class DataError(OlkError):
@@ -24,6 +29,30 @@ class DataError(OlkError):
 
 class ConfigError(OlkError):
     """Invalid experiment configuration or parameter."""
+
+
+class Interrupted(OlkError):
+    """The user interrupted a command (Ctrl-C / SIGINT); the message says what was saved and how to resume."""
+
+    exit_code = 130
+
+
+def _printable(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def excerpt(content, limit: int = 40) -> str:
+    """A short, printable quotation of file content for an error message, in single quotes: at most `limit`
+    characters (then '...'), bytes decoded as UTF-8 with undecodable bytes shown as ``\\xNN`` and every
+    non-printable character escaped, so raw binary never reaches the terminal: ``'+1 1:0.5 3-1'``,
+    ``'\\x7fELF\\x02\\x01\\x01\\x00...'``."""
+    if isinstance(content, (bytes, bytearray, memoryview)):
+        content = bytes(content).decode("utf-8", "backslashreplace")
+    text = str(content)
+    cut = len(text) > limit
+    return f"'{_printable(text[:limit])}{'...' if cut else ''}'"
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:

@@ -7,6 +7,7 @@ are the real results/paper/ tables (and, in one test, the toy published table of
 """
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shutil
@@ -168,13 +169,13 @@ def test_html_is_self_contained(built):
     root, files, md = built
     html = files[1].read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and GENERATED in html
-    assert '<img src="data:image/png;base64,' in html
+    assert re.search(r'<img [^>]*src="data:image/png;base64,', html)
     assert 'src="toy_table/figures' not in html
     assert "<table>" in html and '<td class="r">82.04 ± 0.05</td>' in html
     assert "<h4 id=\"why-spas-svs-differ\">Why SPA's #SVs differ</h4>" in html  # notes converted
     assert "<li>the budget rule samples <em>with</em> replacement (see <code>olk/algorithms/spa.py</code>);</li>" in html
     assert '<a href="https://example.org">link</a>' in html
-    assert "<pre><code>olk run configs/toy_table.yaml</code></pre>" in html
+    assert re.search(r"<pre><code[^>]*>olk run configs/toy_table.yaml\s*</code></pre>", html)
     assert "<!--" not in html.split("<body>")[1]  # comments of notes files are dropped
     ids = re.findall(r' id="([^"]+)"', html)
     assert len(ids) == len(set(ids))
@@ -205,7 +206,33 @@ def test_markdown_to_html_subset(tmp_path):
     assert '<th class="r">b | c</th>' in html and "<td><code>x|y</code></td>" in html
     assert "<ol>" in html and "<ul>\n<li>nested</li>" in html
     assert "<blockquote>\n<p>quote <em>it</em></p>" in html
-    assert "<pre><code>&lt;raw&gt; &amp; code</code></pre>" in html
+    assert re.search(r"<pre><code>&lt;raw&gt; &amp; code\s*</code></pre>", html)
+
+
+def test_markdown_to_html_table_code_anchor_image(tmp_path):
+    (tmp_path / "figs").mkdir()
+    (tmp_path / "figs" / "a b.png").write_bytes(PNG_1X1)
+    md = ("<!-- a comment -->\n\n# Report\n\nSee [the results](#results-a9a) and [anchor](#t2).\n\n"
+          '<a id="t2"></a>\n\n## Results: a9a\n\n| Algorithm | Accuracy |\n|:---|---:|\n| SPA \\| avg | 82.04 |\n\n'
+          "```sh\nolk run configs/x.yaml --set a=<1> & echo\n```\n\n![curves](figs/a%20b.png)\n\n"
+          "![remote](https://example.org/x.png) ![missing](figs/none.png)\n")
+    html = markdown_to_html(md, tmp_path, title="T & t")
+    assert html.startswith("<!DOCTYPE html>\n" + GENERATED) and "<title>T &amp; t</title>" in html
+    assert "td.r,th.r{text-align:right}" in html  # the same CSS
+    body = html.split("<body>")[1]
+    assert "<!--" not in body
+    # table, alignment as CSS class, escaped pipe kept in its cell
+    assert "<table>" in body and '<th class="r">Accuracy</th>' in body
+    assert "<td>SPA | avg</td>" in body and '<td class="r">82.04</td>' in body
+    # fenced code, escaped
+    assert "olk run configs/x.yaml --set a=&lt;1&gt; &amp; echo" in body and "<pre><code" in body
+    # anchor targets of the in-page links
+    assert '<h2 id="results-a9a">Results: a9a</h2>' in body and '<a href="#results-a9a">the results</a>' in body
+    assert '<a id="t2"></a>' in body and '<a href="#t2">anchor</a>' in body
+    # local image embedded (path percent-decoded); remote and missing images left alone
+    src = re.search(r'<img [^>]*alt="curves"[^>]*>', body).group(0)
+    assert f'src="data:image/png;base64,{base64.b64encode(PNG_1X1).decode()}"' in src
+    assert 'src="https://example.org/x.png"' in body and 'src="figs/none.png"' in body
 
 
 @pytest.fixture

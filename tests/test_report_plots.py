@@ -72,3 +72,83 @@ def test_errors_are_one_line(sweep, call, expected):
     with pytest.raises(OlkError) as e:
         call(sweep)
     assert expected in str(e.value) and "\n" not in str(e.value)
+
+
+# ----------------------------------------------------------------------------- algorithm styles
+def test_every_registered_algorithm_has_its_own_colour_and_marker():
+    from olk.algorithms.registry import available
+
+    names = available()
+    styles = {n: plots.algorithm_style(n) for n in names}
+    assert len(set(styles.values())) == len(names)                      # pairwise-distinct (colour, marker)
+    assert styles["perceptron"][0] != styles["oskl"][0]                 # the 10-colour cycle gave them one colour
+    table = plots.ALGORITHM_STYLES
+    assert len({c for c, _ in table.values()}) == len(table) and len({m for _, m in table.values()}) == len(table)
+    # labels outside the table never take a table style: an unknown learner, other outputs of a known one
+    for lab, algo in [("mystery", None), ("mystery_b", "mystery"), ("spa_last", "spa"), ("spa@beta=5", "spa")]:
+        style = plots.algorithm_style(lab, algo)
+        assert style not in table.values() and style == plots.algorithm_style(lab, algo)
+    assert plots.algorithm_style("spa_last", "spa")[0] == table["spa"][0]
+
+
+def _all_algorithms_results(dst: Path, names: list[str]) -> Path:
+    """toy_table's Perceptron runs copied once per algorithm in ``names`` (in that order)."""
+    import json
+
+    import pandas as pd
+
+    from olk.algorithms.registry import REGISTRY, available
+
+    available()
+    runs = pd.read_csv(FIX / "toy_table" / "runs.csv")
+    curves = pd.read_csv(FIX / "toy_table" / "curves.csv")
+    base = runs[(runs.label == "perceptron") & (runs.phase == "main")]
+    rows, crows = [], []
+    for i, name in enumerate(names):
+        r = base.copy()
+        r["algorithm"] = r["label"] = name
+        r["display"] = REGISTRY[name].display
+        r["accuracy"] = r["accuracy"] + i
+        r["time_s"] = r["time_s"] * (1 + i)
+        for old, new in zip(base.run_id, base.run_id + f"-{name}"):
+            c = curves[curves.run_id == old].copy()
+            c["run_id"] = new
+            c["mistake_rate"] = c["mistake_rate"] - i
+            crows.append(c)
+        r["run_id"] = base.run_id + f"-{name}"
+        rows.append(r)
+    dst.mkdir(parents=True)
+    pd.concat(rows).to_csv(dst / "runs.csv", index=False)
+    pd.concat(crows).to_csv(dst / "curves.csv", index=False)
+    meta = json.loads((FIX / "toy_table" / "experiment.json").read_text())
+    meta["algorithms"] = names
+    (dst / "experiment.json").write_text(json.dumps(meta))
+    return dst
+
+
+def _drawn_styles(monkeypatch, plot, results_dir) -> dict[str, tuple[str, str]]:
+    """legend name -> (colour, marker) of every line the plot function draws."""
+    from matplotlib.colors import to_hex
+
+    figs = []
+    monkeypatch.setattr(plots, "_save", lambda fig, res, stem, out_dir: figs.append(fig) or [])
+    plot(results_dir)
+    out = {}
+    for ax in figs[0].axes:
+        for line in ax.get_lines():
+            out[line.get_label()] = (to_hex(line.get_color()), str(line.get_marker()))
+    return out
+
+
+@pytest.mark.parametrize("plot", [plots.plot_learning_curves, plots.plot_accuracy_vs_time],
+                         ids=["learning_curves", "accuracy_vs_time"])
+def test_an_algorithm_looks_the_same_whichever_others_are_plotted(tmp_path, monkeypatch, plot):
+    from olk.algorithms.registry import available
+
+    names = [n for n in available() if not n.startswith("_")]
+    full = _drawn_styles(monkeypatch, plot, _all_algorithms_results(tmp_path / "all", names))
+    subset = names[::-3]                                                 # other order, a third of them
+    part = _drawn_styles(monkeypatch, plot, _all_algorithms_results(tmp_path / "part", subset))
+    assert len(full) == len(names) and len(set(full.values())) == len(names)
+    assert all(m not in ("None", "", " ") for _, m in full.values())
+    assert len(part) == len(subset) and all(part[k] == full[k] for k in part)

@@ -6,12 +6,15 @@ fails is the text scanned line by line to say *where* and *what* is wrong.
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 
-from olk.errors import DataError
+from olk.errors import DataError, excerpt
 
 _EXPECTED = "expected '<label> <index>:<value> ...'"
+_MAX_INDEX = 2**31 - 2          # CSR column indices are int32
+_INDEX = re.compile(rb"[-+]?[0-9]+")
 
 
 def read_libsvm(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None):
@@ -22,8 +25,12 @@ def read_libsvm(data: bytes, src: str, *, n_features: int | None = None, dataset
         X, y = load_svmlight_file(io.BytesIO(data), n_features=n_features, dtype=np.float64, zero_based=False)
     except (ValueError, TypeError, OverflowError) as e:
         raise diagnose(data, src, n_features=n_features, dataset=dataset) or DataError(
-            f"{src}: cannot parse as LIBSVM text ({e}): each line must be "
-            f"'<label> <index>:<value> ...' with 1-based increasing indices") from None
+            f"{src}: cannot parse as LIBSVM text ({excerpt(' '.join(str(e).split()), 80)[1:-1]}): each line must "
+            f"be '<label> <index>:<value> ...' with 1-based increasing indices") from None
+    if not (np.isfinite(y).all() and np.isfinite(X.data).all()):      # scikit-learn reads nan / inf / 1e999
+        raise diagnose(data, src, n_features=n_features, dataset=dataset) or DataError(
+            f"{src}: a label or value is not a finite number (nan, inf or beyond the float range): fix or remove "
+            f"that line")
     return X, y
 
 
@@ -33,28 +40,37 @@ def diagnose(data: bytes, src: str, *, n_features: int | None = None, dataset: s
         line = raw.split(b"#", 1)[0].strip()
         if not line:
             continue
-        shown = raw.decode("utf-8", "replace").strip()[:60]
+        shown = excerpt(raw.strip())
         tokens = line.split()
         if not _is_float(tokens[0]):
             return _malformed(src, lineno, shown)
+        if not _is_finite(tokens[0]):
+            return DataError(f"{src}:{lineno}: label {excerpt(tokens[0])} is not a finite number: "
+                             f"fix or remove that line, got {shown}")
         last = 0
-        for tok in tokens[1:]:
+        for pos, tok in enumerate(tokens[1:]):
             key, sep, value = tok.partition(b":")
             if not sep or not value or b":" in value:
                 return _malformed(src, lineno, shown)
             if key == b"qid":
-                if not value.isdigit():
+                if not value.isdigit() or pos > 0:      # scikit-learn wants qid right after the label
                     return _malformed(src, lineno, shown)
                 continue
-            if not key.lstrip(b"-").isdigit() or not _is_float(value):
+            if not _INDEX.fullmatch(key) or not _is_float(value):
                 return _malformed(src, lineno, shown)
             idx = int(key)
+            if idx > _MAX_INDEX:
+                return DataError(f"{src}:{lineno}: feature index {excerpt(key)[1:-1]} is too large (at most "
+                                 f"{_MAX_INDEX}): corrupt line? got {shown}")
+            if not _is_finite(value):
+                return DataError(f"{src}:{lineno}: feature {idx} has the value {excerpt(value)}, not a finite "
+                                 f"number: fix or remove that line, got {shown}")
             if idx < 1:
                 return DataError(f"{src}:{lineno}: feature index {idx} is invalid: LIBSVM indices start at 1 "
-                                 f"(convert a 0-based file by adding 1 to every index), got '{shown}'")
+                                 f"(convert a 0-based file by adding 1 to every index), got {shown}")
             if idx <= last:
                 return DataError(f"{src}:{lineno}: feature indices must be strictly increasing "
-                                 f"({idx} after {last}): sort each line's index:value pairs, got '{shown}'")
+                                 f"({idx} after {last}): sort each line's index:value pairs, got {shown}")
             if n_features is not None and idx > n_features:
                 owner = f"dataset '{dataset}'" if dataset else "the dataset"
                 return DataError(f"{src}:{lineno}: feature index {idx} is beyond the declared n_features="
@@ -65,7 +81,11 @@ def diagnose(data: bytes, src: str, *, n_features: int | None = None, dataset: s
 
 
 def _malformed(src: str, lineno: int, shown: str) -> DataError:
-    return DataError(f"{src}:{lineno}: malformed LIBSVM line: {_EXPECTED}, got '{shown}'")
+    return DataError(f"{src}:{lineno}: malformed LIBSVM line: {_EXPECTED}, got {shown}")
+
+
+def _is_finite(tok: bytes) -> bool:
+    return bool(np.isfinite(float(tok)))
 
 
 def _is_float(tok: bytes) -> bool:

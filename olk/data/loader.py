@@ -18,7 +18,7 @@ from olk.data.registry import DatasetSpec, FileSpec, Part, get_registry
 from olk.data.search import find_file, search_path
 from olk.errors import DataError, did_you_mean
 
-READER_VERSION = 1          # bump when a reader's output changes, to invalidate cached arrays
+READER_VERSION = 2          # bump when a reader's output changes, to invalidate cached arrays
 _USER_MAX_CLASSES = 100     # own files: > 2 integer labels and at most this many distinct -> multiclass
 _SPARSE_DENSITY = 0.25      # own files, sparse=None: CSR if fewer than this fraction of entries are nonzero
 
@@ -44,11 +44,15 @@ def load_dataset(name_or_path: str | os.PathLike, split: str | None = None, *,
     if name in reg:
         return _load_registered(reg[name], split, data_dir, pre, verify, sparse)
     path = Path(name).expanduser()
-    if path.is_file():
+    try:
+        is_file, is_dir = path.is_file(), path.is_dir()
+    except (OSError, ValueError):       # a name the OS rejects (too long, NUL byte): not a file
+        is_file = is_dir = False
+    if is_file:
         if split is not None:
             raise DataError(f"{name}: split='{split}' applies only to registry datasets; your own file is one part")
         return _load_user_file(path, pre, sparse)
-    if path.is_dir():
+    if is_dir:
         raise DataError(f"{name}: is a directory; pass a registry dataset name or a LIBSVM file")
     if os.sep in name or "/" in name or path.suffix.lower() in {".libsvm", ".svm", ".txt", ".t", *SUFFIXES[1:]}:
         raise DataError(f"{name}: no such file (and not a registry dataset{did_you_mean(path.name, reg)}): "

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from ..algorithms import registry as algo_registry
-from ..errors import ConfigError, did_you_mean
+from ..errors import ConfigError, did_you_mean, excerpt
 from ..kernels import make_kernel
 
 TOP_KEYS = {
@@ -58,7 +59,6 @@ TOP_KEYS = {
     "compare": "tolerances for olk compare, e.g. {accuracy: 1.5}",
     "table_layout": "table rendering options, e.g. {datasets_per_block: 2}",
     "unavailable": "datasets known to be unavailable offline: {name: reason}",
-    "regress": "tolerances for olk regress: {accuracy: 0.5 (points), n_sv: 0.05 (relative)}",
     "cv": "batch mode: cross-validation for tune grids, {folds: 3, max_rows: 5000} (max_rows: stratified subsample)",
 }
 DATASET_KEYS = {"name", "params", "preprocess", "kernel", "label", "test", "holdout"}
@@ -140,7 +140,6 @@ class ExperimentConfig:
     compare: dict = field(default_factory=dict)
     table_layout: dict = field(default_factory=dict)
     unavailable: dict = field(default_factory=dict)
-    regress: dict = field(default_factory=dict)
     cv_folds: int = 3
     cv_max_rows: int | None = None
 
@@ -176,7 +175,19 @@ def _check_keys(d: dict, allowed, where: str):
             raise ConfigError(f"{where}: unknown key '{k}'{did_you_mean(k, allowed)}; allowed keys: {', '.join(sorted(allowed))}")
 
 
-def _number(v, where, kind=float, lo=None, lo_strict=False):
+def _show(v) -> str:
+    """A value from the config for a message: its repr, at most ~60 characters, non-printables escaped."""
+    return excerpt(repr(v), 60)[1:-1]
+
+
+def _name(v, where: str, what: str) -> str:
+    """A name given in YAML (a string; a bare number such as 2 is taken as '2')."""
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)) or str(v) == "":
+        raise ConfigError(f"{where}: expected {what}, got {_show(v)}")
+    return str(v)
+
+
+def _number(v, where, kind=float, lo=None, lo_strict=False, hi=None):
     try:
         if kind is int and isinstance(v, float) and not v.is_integer():
             raise ValueError
@@ -185,8 +196,12 @@ def _number(v, where, kind=float, lo=None, lo_strict=False):
         raise ConfigError(f"{where}: expected {'an integer' if kind is int else 'a number'}, got {v!r}") from None
     if isinstance(v, bool):
         raise ConfigError(f"{where}: expected a number, got {v!r}")
+    if not math.isfinite(x):
+        raise ConfigError(f"{where}: expected a finite number, got {v!r}")
     if lo is not None and (x <= lo if lo_strict else x < lo):
         raise ConfigError(f"{where}: must be {'>' if lo_strict else '>='} {lo} (got {x})")
+    if hi is not None and x > hi:
+        raise ConfigError(f"{where}: must be <= {hi} (got {x})")
     return x
 
 
@@ -197,8 +212,11 @@ def _parse_param_value(v, where):
     return v
 
 
-def _algo_params(name: str, params: dict, where: str, allow_match=True) -> dict:
-    """Check parameter names and (non-deferred) values against the registry; keep MatchRefs as they are."""
+def _algo_params(name: str, params: dict, where: str, allow_match=True, value_where: str | None = None) -> dict:
+    """Check parameter names and (non-deferred) values against the registry; keep MatchRefs as they are.
+
+    A bad value is reported at ``WHERE.PARAM``, or at `value_where` when given (``--set spa.beta`` names the
+    key as the user typed it)."""
     if params is None:
         return {}
     if not isinstance(params, dict):
@@ -208,15 +226,15 @@ def _algo_params(name: str, params: dict, where: str, allow_match=True) -> dict:
     out = {}
     for k, v in params.items():
         if k not in specs:
-            raise ConfigError(f"{where}: unknown parameter '{k}' for {cls.name}{did_you_mean(k, specs)}"
-                              f"; its parameters are: {', '.join(specs) or 'none'}")
-        v = _parse_param_value(v, f"{where}.{k}")
+            raise algo_registry.unknown_param_error(cls, k, v, where)   # unknown, or renamed (cls.renamed)
+        vw = value_where or f"{where}.{k}"
+        v = _parse_param_value(v, vw)
         if isinstance(v, MatchRef):
             if not allow_match:
-                raise ConfigError(f"{where}.{k}: 'match' is not allowed here")
+                raise ConfigError(f"{vw}: 'match' is not allowed here")
             out[k] = v
         else:
-            out[k] = specs[k].coerce(v, f"{where}.{k}")
+            out[k] = specs[k].coerce(v, vw)
     return out
 
 
@@ -255,12 +273,24 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     """Validate a config mapping (as loaded from YAML) and return an ExperimentConfig."""
     algo_registry.available()
     where0 = path or "<config>"
+    if raw is None:
+        raise ConfigError(f"{where0}: empty config: expected a YAML mapping with at least 'algorithms' and "
+                          f"'datasets' (see configs/demo.yaml)")
     if not isinstance(raw, dict):
-        raise ConfigError(f"{where0}: expected a YAML mapping at the top level")
+        raise ConfigError(f"{where0}: expected a YAML mapping at the top level, got {type(raw).__name__} "
+                          f"{_show(raw)} (see configs/demo.yaml)")
     _check_keys(raw, TOP_KEYS, where0)
-    name = str(raw.get("name") or (Path(path).stem if path else "experiment"))
+    name = raw.get("name")
+    if name in (None, ""):
+        name = Path(path).stem if path else "experiment"
+    else:
+        name = _name(name, _where(where0, "name"), "a name for the results directory")
+        if "/" in name or "\\" in name or name in (".", ".."):
+            raise ConfigError(f"{_where(where0, 'name')}: '{name}' names the results directory: give a plain name "
+                              f"without '/' or '\\' (use --out to choose another directory)")
     cfg = ExperimentConfig(name=name, path=path)
-    cfg.paper = raw.get("paper")
+    cfg.paper = None if raw.get("paper") is None else _name(raw["paper"], _where(where0, "paper"),
+                                                            "a paper id such as spa_tist2018")
     cfg.table = None if raw.get("table") is None else str(raw.get("table"))
     cfg.description = str(raw.get("description", ""))
     cfg.mode = str(raw.get("mode", "online"))
@@ -268,16 +298,24 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         raise ConfigError(f"{_where(where0, 'mode')}: must be one of {', '.join(MODES)}{did_you_mean(cfg.mode, MODES)}")
     cfg.seed = _number(raw.get("seed", 0), _where(where0, "seed"), int, lo=0)
     cfg.repeats = _number(raw.get("repeats", 1), _where(where0, "repeats"), int, lo=1)
-    cfg.shuffle = bool(raw.get("shuffle", True))
+    cfg.shuffle = raw.get("shuffle", True)
+    if not isinstance(cfg.shuffle, bool):
+        raise ConfigError(f"{_where(where0, 'shuffle')}: expected true or false, got {_show(cfg.shuffle)}")
     cfg.scale = _number(raw.get("scale", 1.0), _where(where0, "scale"), float, lo=0, lo_strict=True)
     if cfg.scale > 1:
         raise ConfigError(f"{_where(where0, 'scale')}: must be in (0, 1] (got {cfg.scale})")
     cfg.n_jobs = _number(raw.get("n_jobs", 1), _where(where0, "n_jobs"), int)
+    if cfg.n_jobs == 0:
+        raise ConfigError(f"{_where(where0, 'n_jobs')}: must be >= 1, or negative for all cores but n-1 (-1 = all)")
     cfg.backend = str(raw.get("backend", "loky"))
     if cfg.backend not in BACKENDS:
         raise ConfigError(f"{_where(where0, 'backend')}: must be one of {', '.join(BACKENDS)}{did_you_mean(cfg.backend, BACKENDS)}")
-    cfg.checkpoints = _number(raw.get("checkpoints", 50), _where(where0, "checkpoints"), int, lo=2)
+    cfg.checkpoints = _number(raw.get("checkpoints", 50), _where(where0, "checkpoints"), int, lo=2, hi=100_000)
     cfg.data_dir = raw.get("data_dir")
+    if cfg.data_dir is not None and not (isinstance(cfg.data_dir, str) or (
+            isinstance(cfg.data_dir, list) and all(isinstance(x, str) for x in cfg.data_dir))):
+        raise ConfigError(f"{_where(where0, 'data_dir')}: expected a directory path (or a list of paths), "
+                          f"got {_show(cfg.data_dir)}")
     kern = raw.get("kernel", {"type": "gaussian", "gamma": 1.0})
     make_kernel(kern, _where(where0, "kernel"))
     cfg.kernel = dict(kern) if isinstance(kern, dict) else {"type": str(kern)}
@@ -288,7 +326,10 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     cfg.tune_metric = str(tune.get("metric", "accuracy"))
     if cfg.tune_metric not in ("accuracy", "test_accuracy"):
         raise ConfigError(f"{_where(where0, 'tune.metric')}: must be accuracy or test_accuracy")
-    for key in ("compare", "table_layout", "unavailable", "regress"):
+    if "regress" in raw:
+        raise ConfigError(f"{_where(where0, 'regress')}: regression tolerances are declared by each learner "
+                          f"(its 'reproducibility', listed by 'olk algorithms'), not by the config; remove this key")
+    for key in ("compare", "table_layout", "unavailable"):
         val = raw.get(key) or {}
         if not isinstance(val, dict):
             raise ConfigError(f"{_where(where0, key)}: expected a mapping")
@@ -334,9 +375,9 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
                           "target": target}
         outputs = a.get("outputs") or {}
         if outputs:
-            choices = {p.name: p for p in cls.params}.get("predict")
+            choices = {p.name: p for p in cls.params}.get("output")
             if not isinstance(outputs, dict) or choices is None:
-                raise ConfigError(f"{w}.outputs: only learners with a 'predict' parameter (avg/last) have several "
+                raise ConfigError(f"{w}.outputs: only learners with an 'output' parameter (avg/last) have several "
                                   f"outputs; expected e.g. {{spa_last: last, spa_avg: avg}}")
             for lab, o in outputs.items():
                 choices.coerce(o, f"{w}.outputs.{lab}")
@@ -368,10 +409,20 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         if not isinstance(d, dict) or "name" not in d:
             raise ConfigError(f"{w}: expected a dataset name or a mapping with 'name'")
         _check_keys(d, DATASET_KEYS, w)
+        d = {**d, "name": _name(d["name"], f"{w}.name", "a dataset name or path")}
         if d["name"] in seen:
             raise ConfigError(f"{w}: dataset '{d['name']}' listed twice")
         seen.add(d["name"])
         overrides = {}
+        for key in ("params", "preprocess"):
+            if not isinstance(d.get(key) or {}, dict):
+                raise ConfigError(f"{w}.{key}: expected a mapping, e.g. "
+                                  f"{'{spa: {beta: 5}}' if key == 'params' else '{positive_label: 1}'}, "
+                                  f"got {_show(d[key])}")
+        if d.get("test") is not None:
+            d["test"] = _name(d["test"], f"{w}.test", "the name of a part such as 'test'")
+        from ..data.preprocess import validate_preprocess      # lazy: numpy/scipy
+        validate_preprocess(d.get("preprocess"), f"{w}.preprocess")
         for lab, ps in (d.get("params") or {}).items():
             if lab not in run_labels:
                 raise ConfigError(f"{w}.params: '{lab}' is not an algorithm label of this config{did_you_mean(lab, run_labels)}")
@@ -385,23 +436,66 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
                 raise ConfigError(f"{w}.holdout: the test fraction must be in (0, 1) (got {holdout})")
             if d.get("test") is not None:
                 raise ConfigError(f"{w}: give either 'test' (a test part) or 'holdout' (a fraction), not both")
+        if d["name"] not in cfg.unavailable:
+            _check_dataset(d["name"], f"{w}.name")
         cfg.datasets.append(DatasetEntry(str(d["name"]), overrides, dict(d.get("preprocess") or {}), d.get("kernel"),
                                          None if d.get("test") is None else str(d["test"]), holdout))
     cfg.stages()
     return cfg
 
 
+def _check_dataset(name: str, where: str) -> None:
+    """A dataset entry must be a registry name or an existing file (checked before anything is computed)."""
+    from ..data import get_registry     # lazy: numpy/scipy
+    reg = get_registry()
+    path = Path(name).expanduser()
+    if name in reg or _is(path, "file"):
+        return
+    if _is(path, "dir"):
+        raise ConfigError(f"{where}: {_show(name)} is a directory; give a registry dataset name or a LIBSVM file")
+    close = did_you_mean(path.name, reg)
+    if "/" in name or "\\" in name or path.suffix:
+        raise ConfigError(f"{where}: {_show(name)}: no such file (and not a registry dataset{close}): check the path "
+                          f"(relative to the current directory)")
+    raise ConfigError(f"{where}: unknown dataset {_show(name)}{close}: run `olk datasets list` for the registered "
+                      f"names, or give the path of your own LIBSVM file")
+
+
+def _is(path: Path, kind: str) -> bool:
+    """path.is_file() / is_dir(), False for a name the OS rejects (too long, NUL byte) instead of an OSError."""
+    try:
+        return path.is_file() if kind == "file" else path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def load_config(path: str | Path) -> ExperimentConfig:
     """Read and validate a YAML config file."""
     p = Path(path)
-    if not p.is_file():
+    if not _is(p, "file"):
         raise ConfigError(f"{path}: config file not found")
     try:
-        raw = yaml.safe_load(p.read_text())
+        data = p.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the config file ({e.strerror or e})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not a UTF-8 text YAML file (byte 0x{data[e.start]:02x} at offset {e.start}); "
+                          f"pass a YAML config such as configs/demo.yaml") from None
+    try:
+        raw = yaml.safe_load(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: invalid YAML ({getattr(e, 'problem', None) or e})") from None
+        if isinstance(e, yaml.reader.ReaderError):      # a control character such as NUL: binary, not YAML
+            line = f":{text.count(chr(10), 0, e.position) + 1}"
+            reason = f"unacceptable character {excerpt(chr(e.character))} at offset {e.position}"
+        else:
+            reason = " ".join(str(getattr(e, "problem", None) or e).split())
+        raise ConfigError(f"{path}{line}: invalid YAML ({reason})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid YAML (nested too deeply)") from None
     return parse_config(raw, str(path))
 
 
@@ -422,7 +516,7 @@ def apply_overrides(cfg: ExperimentConfig, settings: dict[str, object]) -> Exper
                 allp = sorted({q.name for a in cfg.algorithms for q in algo_registry.REGISTRY[a.name].params})
                 raise ConfigError(f"--set {key}: no algorithm in this config has a parameter '{p}'{did_you_mean(p, allp)}")
         for a in targets:
-            a.params[p] = _algo_params(a.name, {p: val}, f"--set {key}")[p]
+            a.params[p] = _algo_params(a.name, {p: val}, f"--set {key}", value_where=f"--set {key}")[p]
             a.tune.pop(p, None)
             for d in cfg.datasets:
                 d.params.get(a.label, {}).pop(p, None)
@@ -433,10 +527,18 @@ def parse_set_options(items) -> dict[str, list]:
     """'beta=5,10,20' -> {'beta': [5.0, 10.0, 20.0]} (numbers parsed with YAML rules)."""
     out: dict[str, list] = {}
     for it in items or ():
-        if "=" not in it:
+        if "=" not in it or not it.split("=", 1)[0].strip():
             raise ConfigError(f"--set {it}: expected PARAM=V1,V2,... (e.g. --set beta=5,10,20 or --set spa.eta=0.1)")
         k, v = it.split("=", 1)
-        vals = [yaml.safe_load(x) for x in v.split(",") if x.strip() != ""]
+        vals = []
+        for x in v.split(","):
+            if x.strip() == "":
+                continue
+            try:
+                vals.append(yaml.safe_load(x))
+            except yaml.YAMLError:
+                raise ConfigError(f"--set {it}: {excerpt(x.strip())} is not a value; give numbers or words, "
+                                  f"e.g. --set beta=5,10,20") from None
         if not vals:
             raise ConfigError(f"--set {it}: no values given")
         out[k.strip()] = vals

@@ -13,6 +13,7 @@ no creation date, so re-plotting the same results gives the same files.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from pathlib import Path
@@ -51,13 +52,79 @@ def _save(fig: Figure, res: Results, stem: str, out_dir: str | Path | None) -> l
     return [png, pdf]
 
 
-def _colors(res: Results) -> dict[str, str]:
-    """One colour per algorithm label, fixed across panels and figures (config order)."""
-    import matplotlib as mpl
+# ----------------------------------------------------------------------------- styles
+# One (colour, marker) per registered learner, keyed by registry name: an algorithm looks the same in every
+# figure, whichever other algorithms are plotted.  Every colour and every marker is used once (tab10 plus
+# three dark tab20b shades).  A new learner gets a line here; until then it gets a fallback style.
+ALGORITHM_STYLES: dict[str, tuple[str, str]] = {
+    "perceptron":   ("#1f77b4", "o"),
+    "pa1":          ("#ff7f0e", "s"),
+    "ogd":          ("#2ca02c", "^"),
+    "spa":          ("#d62728", "*"),
+    "pegasos":      ("#9467bd", "v"),
+    "forgetron":    ("#8c564b", "D"),
+    "projectron":   ("#e377c2", "P"),
+    "projectronpp": ("#7f7f7f", "X"),
+    "rbp":          ("#bcbd22", "<"),
+    "bpas":         ("#17becf", ">"),
+    "bogd":         ("#393b79", "p"),
+    "oskl":         ("#bd9e39", "h"),
+    "libsvm":       ("#000000", "d"),
+}
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "p", "h", "d", "*", "H", "8")
 
-    cycle = mpl.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
-    labels = list(dict.fromkeys(lab for lab, _ in res.rows))
-    return {lab: cycle[i % len(cycle)] for i, lab in enumerate(labels)}
+
+def _stable_index(key: str, n: int) -> int:
+    """A deterministic index in range(n) (not Python's hash(), which changes between processes)."""
+    return int(hashlib.sha1(key.encode()).hexdigest(), 16) % n
+
+
+def _fallback_colours() -> list[str]:
+    """Colours for learners missing from ALGORITHM_STYLES: tab20b + tab20c without the table's colours and
+    the pale shades (too faint on white)."""
+    import matplotlib as mpl
+    from matplotlib.colors import to_hex, to_rgb
+
+    taken = {c.lower() for c, _ in ALGORITHM_STYLES.values()}
+    cols = [to_hex(c) for name in ("tab20b", "tab20c") for c in mpl.colormaps[name].colors]
+    return [c for c in dict.fromkeys(cols)
+            if c not in taken and float(np.dot(to_rgb(c), (0.2126, 0.7152, 0.0722))) < 0.7]
+
+
+def algorithm_style(label: str, algorithm: str | None = None) -> tuple[str, str]:
+    """(colour, marker) of a result label whose learner is ``algorithm`` (registry name; default: the label).
+
+    A learner's own label gets its ALGORITHM_STYLES entry.  Another label of a known learner (``spa_last``,
+    ``spa@beta=5``) keeps the learner's colour with another marker; an unknown learner gets a colour outside
+    the table.  So no fallback style equals a table style, and each depends on the label alone."""
+    algorithm = algorithm or label
+    base = ALGORITHM_STYLES.get(algorithm)
+    if base is not None and label == algorithm:
+        return base
+    if base is not None:
+        others = [m for m in MARKERS if m != base[1]]
+        return base[0], others[_stable_index(label, len(others))]
+    cols = _fallback_colours()
+    return cols[_stable_index(algorithm, len(cols))], MARKERS[_stable_index(label, len(MARKERS))]
+
+
+def _styles(res: Results) -> dict[str, tuple[str, str]]:
+    """label -> (colour, marker) for the labels of ``res`` (see :func:`algorithm_style`).  Two fallback
+    styles that meet in one figure are told apart by moving the later one to the next free marker."""
+    algo: dict[str, str] = {}
+    if "algorithm" in res.runs.columns:
+        for lab, a in zip(res.runs["label"], res.runs["algorithm"]):
+            if isinstance(a, str) and a:
+                algo.setdefault(str(lab), a)
+    table = set(ALGORITHM_STYLES.values())
+    out: dict[str, tuple[str, str]] = {}
+    for lab in dict.fromkeys(lab for lab, _ in res.rows):
+        colour, marker = algorithm_style(lab, algo.get(lab))
+        if (colour, marker) in out.values():
+            free = [m for m in MARKERS if (colour, m) not in table and (colour, m) not in out.values()]
+            marker = free[0] if free else marker
+        out[lab] = (colour, marker)
+    return out
 
 
 def _legend(fig: Figure, axes: list[Any]) -> None:
@@ -102,7 +169,7 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
                        "re-run `olk run` to rewrite both files")
     datasets = [d for d in res.datasets if (data["dataset"] == d).any()]
     fig, axes = _figure(len(datasets))
-    color = _colors(res)
+    style = _styles(res)
     styles = ["-", "--", ":", "-."]
     for ax, ds in zip(axes, datasets):
         d = data[data["dataset"] == ds]
@@ -112,8 +179,9 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
                 continue
             t, y = _mean_curve(g)
             k = [s for lb, s in res.rows if lb == lab].index(st)
-            ax.plot(t, y, label=res.display(lab, st), linewidth=1.4, color=color[lab],
-                    linestyle=styles[k % len(styles)])
+            colour, marker = style[lab]
+            ax.plot(t, y, label=res.display(lab, st), linewidth=1.4, color=colour, linestyle=styles[k % len(styles)],
+                    marker=marker, markersize=5, markevery=(0.012 * (MARKERS.index(marker) % 8), 0.1))
         ax.set_xscale("log")
         ax.set_title(ds)
         ax.set_xlabel("Number of examples")
@@ -152,15 +220,16 @@ def plot_accuracy_vs_time(results_dir: str | Path | Results, y: str | None = Non
                            sort=False).reset_index()
     datasets = [d for d in res.datasets if (wide["dataset"] == d).any()]
     fig, axes = _figure(len(datasets))
-    color = _colors(res)
+    style = _styles(res)
     for ax, ds in zip(axes, datasets):
         d = wide[wide["dataset"] == ds]
         for lab in dict.fromkeys(lab for lab, _ in res.rows):
             g = d[d["algorithm"] == lab].dropna(subset=[x, y]).sort_values(x, kind="stable")
             if g.empty:
                 continue
-            line, = ax.plot(g[x], g[y], marker="o", markersize=4, linewidth=1.2,
-                            label=res.display(lab), color=color[lab])
+            colour, marker = style[lab]
+            line, = ax.plot(g[x], g[y], marker=marker, markersize=6, linewidth=1.2,
+                            label=res.display(lab), color=colour)
             if len(g) > 1:
                 for xv, yv, st in zip(g[x], g[y], g["setting"]):
                     ax.annotate(_short(st), (xv, yv), fontsize=6, color=line.get_color(),

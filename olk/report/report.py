@@ -22,9 +22,8 @@ Hand-written text never goes into the generated file: ``results/notes/overview.m
 verbatim at the top and ``results/notes/<paper>_table<N>.md`` verbatim under each table's
 "Known deviations and why" heading.
 
-With ``html=True`` the same Markdown is converted (a small converter for exactly the subset emitted
-here plus ordinary notes: headings, paragraphs, lists, block quotes, fenced code, pipe tables,
-images, links, emphasis) to a self-contained ``REPRODUCTION.html`` with the figures embedded as base64
+With ``html=True`` the same Markdown is converted with Python-Markdown (``markdown``: pipe tables,
+fenced code, heading ids) to a self-contained ``REPRODUCTION.html`` with the figures embedded as base64
 PNG.  The output holds no timestamp, so re-running on unchanged results gives identical files.
 """
 from __future__ import annotations
@@ -40,7 +39,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+import markdown
 import pandas as pd
+from markdown.extensions import Extension
+from markdown.postprocessors import Postprocessor
+from markdown.treeprocessors import Treeprocessor
 
 from olk.errors import OlkError
 from olk.report.compare import Comparison, compare
@@ -700,179 +703,33 @@ img{max-width:100%;height:auto}h2{border-bottom:1px solid #ddd;margin-top:2em}
 """
 
 
+_MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+         ".svg": "image/svg+xml"}
+_ALIGN_CLASS = {"right": "r", "center": "c"}
+
+
 def markdown_to_html(text: str, base_dir: str | Path = ".", title: str = "") -> str:
-    """A self-contained HTML page from Markdown (the subset described in the module docstring); local
-    PNG/JPEG/SVG images are embedded as base64 data URIs."""
-    body = _blocks(text.splitlines(), Path(base_dir))
+    """A self-contained HTML page from Markdown (Python-Markdown with pipe tables, fenced code and heading
+    ids); local PNG/JPEG/GIF/SVG images, relative to ``base_dir``, are embedded as base64 data URIs."""
+    md = markdown.Markdown(
+        extensions=["tables", "fenced_code", "toc", _ReportExtension(base_dir=str(base_dir))],
+        extension_configs={"toc": {"slugify": _slug}},
+        tab_length=2,  # GitHub-style lists: items nested by two spaces are sub-lists
+        output_format="html")
+    body = md.convert(text)
     return ("<!DOCTYPE html>\n" + GENERATED + "\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{_html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
             + body + "\n</body>\n</html>\n")
 
 
-_FENCE = re.compile(r"^(\s*)(```|~~~)")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_ITEM = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+(.*)$")
-_HR = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
-
-
-def _blocks(lines: list[str], base: Path, ids: dict[str, int] | None = None) -> str:
-    ids = {} if ids is None else ids  # heading ids used so far -> count (ids must be unique)
-    out: list[str] = []
-    i, n = 0, len(lines)
-    while i < n:
-        line = lines[i]
-        if not line.strip():
-            i += 1
-            continue
-        if line.lstrip().startswith("<!--"):  # comment: drop (may span lines)
-            while i < n and "-->" not in lines[i]:
-                i += 1
-            i += 1
-            continue
-        m = _FENCE.match(line)
-        if m:
-            fence, code = m.group(2), []
-            i += 1
-            while i < n and not lines[i].lstrip().startswith(fence):
-                code.append(lines[i])
-                i += 1
-            i += 1
-            out.append("<pre><code>" + _html.escape("\n".join(code)) + "</code></pre>")
-            continue
-        m = _HEADING.match(line)
-        if m:
-            level, content = len(m.group(1)), m.group(2)
-            slug = re.sub(r"[^\w\- ]", "", content.lower()).strip().replace(" ", "-") or "section"
-            ids[slug] = ids.get(slug, 0) + 1
-            if ids[slug] > 1:
-                slug = f"{slug}-{ids[slug]}"
-            out.append(f'<h{level} id="{_html.escape(slug)}">{_inline(content, base)}</h{level}>')
-            i += 1
-            continue
-        if line.lstrip().startswith("<") and re.match(r"^\s*</?[A-Za-z][^>]*>\s*(</[A-Za-z]+>)?\s*$", line):
-            out.append(line.strip())  # raw HTML line (anchors)
-            i += 1
-            continue
-        if _HR.match(line):
-            out.append("<hr>")
-            i += 1
-            continue
-        if line.lstrip().startswith("|") and i + 1 < n and _TABLE_SEP.match(lines[i + 1]):
-            j = i + 2
-            while j < n and lines[j].lstrip().startswith("|"):
-                j += 1
-            out.append(_table_html(lines[i], lines[i + 1], lines[i + 2:j], base))
-            i = j
-            continue
-        if line.lstrip().startswith(">"):
-            quote_lines = []
-            while i < n and lines[i].lstrip().startswith(">"):
-                quote_lines.append(re.sub(r"^\s*>\s?", "", lines[i]))
-                i += 1
-            out.append("<blockquote>\n" + _blocks(quote_lines, base, ids) + "\n</blockquote>")
-            continue
-        m = _ITEM.match(line)
-        if m:
-            i = _list_html(lines, i, base, out, ids)
-            continue
-        para = []
-        while i < n and lines[i].strip() and not (
-                _HEADING.match(lines[i]) or _FENCE.match(lines[i]) or _ITEM.match(lines[i])
-                or lines[i].lstrip().startswith(("|", ">", "<!--"))):
-            para.append(lines[i].strip())
-            i += 1
-        if not para:  # a line no rule above consumed: show it as text
-            para, i = [line.strip()], i + 1
-        out.append("<p>" + _inline("\n".join(para), base) + "</p>")
-    return "\n".join(out)
-
-
-def _list_html(lines: list[str], i: int, base: Path, out: list[str], ids: dict[str, int]) -> int:
-    m = _ITEM.match(lines[i])
-    indent = len(m.group(1))
-    ordered = m.group(2)[0].isdigit()
-    tag = "ol" if ordered else "ul"
-    items: list[list[str]] = []
-    n = len(lines)
-    while i < n:
-        line = lines[i]
-        m = _ITEM.match(line)
-        if m and len(m.group(1)) == indent and m.group(2)[0].isdigit() == ordered:
-            items.append([m.group(3)])
-            i += 1
-            continue
-        if not line.strip():
-            # a blank line ends the list unless the next line continues it (indented or another item)
-            nxt = lines[i + 1] if i + 1 < n else ""
-            nm = _ITEM.match(nxt)
-            if nxt.strip() and (len(nxt) - len(nxt.lstrip()) > indent or (nm and len(nm.group(1)) == indent)):
-                items[-1].append("")
-                i += 1
-                continue
-            break
-        if len(line) - len(line.lstrip()) > indent or not _ITEM.match(line) and not line.lstrip().startswith(
-                ("#", "|", ">", "```")):
-            items[-1].append(line[indent + 2:] if line[:indent + 2].strip() == "" else line.strip())
-            i += 1
-            continue
-        break
-    parts = []
-    for it in items:
-        if len(it) == 1 or all(not _ITEM.match(x) and x.strip() and not x.startswith(("|", "```", ">"))
-                               for x in it[1:]):
-            parts.append("<li>" + _inline("\n".join(x.strip() for x in it), base) + "</li>")
-        else:
-            parts.append("<li>" + _blocks(it, base, ids) + "</li>")
-    out.append(f"<{tag}>\n" + "\n".join(parts) + f"\n</{tag}>")
-    return i
-
-
-def _split_row(line: str) -> list[str]:
-    s = line.strip()
-    if s.startswith("|"):
-        s = s[1:]
-    if s.endswith("|") and not s.endswith("\\|"):
-        s = s[:-1]
-    cells, cur, k = [], [], 0
-    while k < len(s):
-        ch = s[k]
-        if ch == "\\" and k + 1 < len(s) and s[k + 1] == "|":  # GFM: \| is a literal pipe, even in code
-            cur.append("|")
-            k += 2
-            continue
-        if ch == "|":
-            cells.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-        k += 1
-    cells.append("".join(cur).strip())
-    return cells
-
-
-def _table_html(head: str, sep: str, rows: list[str], base: Path) -> str:
-    aligns = []
-    for spec in _split_row(sep):
-        spec = spec.strip()
-        aligns.append("c" if spec.startswith(":") and spec.endswith(":") else "r" if spec.endswith(":") else "")
-    def cell(tag: str, text: str, k: int) -> str:
-        cls = f' class="{aligns[k]}"' if k < len(aligns) and aligns[k] else ""
-        return f"<{tag}{cls}>{_inline(text, base)}</{tag}>"
-    out = ["<table>", "<thead><tr>" + "".join(cell("th", c, k) for k, c in enumerate(_split_row(head)))
-           + "</tr></thead>", "<tbody>"]
-    for r in rows:
-        out.append("<tr>" + "".join(cell("td", c, k) for k, c in enumerate(_split_row(r))) + "</tr>")
-    out += ["</tbody>", "</table>"]
-    return "\n".join(out)
-
-
-_MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-         ".svg": "image/svg+xml"}
+def _slug(value: str, separator: str) -> str:
+    """Heading id as GitHub makes it (lower case, punctuation dropped, spaces to hyphens), so links written
+    for the Markdown also work in the HTML."""
+    return re.sub(r"[^\w\- ]", "", value.lower()).strip().replace(" ", separator) or "section"
 
 
 def _image_src(src: str, base: Path) -> str:
-    if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I):
+    if re.match(r"^[a-z][a-z0-9+.-]*:", src, re.I) or src.startswith(("/", "#")):
         return src
     f = base / unquote(src)
     mime = _MIME.get(f.suffix.lower())
@@ -881,26 +738,47 @@ def _image_src(src: str, base: Path) -> str:
     return src
 
 
-def _inline(text: str, base: Path) -> str:
-    """Inline Markdown -> HTML: code spans, backslash escapes, images, links, bold, italics."""
-    stash: list[str] = []
+class _ReportTweaks(Treeprocessor):
+    """Embed local images, mark table alignment with the CSS classes ``r``/``c``, and read ``\\|`` inside a
+    code span of a table cell as ``|`` (as GFM does: the escape only keeps the pipe from splitting the cell)."""
 
-    def keep(html: str) -> str:
-        stash.append(html)
-        return f"\x00{len(stash) - 1}\x00"
+    def __init__(self, md: markdown.Markdown, base: Path):
+        super().__init__(md)
+        self.base = base
 
-    text = re.sub(r"(`+)\s?(.+?)\s?\1", lambda m: keep("<code>" + _html.escape(m.group(2)) + "</code>"), text)
-    text = re.sub(r"\\([\\`*_\[\]{}()#+\-.!|<>~])", lambda m: keep(_html.escape(m.group(1))), text)
-    text = re.sub(r"!\[([^\]]*)\]\(([^)\s]+)\)", lambda m: keep(
-        f'<img src="{_html.escape(_image_src(m.group(2), base))}" alt="{_html.escape(m.group(1))}">'), text)
-    text = _html.escape(text, quote=False)
-    text = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)",
-                  lambda m: f'<a href="{m.group(2).replace(chr(34), "&quot;")}">{m.group(1)}</a>', text)
-    text = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"<strong>\1</strong>", text)
-    text = re.sub(r"(?<!\w)__(\S(?:.*?\S)?)__(?!\w)", r"<strong>\1</strong>", text)
-    text = re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])", r"<em>\1</em>", text)
-    text = re.sub(r"(?<!\w)_(\S(?:.*?\S)?)_(?!\w)", r"<em>\1</em>", text)
-    text = text.replace("\n", " ")
-    for _ in range(2):  # placeholders may nest (an image inside a link)
-        text = re.sub(r"\x00(\d+)\x00", lambda m: stash[int(m.group(1))], text)
-    return text
+    def run(self, root: Any) -> None:
+        for el in root.iter():
+            if el.tag == "img" and el.get("src"):
+                el.set("src", _image_src(el.get("src"), self.base))
+            elif el.tag in ("td", "th"):
+                m = re.match(r"text-align:\s*(\w+)", el.attrib.pop("style", ""))
+                if m and m.group(1) in _ALIGN_CLASS:
+                    el.set("class", _ALIGN_CLASS[m.group(1)])
+                for code in el.iter("code"):
+                    if code.text and "\\|" in code.text:
+                        code.text = type(code.text)(code.text.replace("\\|", "|"))  # keep AtomicString
+
+
+class _DropComments(Postprocessor):
+    """Leave HTML comments (the GENERATED marker, comments in notes) out of the body."""
+
+    def run(self, text: str) -> str:
+        stash = self.md.htmlStash
+        for i, raw in enumerate(stash.rawHtmlBlocks):
+            if re.fullmatch(r"\s*<!--(?:(?!-->).)*-->\s*", str(raw), re.S):
+                ph = stash.get_placeholder(i)
+                text = text.replace(f"<p>{ph}</p>\n", "").replace(f"<p>{ph}</p>", "").replace(ph, "")
+        return text
+
+
+class _ReportExtension(Extension):
+    def __init__(self, **kwargs: Any):
+        self.config = {"base_dir": [".", "directory relative image paths start from"]}
+        super().__init__(**kwargs)
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
+        # md_escape writes \< (and notes may write \~): Python-Markdown does not treat them as escapes by default
+        md.ESCAPED_CHARS.extend(c for c in "<~|" if c not in md.ESCAPED_CHARS)
+        # after inline parsing (20) and unescaping (0), so src and style hold their final values
+        md.treeprocessors.register(_ReportTweaks(md, Path(self.getConfig("base_dir"))), "olk_report", -10)
+        md.postprocessors.register(_DropComments(md), "olk_drop_comments", 35)  # before raw_html (30)

@@ -1,0 +1,153 @@
+"""The settings a results directory was computed with, and the ``--resume`` check against them.
+
+``olk run --resume`` adds runs to an existing results directory.  That is only sound when the runs
+already there were computed with the same settings, so the runner stores a *settings fingerprint* in
+experiment.json (key ``settings``) when a run starts, and a resumed run compares its own against it:
+
+* what is compared: the olk version, mode, scale, seed, shuffle, checkpoints, the config's kernel, the
+  tuning metric (online) or cross-validation (batch), and for every dataset and algorithm entry present
+  in both runs its settings (preprocess, test part/holdout, kernel; algorithm name, parameters, tune /
+  match_tune / sweep grids, kernel, outputs; per-dataset parameter overrides);
+* what is not: ``repeats`` (run ids do not depend on it: more repeats extends the runs, fewer reports a
+  subset), which datasets and algorithm entries take part (``--datasets`` / ``--algorithms`` subsets and
+  entries added later only add runs, the others' earlier runs are kept), and cosmetic or execution-only
+  fields (name, paper, table, description, display names, compare / table_layout / regress tolerances,
+  n_jobs, backend, data_dir, unavailable).
+
+A difference is refused with one line naming it, unless ``--force`` (start over).  An experiment.json
+from an olk without fingerprints is resumed with a one-line warning.
+"""
+from __future__ import annotations
+
+import json
+
+from .. import __version__
+from ..errors import OlkError
+from ..kernels import make_kernel
+from .config import ExperimentConfig, MatchRef
+
+KEY = "settings"            # experiment.json key holding the fingerprint
+_UNSET = object()
+
+
+def _default(o):
+    if isinstance(o, MatchRef):
+        return o.to_json()
+    if hasattr(o, "item"):          # numpy scalar
+        return o.item()
+    return str(o)
+
+
+def _plain(v):
+    """Canonical JSON form (MatchRef as its mapping, tuples as lists), as it reads back from experiment.json."""
+    return json.loads(json.dumps(v, sort_keys=True, default=_default))
+
+
+def _kernel(spec):
+    """A kernel spec in canonical form ('gaussian' == {type: gaussian, gamma: 1}); as given if it has matches."""
+    if spec is None:
+        return None
+    if isinstance(spec, dict) and any(isinstance(v, MatchRef) for v in spec.values()):
+        return spec
+    try:
+        return make_kernel(spec).to_dict()
+    except OlkError:
+        return spec
+
+
+def fingerprint(cfg: ExperimentConfig) -> dict:
+    """What determines the results of ``cfg`` (see the module docstring), as a JSON-able mapping."""
+    fp = {
+        "olk_version": __version__, "mode": cfg.mode, "scale": cfg.scale, "seed": cfg.seed, "shuffle": cfg.shuffle,
+        "checkpoints": cfg.checkpoints, "kernel": _kernel(cfg.kernel),
+        "datasets": {d.name: {"preprocess": d.preprocess, "kernel": _kernel(d.kernel), "test": d.test,
+                              "holdout": d.holdout} for d in cfg.datasets},
+        "overrides": {d.name: d.params for d in cfg.datasets if d.params},
+        "algorithms": {a.label: {"algorithm": a.name, "params": a.params, "tune": a.tune, "kernel": _kernel(a.kernel),
+                                 "sweep": a.sweep, "match_tune": a.match_tune, "outputs": a.outputs}
+                       for a in cfg.algorithms},
+    }
+    if cfg.mode == "batch":
+        fp["cv"] = {"folds": cfg.cv_folds, "max_rows": cfg.cv_max_rows}
+    else:
+        fp["tune_metric"] = cfg.tune_metric
+    return _plain(fp)
+
+
+def _diff(path: str, a, b, out: list) -> None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in dict.fromkeys([*a, *b]):
+            _diff(f"{path}.{k}" if path else str(k), a.get(k, _UNSET), b.get(k, _UNSET), out)
+    elif a != b:
+        out.append((path, a, b))
+
+
+def differences(old: dict, new: dict) -> list[tuple[str, object, object]]:
+    """(setting, old value, new value) for every setting that differs; entries in only one side are not
+    differences (subsets and additions)."""
+    out: list = []
+    for k in dict.fromkeys([*old, *new]):
+        if k not in ("datasets", "algorithms", "overrides"):
+            _diff(k, old.get(k, _UNSET), new.get(k, _UNSET), out)
+    od, nd = old.get("datasets") or {}, new.get("datasets") or {}
+    oa, na = old.get("algorithms") or {}, new.get("algorithms") or {}
+    for ds in nd:
+        if ds in od:
+            _diff(f"datasets[{ds}]", od[ds], nd[ds], out)
+    for lab in na:
+        if lab in oa:
+            _diff(f"algorithms[{lab}]", oa[lab], na[lab], out)
+    oo, no = old.get("overrides") or {}, new.get("overrides") or {}
+    for ds in nd:
+        if ds not in od:
+            continue
+        for lab in na:
+            if lab in oa:
+                _diff(f"datasets[{ds}].params.{lab}", (oo.get(ds) or {}).get(lab, {}),
+                      (no.get(ds) or {}).get(lab, {}), out)
+    return out
+
+
+def merge(old: dict, new: dict) -> dict:
+    """The fingerprint of a directory after a resumed run (same settings): entries of both runs."""
+    out = dict(new)
+    for k in ("datasets", "algorithms"):
+        out[k] = {**(old.get(k) or {}), **(new.get(k) or {})}
+    out["overrides"] = {ds: {**((old.get("overrides") or {}).get(ds) or {}), **v}
+                        for ds, v in {**(old.get("overrides") or {}), **(new.get("overrides") or {})}.items()}
+    return out
+
+
+def _fmt(v) -> str:
+    if v is _UNSET:
+        return "(unset)"
+    if isinstance(v, str):
+        return v
+    return json.dumps(v, sort_keys=True, separators=(", ", ": "))
+
+
+def check_resume(out, old: dict | None, new: dict, log=print, max_shown: int = 4) -> None:
+    """Refuse (OlkError) to resume results written with other settings; warn when ``old`` is missing."""
+    if old is None:
+        log(f"olk: warning: {out}/experiment.json has no settings record (written by an older olk), so --resume "
+            f"cannot check that its runs used the same settings as this one")
+        return
+    diffs = differences(old, new)
+    if not diffs:
+        return
+    shown = diffs[:max_shown]
+    more = f" (and {len(diffs) - len(shown)} more)" if len(diffs) > len(shown) else ""
+    was = ", ".join(f"{k}={_fmt(a)}" for k, a, _ in shown)
+    now = ", ".join(f"{k}={_fmt(b)}" for k, _, b in shown)
+    keys = {k for k, _, _ in diffs}
+    fixes = []
+    if "scale" in keys:
+        fixes.append(f"--scale {_fmt(old['scale'])}")
+    if "seed" in keys:
+        fixes.append(f"seed: {_fmt(old['seed'])} in the config")
+    if "olk_version" in keys:
+        fixes.append(f"olk {_fmt(old['olk_version'])}")
+    if keys - {"scale", "seed", "olk_version"}:
+        fixes.append("the settings above" if not fixes else "the other settings above")
+    raise OlkError(f"{out} was written with {was}, this run has {now}{more}; pass --force to start over, "
+                   f"--out DIR to write elsewhere, or rerun with {' and '.join(fixes)}")
