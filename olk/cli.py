@@ -10,17 +10,14 @@ Every user-input problem prints one line ``olk: error: ...`` and exits with stat
 """
 from __future__ import annotations
 
-import copy
 import shlex
 import sys
 
 import click
+import yaml
 
 from . import __version__
-from .errors import ConfigError, Interrupted, OlkError, did_you_mean
-
-SWEEP_SHORTHANDS = ("alpha", "beta", "eta", "C", "budget", "gamma", "lam")
-
+from .errors import ConfigError, Interrupted, OlkError, excerpt
 
 def _command_line() -> str:
     return "olk " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -32,58 +29,33 @@ def _csv_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def _check_known(option, names, known, what, path):
-    for n in names:
-        if n not in known:
-            raise ConfigError(f"{option}: '{n}' is not {what} of {path}{did_you_mean(n, known)}; it has: {', '.join(known)}")
+def parse_set_options(items) -> dict[str, list]:
+    """'beta=5,10,20' -> {'beta': [5.0, 10.0, 20.0]} (numbers parsed with YAML rules)."""
+    out: dict[str, list] = {}
+    for it in items or ():
+        if "=" not in it or not it.split("=", 1)[0].strip():
+            raise ConfigError(f"--set {it}: expected PARAM=V1,V2,... (e.g. --set beta=5,10,20 or --set spa.eta=0.1)")
+        k, v = it.split("=", 1)
+        vals = []
+        for x in v.split(","):
+            if x.strip() == "":
+                continue
+            try:
+                vals.append(yaml.safe_load(x))
+            except yaml.YAMLError:
+                raise ConfigError(f"--set {it}: {excerpt(x.strip())} is not a value; give numbers or words, "
+                                  f"e.g. --set beta=5,10,20") from None
+        if not vals:
+            raise ConfigError(f"--set {it}: no values given")
+        out[k.strip()] = vals
+    return out
 
 
-def _restrict_datasets(cfg, names):
-    if not names:
-        return cfg
-    _check_known("--datasets", names, [d.name for d in cfg.datasets], "a dataset", cfg.path)
-    cfg = copy.deepcopy(cfg)
-    cfg.datasets = [d for d in cfg.datasets if d.name in names]
-    return cfg
-
-
-def _restrict_algorithms(cfg, labels):
-    """Keep the named entries plus every entry they depend on (``match:``), e.g. SPA for budget baselines."""
-    if not labels:
-        return cfg
-    _check_known("--algorithms", labels, [a.label for a in cfg.algorithms], "an algorithm label", cfg.path)
-    keep, todo = set(), list(labels)
-    while todo:
-        lab = todo.pop()
-        if lab not in keep:
-            keep.add(lab)
-            todo += sorted(cfg.algorithm(lab).depends_on())
-    cfg = copy.deepcopy(cfg)
-    cfg.algorithms = [a for a in cfg.algorithms if a.label in keep]
-    return cfg
-
-
-def _prepare(config, repeats, datasets, scale, sets, algorithms=None):
-    from .experiment import apply_overrides, load_config, parse_set_options
-    cfg = load_config(config)
-    cfg = _restrict_datasets(cfg, _csv_list(datasets))
-    cfg = _restrict_algorithms(cfg, _csv_list(algorithms))
-    if repeats is not None:
-        if repeats < 1:
-            raise ConfigError(f"--repeats: must be >= 1 (got {repeats})")
-        cfg.repeats = repeats
-    if scale is not None:
-        if not 0 < scale <= 1:
-            raise ConfigError(f"--scale: must be in (0, 1] (got {scale})")
-        cfg.scale = scale
-    if sets:
-        single = {}
-        for k, vals in parse_set_options(sets).items():
-            if len(vals) != 1:
-                raise ConfigError(f"--set {k}: 'olk run' takes one value; use 'olk sweep' for several")
-            single[k] = vals[0]
-        cfg = apply_overrides(cfg, single)
-    return cfg
+def _prepare(config, repeats, datasets, scale, sets, algorithms=None, sweep=False):
+    """The config the command line asks for: parse the options here, plan the variant in olk.experiment.plan."""
+    from .experiment import load_config, variant
+    return variant(load_config(config), datasets=_csv_list(datasets), algorithms=_csv_list(algorithms),
+                   repeats=repeats, scale=scale, sets=parse_set_options(sets), sweep=sweep)
 
 
 def _finish(out, quiet):
@@ -193,90 +165,43 @@ def run(config, n_jobs, backend, repeats, datasets, algorithms, scale, out, resu
     _finish(runner.run(), quiet)
 
 
-def expand_sweep(cfg, settings: dict):
-    """A config whose affected algorithms are repeated once per sweep point, labelled 'spa@beta=5'."""
-    from .algorithms import registry
-    from .experiment import grid
-    from .experiment.config import MatchRef, _algo_params
-    from .experiment.runner import setting_suffix
-    points = grid(settings)
-    new = copy.deepcopy(cfg)
-    new.algorithms = []
-    renamed: dict[str, dict[str, str]] = {}     # original label -> {point-suffix: new label}
-
-    def applies(a, key):
-        lab, _, p = key.rpartition(".")
-        names = {q.name for q in registry.REGISTRY[a.name].params}
-        return (p in names) and (not lab or lab == a.label)
-
-    labels = [a.label for a in cfg.algorithms]
-    for key in settings:
-        if not any(applies(a, key) for a in cfg.algorithms):
-            lab, _, p = key.rpartition(".")
-            if lab and lab not in labels:
-                raise ConfigError(f"--set {key}: no algorithm labelled '{lab}' in {cfg.path}{did_you_mean(lab, labels)}"
-                                  f"; labels are: {', '.join(labels)}")
-            algos = [cfg.algorithm(lab)] if lab else cfg.algorithms
-            allp = sorted({q.name for a in algos for q in registry.REGISTRY[a.name].params})
-            owner = f"algorithm '{lab}' has no" if lab else f"no algorithm in {cfg.path} has a"
-            raise ConfigError(f"--set {key}: {owner} parameter '{p}'{did_you_mean(p, allp)}"
-                              f"; parameters are: {', '.join(allp) or 'none'}")
-    for a in cfg.algorithms:
-        keys = [k for k in settings if applies(a, k)]
-        deps = [v.label for v in a.params.values() if isinstance(v, MatchRef) and v.label in renamed]
-        if not keys and not deps:
-            new.algorithms.append(copy.deepcopy(a))
-            continue
-        for pt in points:
-            b = copy.deepcopy(a)
-            mine = {k.rpartition(".")[2]: (k, v) for k, v in pt.items() if k in keys}
-            suffix = ",".join(f"{k.rpartition('.')[2]}={v}" for k, v in pt.items() if k in keys or deps)
-            for p, (k, v) in mine.items():
-                b.params[p] = _algo_params(a.name, {p: v}, f"--set {k}", value_where=f"--set {k}")[p]
-                b.tune.pop(p, None)
-                for d in new.datasets:
-                    d.params.get(a.label, {}).pop(p, None)
-            for p, v in list(b.params.items()):
-                if isinstance(v, MatchRef) and v.label in renamed:
-                    b.params[p] = MatchRef(renamed[v.label][setting_suffix(pt)], v.stat, v.agg)
-            b.label = f"{a.label}@{suffix}"
-            b.display = f"{a.display} ({suffix})"
-            renamed.setdefault(a.label, {})[setting_suffix(pt)] = b.label
-            new.algorithms.append(b)
-        for d in new.datasets:
-            if a.label in d.params:
-                ov = d.params.pop(a.label)
-                for lab in renamed.get(a.label, {}).values():
-                    d.params[lab] = dict(ov)
-    new.name = f"{cfg.name}_sweep"
-    return new
-
-
-@cli.command()
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("config", type=click.Path(dir_okay=False))
 @run_options
 @click.option("--set", "sets", multiple=True, metavar="PARAM=V1,V2,...",
               help="Values to sweep, e.g. --set beta=5,10,20 or --set spa.alpha=0.5,1; repeat for a grid.")
-@click.option("--alpha", default=None, help="Shorthand for --set alpha=...")
-@click.option("--beta", default=None, help="Shorthand for --set beta=...")
-@click.option("--eta", default=None, help="Shorthand for --set eta=...")
-@click.option("--C", "C", default=None, help="Shorthand for --set C=...")
-@click.option("--budget", default=None, help="Shorthand for --set budget=...")
-def sweep(config, n_jobs, backend, repeats, datasets, algorithms, scale, out, resume, force, progress, quiet, sets,
-          alpha, beta, eta, C, budget):
-    """Run CONFIG once per value (grid) of one or more parameters, into one results directory."""
-    from .experiment import Runner, parse_set_options
-    items = list(sets)
-    for name, val in (("alpha", alpha), ("beta", beta), ("eta", eta), ("C", C), ("budget", budget)):
-        if val is not None:
-            items.append(f"{name}={val}")
+@click.pass_context
+def sweep(ctx, config, n_jobs, backend, repeats, datasets, algorithms, scale, out, resume, force, progress, quiet, sets):
+    """Run CONFIG once per value (grid) of one or more parameters, into one results directory.
+
+    Any parameter can also be given as an option of its own: --beta 5,10,20 is --set beta=5,10,20
+    (and --spa.eta 0.1,1 is --set spa.eta=0.1,1)."""
+    from .experiment import Runner
+    items = list(sets) + _param_options(ctx.args)
     if not items:
         raise ConfigError("olk sweep: nothing to sweep; give --set PARAM=V1,V2,... or e.g. --beta 5,10,20")
-    cfg = _prepare(config, repeats, datasets, scale, None, algorithms)
-    cfg = expand_sweep(cfg, parse_set_options(items))
+    cfg = _prepare(config, repeats, datasets, scale, items, algorithms, sweep=True)
     runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
                     command=_command_line(), log=lambda m: click.echo(m, err=True))
     _finish(runner.run(), quiet)
+
+
+def _param_options(args: list[str]) -> list[str]:
+    """'--beta 5,10 --spa.eta=0.1,1' -> ['beta=5,10', 'spa.eta=0.1,1']: the parameters named as options."""
+    out, i = [], 0
+    while i < len(args):
+        a = args[i]
+        if not a.startswith("--") or len(a) < 3:
+            raise ConfigError(f"olk sweep: unexpected argument {a!r}; give parameters as --PARAM V1,V2,... "
+                              f"or --set PARAM=V1,V2,...")
+        name, eq, val = a[2:].partition("=")
+        if not eq:
+            if i + 1 >= len(args) or args[i + 1].startswith("--"):
+                raise ConfigError(f"olk sweep: {a} needs values, e.g. {a} 5,10,20")
+            val, i = args[i + 1], i + 1
+        out.append(f"{name}={val}")
+        i += 1
+    return out
 
 
 @cli.command()

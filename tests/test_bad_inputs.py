@@ -205,6 +205,10 @@ CASES = [
     run_cfg(BATCH.replace("holdout: 0.3", "holdout: 1.5"), id="holdout-out-of-range",
             expect="datasets[0].holdout: the test fraction must be in (0, 1)"),
     run_cfg(BATCH.replace("folds: 3", "fold: 3"), id="cv-key-typo", expect="did you mean 'folds'"),
+    run_cfg("algorithms: [pa1]\ndatasets: [a9a-small]\ntable_layout: {metrics: [acuracy]}", id="table-layout-typo",
+            expect="c.yaml: table_layout.metrics has unknown metric 'acuracy' (did you mean 'accuracy'?)"),
+    run_cfg("algorithms: [pa1]\ndatasets: [a9a-small]\ncompare: {acuracy: 1}", id="compare-tolerance-typo",
+            expect="c.yaml: compare: unknown metric 'acuracy' (did you mean 'accuracy'?)"),
 
     # ------------------------------------------------------------------ command-line options
     run_cfg(GOOD, "--set", "spa.beta=-3", id="set-bad-value-label", expect="--set spa.beta: must be > 0 (got -3.0)"),

@@ -6,7 +6,9 @@ from sklearn.svm import SVC
 
 from olk.algorithms import available, make
 from olk.algorithms.base import OnlineKernelLearner
-from olk.algorithms.batch import BatchKernelLearner, LibSVM, Pegasos
+from olk.algorithms.base_batch import BatchKernelLearner
+from olk.algorithms.libsvm import LibSVM
+from olk.algorithms.pegasos import Pegasos
 from olk.data import load_dataset
 from olk.errors import ConfigError, DataError
 

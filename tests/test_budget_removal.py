@@ -1,4 +1,4 @@
-"""RBP, Forgetron, BPA-S and BOGD (olk/algorithms/budget_removal.py): hand-computed runs, the budget,
+"""RBP, Forgetron, BPA-S and BOGD (olk/algorithms/{rbp,forgetron,bpas,bogd}.py): hand-computed runs, the budget,
 and each algorithm's own invariant (uniform removal, Forgetron's Q bookkeeping, BPA-S's optimal removal,
 BOGD's unbiased removal)."""
 import math

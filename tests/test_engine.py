@@ -149,12 +149,12 @@ def test_stages_order_dependencies_and_reject_cycles():
 
 
 def test_resume_with_a_subset_keeps_earlier_results_and_drops_stale_ones(tmp_path):
-    from olk.cli import _restrict_algorithms, _restrict_datasets
+    from olk.experiment.plan import restrict
     cfg = _cfg(tmp_path)
     out = tmp_path / "o"
-    Runner(_restrict_algorithms(cfg, ["perceptron"]), out, progress=False).run()
+    Runner(restrict(cfg, None, ["perceptron"]), out, progress=False).run()
     # add PA-I on one dataset only: perceptron's runs (both datasets) stay in runs.csv and the tables
-    Runner(_restrict_datasets(_restrict_algorithms(cfg, ["pa1"]), ["a9a-small"]), out, resume=True,
+    Runner(restrict(cfg, ["a9a-small"], ["pa1"]), out, resume=True,
            progress=False).run()
     df = pd.read_csv(out / "runs.csv")
     main = df[df.phase == "main"]
@@ -165,12 +165,12 @@ def test_resume_with_a_subset_keeps_earlier_results_and_drops_stale_ones(tmp_pat
     assert "pa1" in meta["tuning"]["a9a-small"]
     # resuming a covered pair with a changed setting is refused (tests/test_resume_safety.py); runs that
     # this config no longer produces (here: fewer repeats) are left out of runs.csv instead of mixed in
-    changed = _restrict_algorithms(cfg, ["perceptron"])
+    changed = restrict(cfg, None, ["perceptron"])
     changed.kernel = {"type": "gaussian", "gamma": 0.5}
     from olk.errors import OlkError
     with pytest.raises(OlkError, match="kernel.gamma=0.4, this run has kernel.gamma=0.5"):
         Runner(changed, out, resume=True, progress=False).run()
-    fewer = _restrict_algorithms(cfg, ["perceptron"])
+    fewer = restrict(cfg, None, ["perceptron"])
     fewer.repeats = 2
     Runner(fewer, out, resume=True, progress=False).run()
     df = pd.read_csv(out / "runs.csv")

@@ -1,7 +1,7 @@
 """Regression CI: committed baselines hold, and a small change to an update rule is caught."""
 import pytest
 
-from olk.algorithms import classic
+from olk.algorithms import pa1
 from olk.algorithms.base import hinge
 from olk.experiment.regress import regress
 from olk.paths import project_dir
@@ -27,7 +27,7 @@ def test_perturbed_update_rule_fails_regression(monkeypatch):
             self.pool.add(self.src, i, tau * y, self.t)
         return f
 
-    monkeypatch.setattr(classic.KernelPA1, "step", perturbed_step)
+    monkeypatch.setattr(pa1.KernelPA1, "step", perturbed_step)
     reports = regress(CI, BASE, log=lambda m: None)
     failures = [f for r in reports for f in r.failures]
     assert any("/pa1" in f or "|pa1|" in f for f in failures), failures

@@ -82,7 +82,7 @@ def test_every_registered_algorithm_has_its_own_colour_and_marker():
     styles = {n: plots.algorithm_style(n) for n in names}
     assert len(set(styles.values())) == len(names)                      # pairwise-distinct (colour, marker)
     assert styles["perceptron"][0] != styles["oskl"][0]                 # the 10-colour cycle gave them one colour
-    table = plots.ALGORITHM_STYLES
+    table = plots.algorithm_styles()
     assert len({c for c, _ in table.values()}) == len(table) and len({m for _, m in table.values()}) == len(table)
     # labels outside the table never take a table style: an unknown learner, other outputs of a known one
     for lab, algo in [("mystery", None), ("mystery_b", "mystery"), ("spa_last", "spa"), ("spa@beta=5", "spa")]:

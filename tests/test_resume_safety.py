@@ -9,7 +9,8 @@ import json
 import pandas as pd
 import pytest
 
-from olk.cli import _restrict_algorithms, _restrict_datasets, main
+from olk.cli import main
+from olk.experiment.plan import restrict
 from olk.errors import OlkError
 from olk.experiment import Runner, load_config
 from olk.experiment import runner as runner_mod
@@ -187,9 +188,9 @@ def test_same_settings_resume_after_interruption(tmp_path, cfg, monkeypatch):
 
 def test_subsets_and_added_entries_resume_and_stay_checked(tmp_path, cfg):
     out = tmp_path / "o"
-    _run(_restrict_datasets(_restrict_algorithms(cfg, ["perceptron"]), ["a9a-small"]), out)
-    _run(_restrict_algorithms(cfg, ["pa1"]), out, resume=True)                    # other algorithm, both datasets
-    _run(_restrict_datasets(cfg, ["german-small"]), out, resume=True)            # everything on one dataset
+    _run(restrict(cfg, ["a9a-small"], ["perceptron"]), out)
+    _run(restrict(cfg, None, ["pa1"]), out, resume=True)                    # other algorithm, both datasets
+    _run(restrict(cfg, ["german-small"], None), out, resume=True)            # everything on one dataset
     main_runs = pd.read_csv(out / "runs.csv").query("phase == 'main'")
     assert set(zip(main_runs.dataset, main_runs.label)) == {("a9a-small", "perceptron"), ("a9a-small", "pa1"),
                                                             ("german-small", "perceptron"), ("german-small", "pa1"),
@@ -198,7 +199,7 @@ def test_subsets_and_added_entries_resume_and_stay_checked(tmp_path, cfg):
     assert set(fp["algorithms"]) == {"perceptron", "pa1", "ogd"} and set(fp["datasets"]) == {"a9a-small",
                                                                                             "german-small"}
     # the fingerprint kept the first invocation's entries: changing pa1 and resuming only pa1 is refused
-    changed = _restrict_algorithms(cfg, ["pa1"])
+    changed = restrict(cfg, None, ["pa1"])
     changed.algorithm("pa1").params["C"] = 2.0
     with pytest.raises(OlkError, match=r"algorithms\[pa1\]\.params\.C=1\.0, this run has"):
         _run(changed, out, resume=True)

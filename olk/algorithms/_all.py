@@ -1,9 +1,11 @@
 """Import every algorithm module so that each registers itself.
 
-New learner? Read DEVELOPING.md in this folder; add exactly one import line here for your module.
+One module per learner (helpers: base.py, base_batch.py, averaged.py, budget.py).  New learner? Read
+DEVELOPING.md in this folder; add exactly one import line here for your module.
 """
 
-from . import classic, spa  # noqa: F401
-from . import budget_removal  # noqa: F401
-from . import oskl, projectron  # noqa: F401
-from . import batch  # noqa: F401
+from . import perceptron, ogd, pa1, spa  # noqa: F401
+from . import rbp, forgetron, bpas, bogd  # noqa: F401
+from . import oskl  # noqa: F401
+from . import projectron, projectronpp  # noqa: F401
+from . import libsvm, pegasos  # noqa: F401

@@ -49,10 +49,18 @@ class KernelEstimator:
     display = "Base"
     params: tuple = ()
     aliases: tuple = ()
+    #: the task protocol it is run and scored with (a key of ``olk.experiment.tasks.TASKS``); every current
+    #: learner is a binary classifier
     task = "binary"
+    #: the named output classifiers it offers, e.g. ("avg", "last") for SPA and OSKL: exactly the choices of
+    #: its ``output`` parameter, which picks the default one; () = a single output classifier, no parameter
+    outputs: tuple[str, ...] = ()
+    #: (colour, marker) of its lines and points in plots (matplotlib colour and marker codes); every
+    #: registered learner declares its own, distinct in both; None = the report picks a free fallback style
+    style: tuple[str, str] | None = None
     n_cols = 1                      # coefficient columns per SV (SPA uses 2 for its exact average)
     stochastic = False              # uses its RNG (so results depend on the run's algorithm seed)
-    batch = False                   # batch learners (olk/algorithms/batch.py) are trained with fit()
+    batch = False                   # batch learners (base_batch.BatchKernelLearner) are trained with fit()
     order_free = False              # result does not depend on the order of the training rows
     reproducibility = EXACT         # what ``olk regress`` demands across machines (registry.Reproducibility)
     #: {old parameter name: (new name, when)}: the registry answers an old name with a one-line "renamed" error

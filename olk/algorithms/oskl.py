@@ -1,18 +1,34 @@
 """OSKL: Online Sparse Kernel Learning by sampling — Zhang, Yi, Jin, Lin & He, "Online kernel learning
-with a near optimal sparsity bound", ICML 2013 (PMLR 28(3):621-629), Algorithm 1."""
+with a near optimal sparsity bound", ICML 2013 (PMLR 28(3):621-629), Algorithm 1.
+
+An example becomes an SV with probability |l'(y_t f_t(x_t))| / G and then carries the weight eta G;
+online prediction uses the averaged classifier (``output='avg'``, :mod:`olk.algorithms.averaged`) or the
+last one (``output='last'``).
+
+>>> from olk.algorithms import make
+>>> from olk.data import load_dataset
+>>> d = load_dataset("a9a-small")                         # bundled sample: 2,000 rows, 123 features
+>>> X, y, X_test, y_test = d.X[:1000], d.y[:1000], d.X[1000:], d.y[1000:]
+>>> model = make("oskl", kernel={"type": "gaussian", "gamma": 0.4}, eta=0.1, G=10, random_state=0)
+>>> model.partial_fit(X, y).n_sv                          # about (margin violations) / G
+87
+>>> round(model.expected_n_sv, 1)                         # sum_t p_t = (margin violations) / G
+99.2
+>>> [float((model.predict(X_test, output=o) == y_test).mean()) for o in model.outputs]
+[0.812, 0.807]
+"""
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .._core.svpool import pexp
+from .averaged import OUTPUT, AveragedOutput
 from .base import OnlineKernelLearner
 from .registry import Param, register
 
 
 @register
-class OSKL(OnlineKernelLearner):
+class OSKL(AveragedOutput, OnlineKernelLearner):
     """OSKL — ICML 2013, Algorithm 1, with its exact averaged classifier in O(#SV).
 
     With z_t = y_t f_t(x_t) and a loss l(z) whose derivative satisfies |l'(z)| <= 1 <= G:
@@ -64,8 +80,8 @@ class OSKL(OnlineKernelLearner):
 
     name = "oskl"
     display = "OSKL"
-    n_cols = 2
     stochastic = True
+    style = ("#bd9e39", "h")
     params = (
         Param("eta", 0.1, "step size (an SV's coefficient is eta*G*y)", check=lambda v: v > 0, requirement="> 0"),
         Param("G", 10.0, "sampling parameter: Pr(SV) = |l'(y f)|/G, so E[#SV] = E[sum |l'|]/G (hinge: violations/G)",
@@ -73,10 +89,8 @@ class OSKL(OnlineKernelLearner):
         Param("R", 0.0, "radius of the RKHS ball {||f|| <= R} f is projected onto; 0 = no projection",
               check=lambda v: v >= 0, requirement=">= 0"),
         Param("loss", "hinge", "loss whose derivative drives the sampling", type=str, choices=("hinge", "logistic")),
-        Param("output", "avg", "classifier used online and by predict(): avg (the averaged f̄_t) or last (f_t)",
-              type=str, choices=("avg", "last")),
+        OUTPUT,
     )
-    renamed = {"predict": ("output", "after olk 0.1.0")}   # 'predict' shadowed the predict() method
 
     #: fold sigma into the stored coefficients when it gets this small (exactness is unaffected)
     renormalise_below = 1e-4
@@ -132,12 +146,8 @@ class OSKL(OnlineKernelLearner):
         self.pool.scale_col(0, self._sigma)
         self._sigma, self._S = 1.0, 0.0
 
-    def decision_function(self, X, output: str | None = None) -> np.ndarray:
-        """Scores of f̄_T = (1/T) sum_{t<=T} f_t (output='avg', Algorithm 1's output) or of f_{T+1} ('last')."""
-        output = output or self.output
-        if self.pool is None or self.t == 0:
-            return super().decision_function(X)
-        D = self.pool.decision_matrix(self._source_for(X))
-        if output == "last":
-            return self._sigma * D[:, 0]
-        return (self._S * D[:, 0] - D[:, 1]) / self.t
+    def _avg_scores(self, D):
+        return (self._S * D[:, 0] - D[:, 1]) / self.t       # f̄_T = (S_T col0 - col1) / T
+
+    def _last_scores(self, D):
+        return self._sigma * D[:, 0]                         # f_{T+1} = sigma col0

@@ -78,6 +78,9 @@ class Reproducibility:
 
 EXACT = Reproducibility()
 
+#: the check of a parameter that must be positive: ``Param("C", 1.0, "...", **POSITIVE)``
+POSITIVE = dict(check=lambda v: v > 0, requirement="> 0")
+
 
 REGISTRY: dict[str, type] = {}
 ALIASES: dict[str, str] = {}

@@ -26,7 +26,6 @@ Every key is checked; an unknown key or algorithm gets a one-line error with a d
 """
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -269,6 +268,20 @@ def _kernel_entry(spec, where: str):
     return out
 
 
+def _check_report_keys(cfg: ExperimentConfig, where0: str) -> None:
+    """``table_layout`` and ``compare`` are read by the report layer after the runs; check them now, with the
+    report's own parsers, so a typo stops the config before anything is computed."""
+    from ..report.compare import parse_tolerances
+    from ..report.results import _layout
+    _layout(cfg.table_layout, Path(where0), cfg.mode == "batch")
+    spec = dict(cfg.compare)
+    aliases = spec.pop("datasets", None)
+    if aliases is not None and not isinstance(aliases, dict):
+        raise ConfigError(f"{_where(where0, 'compare.datasets')}: expected a mapping of our dataset names to the "
+                          f"paper's, e.g. {{a9a-small: a9a}}")
+    parse_tolerances(spec, _where(where0, "compare"))
+
+
 def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     """Validate a config mapping (as loaded from YAML) and return an ExperimentConfig."""
     algo_registry.available()
@@ -334,6 +347,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         if not isinstance(val, dict):
             raise ConfigError(f"{_where(where0, key)}: expected a mapping")
         setattr(cfg, key, dict(val))
+    _check_report_keys(cfg, where0)
 
     cv = raw.get("cv") or {}
     if not isinstance(cv, dict):
@@ -497,52 +511,6 @@ def load_config(path: str | Path) -> ExperimentConfig:
     except RecursionError:
         raise ConfigError(f"{path}: invalid YAML (nested too deeply)") from None
     return parse_config(raw, str(path))
-
-
-def apply_overrides(cfg: ExperimentConfig, settings: dict[str, object]) -> ExperimentConfig:
-    """Return a copy with parameters set: 'beta' sets it on every algorithm that has it, 'spa.beta' on one label."""
-    cfg = copy.deepcopy(cfg)
-    for key, val in settings.items():
-        if "." in key:
-            lab, p = key.split(".", 1)
-            labels = [a.label for a in cfg.algorithms]
-            if lab not in labels:
-                raise ConfigError(f"--set {key}: no algorithm labelled '{lab}'{did_you_mean(lab, labels)}")
-            targets = [cfg.algorithm(lab)]
-        else:
-            p = key
-            targets = [a for a in cfg.algorithms if p in {q.name for q in algo_registry.REGISTRY[a.name].params}]
-            if not targets:
-                allp = sorted({q.name for a in cfg.algorithms for q in algo_registry.REGISTRY[a.name].params})
-                raise ConfigError(f"--set {key}: no algorithm in this config has a parameter '{p}'{did_you_mean(p, allp)}")
-        for a in targets:
-            a.params[p] = _algo_params(a.name, {p: val}, f"--set {key}", value_where=f"--set {key}")[p]
-            a.tune.pop(p, None)
-            for d in cfg.datasets:
-                d.params.get(a.label, {}).pop(p, None)
-    return cfg
-
-
-def parse_set_options(items) -> dict[str, list]:
-    """'beta=5,10,20' -> {'beta': [5.0, 10.0, 20.0]} (numbers parsed with YAML rules)."""
-    out: dict[str, list] = {}
-    for it in items or ():
-        if "=" not in it or not it.split("=", 1)[0].strip():
-            raise ConfigError(f"--set {it}: expected PARAM=V1,V2,... (e.g. --set beta=5,10,20 or --set spa.eta=0.1)")
-        k, v = it.split("=", 1)
-        vals = []
-        for x in v.split(","):
-            if x.strip() == "":
-                continue
-            try:
-                vals.append(yaml.safe_load(x))
-            except yaml.YAMLError:
-                raise ConfigError(f"--set {it}: {excerpt(x.strip())} is not a value; give numbers or words, "
-                                  f"e.g. --set beta=5,10,20") from None
-        if not vals:
-            raise ConfigError(f"--set {it}: no values given")
-        out[k.strip()] = vals
-    return out
 
 
 def grid(settings: dict[str, list]) -> list[dict]:

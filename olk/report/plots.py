@@ -53,24 +53,16 @@ def _save(fig: Figure, res: Results, stem: str, out_dir: str | Path | None) -> l
 
 
 # ----------------------------------------------------------------------------- styles
-# One (colour, marker) per registered learner, keyed by registry name: an algorithm looks the same in every
-# figure, whichever other algorithms are plotted.  Every colour and every marker is used once (tab10 plus
-# three dark tab20b shades).  A new learner gets a line here; until then it gets a fallback style.
-ALGORITHM_STYLES: dict[str, tuple[str, str]] = {
-    "perceptron":   ("#1f77b4", "o"),
-    "pa1":          ("#ff7f0e", "s"),
-    "ogd":          ("#2ca02c", "^"),
-    "spa":          ("#d62728", "*"),
-    "pegasos":      ("#9467bd", "v"),
-    "forgetron":    ("#8c564b", "D"),
-    "projectron":   ("#e377c2", "P"),
-    "projectronpp": ("#7f7f7f", "X"),
-    "rbp":          ("#bcbd22", "<"),
-    "bpas":         ("#17becf", ">"),
-    "bogd":         ("#393b79", "p"),
-    "oskl":         ("#bd9e39", "h"),
-    "libsvm":       ("#000000", "d"),
-}
+# One (colour, marker) per registered learner, declared by the learner itself (its ``style`` class attribute,
+# see olk/algorithms/DEVELOPING.md): an algorithm looks the same in every figure, whichever other algorithms
+# are plotted.  tests/test_registry_declarations.py checks that every colour and every marker is used once.
+def algorithm_styles() -> dict[str, tuple[str, str]]:
+    """registry name -> (colour, marker) of every registered learner that declares a style."""
+    from olk.algorithms.registry import REGISTRY, available
+    available()
+    return {name: tuple(cls.style) for name, cls in REGISTRY.items() if getattr(cls, "style", None)}
+
+
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "p", "h", "d", "*", "H", "8")
 
 
@@ -80,12 +72,12 @@ def _stable_index(key: str, n: int) -> int:
 
 
 def _fallback_colours() -> list[str]:
-    """Colours for learners missing from ALGORITHM_STYLES: tab20b + tab20c without the table's colours and
+    """Colours for learners without a declared style: tab20b + tab20c without the table's colours and
     the pale shades (too faint on white)."""
     import matplotlib as mpl
     from matplotlib.colors import to_hex, to_rgb
 
-    taken = {c.lower() for c, _ in ALGORITHM_STYLES.values()}
+    taken = {c.lower() for c, _ in algorithm_styles().values()}
     cols = [to_hex(c) for name in ("tab20b", "tab20c") for c in mpl.colormaps[name].colors]
     return [c for c in dict.fromkeys(cols)
             if c not in taken and float(np.dot(to_rgb(c), (0.2126, 0.7152, 0.0722))) < 0.7]
@@ -94,11 +86,11 @@ def _fallback_colours() -> list[str]:
 def algorithm_style(label: str, algorithm: str | None = None) -> tuple[str, str]:
     """(colour, marker) of a result label whose learner is ``algorithm`` (registry name; default: the label).
 
-    A learner's own label gets its ALGORITHM_STYLES entry.  Another label of a known learner (``spa_last``,
+    A learner's own label gets its declared ``style``.  Another label of a known learner (``spa_last``,
     ``spa@beta=5``) keeps the learner's colour with another marker; an unknown learner gets a colour outside
     the table.  So no fallback style equals a table style, and each depends on the label alone."""
     algorithm = algorithm or label
-    base = ALGORITHM_STYLES.get(algorithm)
+    base = algorithm_styles().get(algorithm)
     if base is not None and label == algorithm:
         return base
     if base is not None:
@@ -116,7 +108,7 @@ def _styles(res: Results) -> dict[str, tuple[str, str]]:
         for lab, a in zip(res.runs["label"], res.runs["algorithm"]):
             if isinstance(a, str) and a:
                 algo.setdefault(str(lab), a)
-    table = set(ALGORITHM_STYLES.values())
+    table = set(algorithm_styles().values())
     out: dict[str, tuple[str, str]] = {}
     for lab in dict.fromkeys(lab for lab, _ in res.rows):
         colour, marker = algorithm_style(lab, algo.get(lab))

@@ -57,12 +57,13 @@ METRICS: dict[str, tuple[str, str]] = {
     "kernel_evals": ("#Kernel evals", "count"),
     "n_examples": ("#Examples", "count"),
     "mse": ("MSE", "float"),
+    "test_mse": ("Test MSE", "float"),
+    "log_loss": ("Log-loss", "float"),
 }
 NUMERIC_COLUMNS = ("perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "time_s",
-                   "kernel_evals", "test_accuracy", "train_time_s", "mse")
+                   "kernel_evals", "test_accuracy", "train_time_s", "mse", "test_mse", "log_loss")
 
-ONLINE_METRICS = ("accuracy", "time_s", "n_sv")
-BATCH_METRICS = ("test_accuracy", "train_time_s", "n_sv")
+ONLINE_METRICS = ("accuracy", "time_s", "n_sv")     # the binary task's (olk.experiment.tasks), for old results
 DEFAULT_DATASETS_PER_BLOCK = 2
 
 
@@ -135,7 +136,14 @@ class Results:
 
     @property
     def layout(self) -> TableLayout:
-        return _layout(self.meta.get("table_layout"), self.path / "experiment.json", self.is_batch)
+        return _layout(self.meta.get("table_layout"), self.path / "experiment.json", self.is_batch, self.task)
+
+    @property
+    def task(self) -> str:
+        """The task protocol of the main runs (olk.experiment.tasks); 'binary' for results written before
+        runs recorded it, or when tasks are mixed (the table then shows the binary columns)."""
+        tasks = set(self.main["task"].dropna()) if "task" in self.main.columns else set()
+        return tasks.pop() if len(tasks) == 1 else "binary"
 
     @property
     def scale(self) -> float | None:
@@ -329,9 +337,10 @@ def _read_meta(file: Path) -> dict[str, Any]:
     return meta
 
 
-def _layout(spec: Any, file: Path, batch: bool) -> TableLayout:
+def _layout(spec: Any, file: Path, batch: bool, task: str = "binary") -> TableLayout:
+    from olk.experiment.tasks import TASKS
     spec = spec or {}
-    default = BATCH_METRICS if batch else ONLINE_METRICS
+    default = TASKS[task].table_metrics(batch)
     metrics = spec.get("metrics", list(default))
     if isinstance(metrics, str):
         metrics = [metrics]

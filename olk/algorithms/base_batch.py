@@ -1,0 +1,79 @@
+"""Batch kernel SVM baselines of the SPA paper's Table 3 (Lu et al., ACM TIST 2018, Section 6.1.4).
+
+The SPA paper compares the output classifiers of its online learners on held-out test data with two
+batch solvers: LIBSVM [6] and kernelized Pegasos [37].  Unlike the online learners these are trained
+with one call, ``fit(X, y)``, on a training split and then evaluated with ``decision_function`` /
+``predict`` on the test split:
+
+    model = make("pegasos", kernel={"type": "gaussian", "gamma": 0.4}, lam=1e-4)
+    model.fit(X_train, y_train)            # two labels, e.g. {-1, +1}: predict() returns them
+    acc = (model.predict(X_test) == y_test).mean()
+
+Class attributes the experiment engine reads: ``batch = True``; ``stochastic`` (uses ``self.rng``, so
+results depend on the run's algorithm seed); ``order_free`` (the result does not depend on the order
+of the training rows, so the engine need not repeat the run over permutations).
+
+This module holds their base class, :class:`BatchKernelLearner`; each learner lives in its own module
+(:mod:`~olk.algorithms.libsvm`, :mod:`~olk.algorithms.pegasos`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DataError
+from .base import KernelEstimator, check_finite_X, n_rows
+
+
+class BatchKernelLearner(KernelEstimator):
+    """Common surface of the batch learners (kernel, RNG, parameters, predict come from
+    :class:`~olk.algorithms.base.KernelEstimator`), plus label and width checks.
+
+    Subclasses implement ``fit(X, y, order=None)`` and ``decision_function(X, output=None)``.
+    """
+
+    name = "batch_base"
+    display = "Batch"
+    batch = True
+
+    def __init__(self, kernel=None, random_state=None, **params):
+        super().__init__(kernel, random_state, **params)
+        self.t = 0                  # training iterations run by the last fit
+        self.n_updates = 0
+        self.n_features_ = None     # width of the training data
+
+    # ------------------------------------------------------------------ checks
+    def _check_xy(self, X, y) -> np.ndarray:
+        """Start a fit: check X (finite) and y (one finite label per row, two distinct labels at most, mapped
+        to ±1 as in :class:`~olk.algorithms.base.KernelEstimator`; DataError otherwise), set ``classes_``,
+        re-seed the RNG from ``random_state`` (every fit starts from scratch), and return y as float64 ±1."""
+        n = n_rows(X)
+        if n == 0:
+            raise DataError("cannot train on an empty training set (0 rows)")
+        check_finite_X(X)
+        y, classes = self._encode_y(y, n, None)
+        self.classes_ = classes
+        self.rng = np.random.default_rng(self.random_state)
+        return y
+
+    def _check_width(self, n_features: int) -> None:
+        if self.n_features_ is not None and n_features > self.n_features_:
+            raise DataError(f"data has {n_features} features but the model was trained with "
+                            f"{self.n_features_}; load it with n_features={self.n_features_}")
+
+    # ----------------------------------------------------------- inspection
+    @property
+    def n_sv(self) -> int:  # pragma: no cover - overridden
+        return 0
+
+    @property
+    def n_sv_output(self) -> int:
+        """Support vectors of the output classifier (the same as ``n_sv`` for batch learners)."""
+        return self.n_sv
+
+    @property
+    def kernel_evals(self) -> int:
+        return 0
+
+    # --------------------------------------------------- scikit-learn surface
+    def fit(self, X, y, order=None):  # pragma: no cover - abstract
+        raise NotImplementedError

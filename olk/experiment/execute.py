@@ -1,0 +1,89 @@
+"""Execution: one :class:`~olk.experiment.spec.RunSpec` -> one record, and many of them in parallel.
+
+``execute_run`` is the only place a learner meets data during an experiment.  It builds the learner
+from the spec (the parameters were validated when the spec was planned), runs the protocol of the
+learner's task (:mod:`olk.experiment.tasks`) and returns the spec's record with the task's metrics.
+It depends on nothing but the spec and the arrays, so a run gives the same record in any process,
+whatever ``n_jobs`` or backend: that is what makes results bit-identical across ``n_jobs``.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+from ..algorithms import registry as algo_registry
+from . import seeds
+from .spec import RunSpec
+from .tasks import task_of
+
+
+def _learner(spec: RunSpec):
+    return algo_registry.make(spec.algorithm, kernel=spec.kernel, random_state=spec.algo_seed, where=spec.label,
+                              **spec.params)
+
+
+def execute_run(spec: RunSpec, X, y, Xt=None, yt=None) -> dict:
+    """Run one spec on (X, y) (already scaled); return its record. Top-level so joblib can pickle it.
+
+    Online mode: one pass over permutation ``perm`` of (X, y) with the task's online protocol.
+    Batch mode: (X, y) is the training set and (Xt, yt) the test set; a cross-validation run
+    (``spec.fold`` set) trains on the other folds of the training set and tests on fold ``fold``.
+    """
+    if spec.mode == "batch":
+        return _execute_batch(spec, X, y, Xt, yt)
+    model = _learner(spec)
+    order = seeds.permutation(X.shape[0], spec.seed, spec.dataset, spec.perm, spec.shuffle)
+    rec = spec.to_record()
+    rec.update(task_of(type(model)).online_pass(model, X, y, order, spec.checkpoints))
+    return rec
+
+
+def _execute_batch(spec: RunSpec, X, y, Xt, yt) -> dict:
+    """Train on the training set (online learners: one pass over permutation ``perm``), test every output."""
+    if spec.fold is not None:
+        tr, va = seeds.cv_folds(y, spec.cv["folds"], spec.cv["max_rows"], spec.seed, spec.dataset)[spec.fold]
+        X, y, Xt, yt = X[tr], y[tr], X[va], y[va]
+    cls = algo_registry.REGISTRY[spec.algorithm]
+    task = task_of(cls)
+    model = _learner(spec)
+    order = seeds.permutation(X.shape[0], spec.seed, spec.dataset, spec.perm, spec.shuffle)
+    rec = spec.to_record()
+    if getattr(cls, "batch", False):
+        t0 = time.perf_counter()
+        model.fit(X, y, order)
+        elapsed = time.perf_counter() - t0
+        rec.update({"n_examples": int(X.shape[0]), "n_sv": model.n_sv, "n_sv_last": model.n_sv,
+                    "n_updates": model.n_updates, "time_s": elapsed, "kernel_evals": model.kernel_evals})
+    else:
+        rec.update(task.online_pass(model, X, y, order, spec.checkpoints))
+    rec["train_time_s"] = rec["time_s"]
+    outputs = tuple(getattr(cls, "outputs", ()))
+    by_out = {o: task.test_score(model, Xt, yt, output=o) for o in outputs}
+    rec[task.test_metric] = by_out[spec.params["output"]] if outputs else task.test_score(model, Xt, yt)
+    if outputs:
+        rec[f"{task.test_metric}_by_output"] = by_out
+    rec["n_test"] = int(len(yt))
+    return rec
+
+
+def execute_all(specs: list[RunSpec], data: dict, run, *, n_jobs: int, backend: str, desc: str,
+                progress: bool | None):
+    """Yield the record of every spec (in completion order), running ``run(spec, *data[spec.dataset])``
+    in this process (n_jobs=1) or with joblib.  The caller appends each record to the run log as it
+    arrives, so an interruption loses nothing already computed."""
+    from tqdm.auto import tqdm
+    disable = (not sys.stderr.isatty()) if progress is None else (not progress)
+    bar = tqdm(total=len(specs), desc=desc, unit="run", disable=disable, leave=False)
+    try:
+        if n_jobs == 1 and backend != "dask":
+            for s in specs:
+                yield run(s, *data[s.dataset])
+                bar.update()
+        else:
+            from joblib import Parallel, delayed
+            par = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
+            for rec in par(delayed(run)(s, *data[s.dataset]) for s in specs):
+                yield rec
+                bar.update()
+    finally:
+        bar.close()

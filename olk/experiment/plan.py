@@ -1,0 +1,415 @@
+"""Planning: a validated config -> the :class:`~olk.experiment.spec.RunSpec` of every run.
+
+Two parts, both pure (no data, no learning):
+
+* **Variants of a config** — what the command line asks for on top of the YAML: subsets of datasets /
+  algorithms (``--datasets``, ``--algorithms``; an entry keeps the entries it ``match:``es), ``--repeats``,
+  ``--scale``, one value per parameter (``olk run --set``) or a grid (``olk sweep --set``/``--PARAM``).
+  :func:`variant` returns a new :class:`ExperimentConfig`; values are validated by the learner's own
+  parameter declarations, with errors naming the option as typed (``--set spa.beta: must be > 0``).
+* **The plan** (:class:`Planner`) — SPA paper Section 6.1.2, generalised, stage by stage
+  (:meth:`ExperimentConfig.stages`: an entry that ``match:``es another runs after it):
+
+  1. *tune*: every (dataset, entry, sweep point) with a ``tune`` grid runs each candidate on the tuning
+     permutation r = -1 (online) or by k-fold cross-validation on the training set (batch); the best by
+     the tuning metric (first on ties) is chosen;
+  2. *match*: ``match_tune`` picks the grid value whose run has the statistic closest to another entry's
+     mean (OSKL's G vs SPA's #SV);
+  3. *main*: the chosen parameters on permutations r = 0..R-1.
+
+  Each step's specs are executed by the runner before the next step is planned from their records.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..algorithms import registry as algo_registry
+from ..errors import ConfigError, did_you_mean
+from ..kernels import make_kernel
+from . import seeds
+from .config import ExperimentConfig, MatchRef, _algo_params, grid
+from .spec import RunSpec
+from .tasks import task_of
+
+# ----------------------------------------------------------------------------- config variants
+
+
+def variant(cfg: ExperimentConfig, *, datasets: list[str] | None = None, algorithms: list[str] | None = None,
+            repeats: int | None = None, scale: float | None = None, sets: dict[str, list] | None = None,
+            sweep: bool = False) -> ExperimentConfig:
+    """The config a command line asks for (see the module docstring); ``cfg`` is not modified."""
+    cfg = restrict(cfg, datasets, algorithms)
+    if repeats is not None:
+        if repeats < 1:
+            raise ConfigError(f"--repeats: must be >= 1 (got {repeats})")
+        cfg.repeats = repeats
+    if scale is not None:
+        if not 0 < scale <= 1:
+            raise ConfigError(f"--scale: must be in (0, 1] (got {scale})")
+        cfg.scale = scale
+    if sets and sweep:
+        return expand_sweep(cfg, sets)
+    if sets:
+        for k, vals in sets.items():
+            if len(vals) != 1:
+                raise ConfigError(f"--set {k}: 'olk run' takes one value; use 'olk sweep' for several")
+        return apply_overrides(cfg, {k: v[0] for k, v in sets.items()})
+    return cfg
+
+
+def _check_known(option, names, known, what, path):
+    for n in names:
+        if n not in known:
+            raise ConfigError(f"{option}: '{n}' is not {what} of {path}{did_you_mean(n, known)}; it has: {', '.join(known)}")
+
+
+def restrict(cfg: ExperimentConfig, datasets: list[str] | None, labels: list[str] | None) -> ExperimentConfig:
+    """A copy with only the named datasets and algorithm entries, plus every entry those depend on
+    (``match:``), e.g. SPA for the budget baselines."""
+    cfg = copy.deepcopy(cfg)
+    if datasets:
+        _check_known("--datasets", datasets, [d.name for d in cfg.datasets], "a dataset", cfg.path)
+        cfg.datasets = [d for d in cfg.datasets if d.name in datasets]
+    if labels:
+        _check_known("--algorithms", labels, [a.label for a in cfg.algorithms], "an algorithm label", cfg.path)
+        keep, todo = set(), list(labels)
+        while todo:
+            lab = todo.pop()
+            if lab not in keep:
+                keep.add(lab)
+                todo += sorted(cfg.algorithm(lab).depends_on())
+        cfg.algorithms = [a for a in cfg.algorithms if a.label in keep]
+    return cfg
+
+
+def _targets(cfg: ExperimentConfig, key: str) -> list:
+    """The entries a ``--set`` key applies to: 'beta' -> every entry whose learner has 'beta', 'spa.beta' -> the
+    entry labelled 'spa'.  A key that applies to none is a one-line error with a did-you-mean."""
+    lab, _, p = key.rpartition(".")
+    labels = [a.label for a in cfg.algorithms]
+    if lab and lab not in labels:
+        raise ConfigError(f"--set {key}: no algorithm labelled '{lab}'{did_you_mean(lab, labels)}; the labels "
+                          f"of {cfg.path} are: {', '.join(labels)}")
+    algos = [cfg.algorithm(lab)] if lab else cfg.algorithms
+    hits = [a for a in algos if p in {q.name for q in algo_registry.REGISTRY[a.name].params}]
+    if not hits:
+        allp = sorted({q.name for a in algos for q in algo_registry.REGISTRY[a.name].params})
+        owner = f"algorithm '{lab}' has no" if lab else f"no algorithm in {cfg.path} has a"
+        raise ConfigError(f"--set {key}: {owner} parameter '{p}'{did_you_mean(p, allp)}"
+                          f"; parameters are: {', '.join(allp) or 'none'}")
+    return hits
+
+
+def _set_param(cfg: ExperimentConfig, a, key: str, value) -> None:
+    """Fix parameter ``key`` (as typed: 'beta' or 'spa.beta') of entry ``a`` to ``value``: it is no longer
+    tuned, and per-dataset overrides of it are dropped."""
+    p = key.rpartition(".")[2]
+    a.params[p] = _algo_params(a.name, {p: value}, f"--set {key}", value_where=f"--set {key}")[p]
+    a.tune.pop(p, None)
+    for d in cfg.datasets:
+        d.params.get(a.label, {}).pop(p, None)
+
+
+def apply_overrides(cfg: ExperimentConfig, settings: dict[str, object]) -> ExperimentConfig:
+    """A copy with parameters set: 'beta' sets it on every algorithm that has it, 'spa.beta' on one label."""
+    cfg = copy.deepcopy(cfg)
+    for key, val in settings.items():
+        for a in _targets(cfg, key):
+            _set_param(cfg, a, key, val)
+    return cfg
+
+
+def expand_sweep(cfg: ExperimentConfig, settings: dict[str, list]) -> ExperimentConfig:
+    """A config whose affected entries are repeated once per grid point, labelled 'spa@beta=5'.  An entry
+    that ``match:``es a swept entry is repeated too and matches the copy at the same point (BOGD@beta=5
+    gets the budget of SPA@beta=5)."""
+    hits = {key: {a.label for a in _targets(cfg, key)} for key in settings}
+    new = copy.deepcopy(cfg)
+    new.algorithms = []
+    renamed: dict[str, dict[str, str]] = {}     # original label -> {point-suffix: new label}
+    for a in cfg.algorithms:
+        keys = [k for k in settings if a.label in hits[k]]
+        deps = [v.label for v in a.params.values() if isinstance(v, MatchRef) and v.label in renamed]
+        if not keys and not deps:
+            new.algorithms.append(copy.deepcopy(a))
+            continue
+        for pt in grid(settings):
+            b = copy.deepcopy(a)
+            suffix = ",".join(f"{k.rpartition('.')[2]}={v}" for k, v in pt.items() if k in keys or deps)
+            for k in keys:
+                _set_param(new, b, k, pt[k])
+            for p, v in list(b.params.items()):
+                if isinstance(v, MatchRef) and v.label in renamed:
+                    b.params[p] = MatchRef(renamed[v.label][setting_suffix(pt)], v.stat, v.agg)
+            b.label = f"{a.label}@{suffix}"
+            b.display = f"{a.display} ({suffix})"
+            renamed.setdefault(a.label, {})[setting_suffix(pt)] = b.label
+            new.algorithms.append(b)
+        for d in new.datasets:
+            if a.label in d.params:
+                ov = d.params.pop(a.label)
+                for lab in renamed.get(a.label, {}).values():
+                    d.params[lab] = dict(ov)
+    new.name = f"{cfg.name}_sweep"
+    return new
+
+
+# ----------------------------------------------------------------------------- the plan
+
+
+def setting_suffix(pt: dict) -> str:
+    return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in pt.items())
+
+
+def stat_of(rec: dict, stat: str):
+    """A record's value for ``stat``; dotted names walk nested dicts (``kernel.gamma``, ``params.G``)."""
+    val = rec
+    for part in stat.split("."):
+        if not isinstance(val, dict):
+            return None
+        val = val.get(part)
+    return val
+
+
+@dataclass
+class Group:
+    """The candidates of one (dataset, entry, sweep point): grid values -> their specs."""
+    dataset: object
+    entry: object
+    point: dict
+    candidates: list          # [(values, [RunSpec, ...])]
+    target: MatchRef | None = None
+    goal: float | None = None
+
+    @property
+    def specs(self) -> list[RunSpec]:
+        return [s for _, specs in self.candidates for s in specs]
+
+
+class Planner:
+    """The runs of a config, step by step (see the module docstring).
+
+    ``records(dataset, label)`` returns the finished main-phase records of an entry: matches and
+    ``match_tune`` targets are computed from them.  ``tuning`` collects what tuning and matching chose,
+    for experiment.json."""
+
+    def __init__(self, cfg: ExperimentConfig, records, log=print):
+        self.cfg = cfg
+        self.records = records
+        self.log = log
+        self.tuning: dict = {}
+        self.skipped: dict = {}
+        self.check()
+
+    # ----------------------------------------------------------------- checks
+    def _where(self, d, a) -> str:
+        return f"{self.cfg.path or self.cfg.name}: dataset {d.name}, algorithm {a.label}"
+
+    def check(self) -> None:
+        """Fail fast on any invalid parameter combination before computing anything.
+
+        Tune grids and sweeps may contain combinations a learner rejects (BOGD's eta*lam >= 1, SPA's
+        beta < alpha in an alpha x beta sweep): those points are skipped (and logged), but an entry
+        with no valid point at all is an error, reported with the learner's own message.
+        """
+        for d in self.cfg.datasets:
+            for a in self.cfg.algorithms:
+                specs = {p.name: p for p in algo_registry.REGISTRY[a.name].params}
+                base = {k: (specs[k].default if isinstance(v, MatchRef) else v)
+                        for k, v in self._base_params(d, a).items()}
+                first = None
+                for pt in a.settings():
+                    p0 = {**base, **_algo_part(pt)}
+                    cands = list(_candidates(a.tune)) if a.tune else [{}]
+                    if not any(_valid(a, {**p0, **_algo_part(c)}) for c in cands):
+                        first = first or {**p0, **_algo_part(cands[0])}
+                        self.skipped.setdefault((d.name, a.label), []).append(setting_suffix(pt))
+                if first is not None and len(self.skipped.get((d.name, a.label), [])) == len(a.settings()):
+                    algo_registry.validate_params(a.name, first, self._where(d, a))
+        for (ds, lab), pts in self.skipped.items():
+            if pts and pts != [""]:
+                self.log(f"olk: {ds}/{lab}: skipping {len(pts)} invalid sweep point(s): {'; '.join(pts[:5])}"
+                         f"{' ...' if len(pts) > 5 else ''}")
+
+    # ------------------------------------------------------------------ specs
+    def spec(self, phase, d, a, params: dict, perm: int, *, kernel: dict | None = None, setting: dict | None = None,
+             fold: int | None = None) -> RunSpec:
+        cls = algo_registry.REGISTRY[a.name]
+        batch = self.cfg.mode == "batch"
+        return RunSpec(
+            experiment=self.cfg.name, phase=phase, mode=self.cfg.mode, task=task_of(cls).name, dataset=d.name,
+            preprocess=d.preprocess, scale=self.cfg.scale, shuffle=self.cfg.shuffle, seed=self.cfg.seed, perm=perm,
+            algorithm=a.name, label=a.label, display=a.display,
+            params=algo_registry.validate_params(a.name, params, self._where(d, a)),
+            kernel=kernel or self._kernel_for(d, a), checkpoints=self.cfg.checkpoints,
+            algo_seed=seeds.algorithm_seed(self.cfg.seed, d.name, perm, a.label) if cls.stochastic else None,
+            setting=setting_suffix(setting) if setting else None,
+            holdout=d.holdout if batch else None,
+            test_part=(None if d.holdout is not None else (d.test or "test")) if batch else None,
+            fold=fold if batch else None,
+            cv={"folds": self.cfg.cv_folds, "max_rows": self.cfg.cv_max_rows} if batch and fold is not None else None)
+
+    def _kernel_for(self, d, a, values: dict | None = None) -> dict:
+        """The run's kernel: dataset's, else algorithm's (matches resolved), else the config's; then tuned values."""
+        spec = dict(d.kernel or (self._resolve_matches(d, a, a.kernel, kernel=True) if a.kernel else None)
+                    or self.cfg.kernel)
+        for k, v in (values or {}).items():
+            if k.startswith("kernel."):
+                spec[k.split(".", 1)[1]] = v
+        return make_kernel(spec).to_dict()
+
+    def _base_params(self, d, a) -> dict:
+        p = dict(a.params)
+        p.update(d.params.get(a.label, {}))
+        return p
+
+    def _match_value(self, d, a, what: str, ref: MatchRef) -> float:
+        vals = [stat_of(r, ref.stat) for r in self.records(d.name, ref.label)]
+        vals = [v for v in vals if v is not None]
+        if not vals:
+            raise ConfigError(f"{self.cfg.path}: {a.label}.{what} matches {ref.label}'s {ref.stat}, but {ref.label} "
+                              f"has no runs with '{ref.stat}' on {d.name}")
+        agg = {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}.get(ref.agg)
+        if agg is None:
+            raise ConfigError(f"{self.cfg.path}: {a.label}.{what}.agg must be mean, median, max or min")
+        return float(agg(vals))
+
+    def _resolve_matches(self, d, a, params: dict, kernel: bool = False) -> dict:
+        specs = {p.name: p for p in algo_registry.REGISTRY[a.name].params}
+        out = {}
+        for k, v in params.items():
+            if isinstance(v, MatchRef):
+                val = self._match_value(d, a, f"{'kernel.' if kernel else ''}{k}", v)
+                out[k] = int(round(val)) if not kernel and specs[k].type is int else val
+            else:
+                out[k] = v
+        return out
+
+    def _settings(self, d, a) -> list[dict]:
+        """The entry's valid sweep points on dataset d."""
+        bad = set(self.skipped.get((d.name, a.label), []))
+        return [pt for pt in a.settings() if setting_suffix(pt) not in bad]
+
+    def _point(self, d, a, pt: dict, values: dict, base: dict | None = None) -> tuple[dict, dict]:
+        """(parameters, kernel) of entry a on dataset d at sweep point pt with grid values applied
+        (``kernel.*`` keys go to the kernel); ``base`` = ``_params_at(d, a, pt)`` when already known."""
+        base = self._params_at(d, a, pt) if base is None else base
+        return {**base, **_algo_part(values)}, self._kernel_for(d, a, {**pt, **values})
+
+    def _params_at(self, d, a, pt: dict) -> dict:
+        """Base parameters (matches resolved) at one sweep point."""
+        p = self._resolve_matches(d, a, self._base_params(d, a))
+        p.update(_algo_part(pt))
+        return p
+
+    def _tune_key(self, a, pt: dict) -> str:
+        return a.label + (f"@{setting_suffix(pt)}" if pt else "")
+
+    # ------------------------------------------------------------------ steps
+    def tune(self, datasets, algos) -> list[Group]:
+        """Step 1: the tuning runs of every (dataset, entry, sweep point) with a grid."""
+        folds = range(self.cfg.cv_folds) if self.cfg.mode == "batch" else [None]
+        groups = []
+        for d in datasets:
+            for a in algos:
+                if not a.tune:
+                    continue
+                for pt in self._settings(d, a):
+                    base = self._params_at(d, a, pt)
+                    cands = []
+                    for values in _candidates(a.tune):
+                        p, kern = self._point(d, a, pt, values, base)
+                        if _valid(a, p):
+                            cands.append((values, [self.spec("tune", d, a, p, seeds.TUNE_PERM, kernel=kern,
+                                                             setting=pt, fold=f) for f in folds]))
+                    groups.append(Group(d, a, pt, cands))
+        return groups
+
+    def choose_tuned(self, groups: list[Group], record) -> dict:
+        """The best candidate of each group by the tuning metric (mean over folds; first on ties)."""
+        batch = self.cfg.mode == "batch"
+        metric = "test_accuracy" if batch else self.cfg.tune_metric
+        chosen = {}
+        for g in groups:
+            best, best_score = None, -np.inf
+            for values, specs in g.candidates:
+                scores = [record(s.run_id).get(metric) for s in specs]
+                if any(x is None for x in scores):
+                    continue
+                score = float(np.mean(scores))
+                if score > best_score:
+                    best, best_score = values, score
+            chosen[(g.dataset.name, g.entry.label, setting_suffix(g.point))] = best
+            self.tuning.setdefault(g.dataset.name, {})[self._tune_key(g.entry, g.point)] = {
+                "chosen": best, metric: best_score, "grid": {k: list(v) for k, v in g.entry.tune.items()},
+                **({"cv_folds": self.cfg.cv_folds, "cv_max_rows": self.cfg.cv_max_rows} if batch else {})}
+        return chosen
+
+    def match(self, datasets, algos, chosen: dict) -> list[Group]:
+        """Step 2: ``match_tune`` runs (tuning permutation, whole training set) of every grid value."""
+        groups = []
+        for d in datasets:
+            for a in algos:
+                if not a.match_tune:
+                    continue
+                target = a.match_tune["target"]
+                goal = self._match_value(d, a, "match_tune.target", target)
+                for pt in self._settings(d, a):
+                    tuned = chosen.get((d.name, a.label, setting_suffix(pt))) or {}
+                    base, kern = self._point(d, a, pt, tuned)
+                    cands = [(values, [self.spec("match", d, a, {**base, **values}, seeds.TUNE_PERM, kernel=kern,
+                                                 setting=pt)])
+                             for values in _candidates(a.match_tune["grid"]) if _valid(a, {**base, **values})]
+                    groups.append(Group(d, a, pt, cands, target, goal))
+        return groups
+
+    def choose_matched(self, groups: list[Group], chosen: dict, record) -> None:
+        """Add to ``chosen`` the grid value whose statistic is closest to its target (first on ties)."""
+        for g in groups:
+            best, best_gap, best_val = None, np.inf, None
+            for values, (spec,) in g.candidates:
+                val = stat_of(record(spec.run_id), g.target.stat)
+                if val is not None and abs(val - g.goal) < best_gap:
+                    best, best_gap, best_val = values, abs(val - g.goal), val
+            key = (g.dataset.name, g.entry.label, setting_suffix(g.point))
+            chosen[key] = {**(chosen.get(key) or {}), **(best or {})}
+            self.tuning.setdefault(g.dataset.name, {}).setdefault(self._tune_key(g.entry, g.point), {})["match"] = {
+                "chosen": best, "target": g.target.to_json(), "goal": g.goal, "achieved": best_val,
+                "grid": {k: list(v) for k, v in g.entry.match_tune["grid"].items()}}
+
+    def main(self, datasets, algos, chosen: dict) -> list[RunSpec]:
+        """Step 3: the chosen parameters on every permutation (one run for an order-free, deterministic
+        learner such as LIBSVM: the same model whatever the order)."""
+        specs = []
+        for d in datasets:
+            for a in algos:
+                cls = algo_registry.REGISTRY[a.name]
+                reps = self.cfg.repeats if self.cfg.shuffle else 1
+                if getattr(cls, "order_free", False) and not cls.stochastic:
+                    reps = 1
+                for pt in self._settings(d, a):
+                    p, kern = self._point(d, a, pt, chosen.get((d.name, a.label, setting_suffix(pt))) or {})
+                    specs += [self.spec("main", d, a, p, r, kernel=kern, setting=pt) for r in range(reps)]
+        return specs
+
+
+def _candidates(grid_spec: dict):
+    keys = list(grid_spec)
+    for combo in itertools.product(*(grid_spec[k] for k in keys)):
+        yield dict(zip(keys, combo))
+
+
+def _algo_part(values: dict) -> dict:
+    return {k: v for k, v in values.items() if not k.startswith("kernel.")}
+
+
+def _valid(a, params: dict) -> bool:
+    try:
+        algo_registry.validate_params(a.name, params, a.label)
+        return True
+    except ConfigError:
+        return False

@@ -1,0 +1,80 @@
+"""RunSpec: one run, fully determined, typed and frozen.
+
+The planner (:mod:`olk.experiment.plan`) builds every RunSpec from the validated config — parameters
+checked by the learner's own check (:func:`olk.algorithms.registry.check_params_of`), the kernel
+normalised by :func:`olk.kernels.make_kernel` — and nothing downstream re-parses or re-validates it:
+execution (:mod:`olk.experiment.execute`) builds the learner from it, and its record (``to_record``)
+is what the run log, the tables and the regression check read.  The run id is derived from it, so the
+same config and seed give the same ids whatever ``n_jobs`` is, and a resumed run finds its results.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Optional
+
+#: fields whose values identify a run (its id); ``fold``/``cv``/``test_part``/``holdout`` only when set
+_ID_KEYS = ("mode", "dataset", "preprocess", "scale", "shuffle", "seed", "perm", "algorithm", "label", "params",
+            "kernel", "checkpoints")
+_OPTIONAL_ID_KEYS = ("fold", "cv", "test_part", "holdout")
+
+
+def run_id_of(fields: dict) -> str:
+    """16 hex digits of the SHA-1 of the identifying fields (JSON, sorted keys)."""
+    key = {k: fields[k] for k in _ID_KEYS}
+    key.update({k: fields[k] for k in _OPTIONAL_ID_KEYS if fields.get(k) is not None})
+    return hashlib.sha1(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run: which data (dataset, preprocessing, scale, permutation), which learner (algorithm, label,
+    full parameters, kernel, RNG seed), which protocol (mode, task, checkpoints) and which phase of the
+    experiment (tune / match / main)."""
+
+    experiment: str
+    phase: str                      # "tune", "match" or "main"
+    mode: str                       # "online" or "batch"
+    task: str                       # a key of olk.experiment.tasks.TASKS
+    dataset: str
+    preprocess: dict
+    scale: float
+    shuffle: bool
+    seed: int
+    perm: int                       # permutation r (seeds.TUNE_PERM for tuning / matching)
+    algorithm: str                  # registry name
+    label: str                      # the config entry's label (several entries may share an algorithm)
+    display: str
+    params: dict                    # every parameter, validated, defaults filled
+    kernel: dict                    # Kernel.to_dict()
+    checkpoints: int
+    algo_seed: Optional[int]        # the learner's RNG seed (stochastic learners only)
+    setting: Optional[str] = None   # sweep point, e.g. "beta=5"
+    holdout: Optional[float] = None     # batch mode
+    test_part: Optional[str] = None     # batch mode
+    fold: Optional[int] = None          # batch mode: cross-validation fold
+    cv: Optional[dict] = None           # batch mode: {folds, max_rows}
+    run_id: str = field(default="", compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "run_id", run_id_of(self.__dict__))
+
+    def to_record(self) -> dict:
+        """The spec as the flat dict a run's record starts from (the run log's format)."""
+        rec = {"experiment": self.experiment, "phase": self.phase, "mode": self.mode, "dataset": self.dataset,
+               "preprocess": copy.deepcopy(self.preprocess), "scale": self.scale, "shuffle": self.shuffle,
+               "seed": self.seed, "perm": self.perm, "algorithm": self.algorithm, "label": self.label,
+               "display": self.display, "params": dict(self.params), "kernel": dict(self.kernel),
+               "checkpoints": self.checkpoints, "algo_seed": self.algo_seed, "task": self.task}
+        if self.setting:
+            rec["setting"] = self.setting
+        if self.mode == "batch":
+            rec["holdout"] = self.holdout
+            rec["test_part"] = self.test_part
+            if self.fold is not None:
+                rec["fold"] = self.fold
+                rec["cv"] = dict(self.cv or {})
+        rec["run_id"] = self.run_id
+        return rec

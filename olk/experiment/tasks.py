@@ -1,0 +1,192 @@
+"""Task protocols: what one run measures, described once per task.
+
+A learner declares its task (``task = "binary"``, ``"probabilistic"`` or ``"regression"``); the
+dataset's labels are checked against it, the online pass records the task's metrics, batch mode scores
+held-out data with them, and the tables, ``olk compare`` and ``olk report`` pick their columns from it.
+
+* ``binary`` — the papers' online protocol (SPA Section 6.1.2): for t = 1..T predict sign(f(x_t))
+  (sign(0) = +1), count a mistake when it differs from y_t in {-1, +1}, then learn.  Metrics: mistakes,
+  accuracy (%), the mistake-rate learning curve; batch mode: test accuracy (%).
+* ``probabilistic`` — binary labels, and the learner's score is a log-odds f(x_t): p_t = 1/(1 + e^-f)
+  is its probability of +1.  Everything of ``binary`` plus the mean log-loss -log p_t(y_t) (natural
+  log; p clipped to [1e-15, 1 - 1e-15], scikit-learn's convention).
+* ``regression`` — real-valued y_t; the score is the prediction.  Metrics: mean squared error of the
+  online predictions (made before each update) and its learning curve; batch mode: test MSE.  An active
+  learner (one that decides whether to ask for y_t) exposes ``n_labels``: the labelling efficiency
+  n_labels / T is recorded with it.
+
+The learning-loop time covers predict + update + the metric's bookkeeping, nothing else.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DataError
+from .seeds import checkpoints as make_checkpoints
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    labels: str                 # what y must be: "binary" ({-1, +1}) or "real"
+    primary: str                # the metric tuning maximises / minimises and the tables lead with
+    higher_is_better: bool
+    test_metric: str            # what batch mode records on held-out data
+    curve: str                  # the learning curve's y-axis column
+    doc: str
+    online_columns: tuple = ("accuracy", "time_s", "n_sv")             # a table's default metrics, online mode
+    batch_columns: tuple = ("test_accuracy", "train_time_s", "n_sv")   # ... and batch mode
+
+    def table_metrics(self, batch: bool) -> tuple:
+        """The metric columns a results table shows by default for this task (``table_layout.metrics``
+        overrides them)."""
+        return self.batch_columns if batch else self.online_columns
+
+    # --------------------------------------------------------------- labels
+    def check_labels(self, y, where: str, kind: str | None = None) -> None:
+        """Refuse labels this task cannot learn from, in one line naming the first bad row.  ``kind`` is the
+        dataset's own task as the loader found it (``binary``, ``multiclass``, ``regression``)."""
+        if self.labels == "binary":
+            if kind is not None and kind != "binary":
+                raise DataError(f"{where} is a {kind} task; the online classifiers need binary labels {{-1,+1}} "
+                                f"(set preprocess: {{positive_label: ...}})")
+            y = np.asarray(y)
+            bad = ~np.isin(y, (-1.0, 1.0))
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise DataError(f"{where}: a {self.name} learner needs labels in {{-1, +1}}; row {i} (0-based) "
+                                f"has {y[i]!r} (set preprocess: {{positive_label: ...}} on the dataset)")
+        else:
+            yf = np.asarray(y, dtype=np.float64)
+            if not np.all(np.isfinite(yf)):
+                i = int(np.argmax(~np.isfinite(yf)))
+                raise DataError(f"{where}: row {i} (0-based) has a non-finite target {yf[i]!r}")
+
+    # ----------------------------------------------------------- online pass
+    def online_pass(self, model, X, y, order, n_checkpoints: int = 50) -> dict:
+        """One online pass of `model` over rows `order` of (X, y): the task's metrics and learning curve."""
+        model.bind(X)
+        ylist = np.asarray(y, dtype=np.float64).tolist()
+        olist = np.asarray(order, dtype=np.int64).tolist()
+        cps = make_checkpoints(len(olist), n_checkpoints).tolist()
+        loop = {"binary": _binary_loop, "probabilistic": _probabilistic_loop, "regression": _regression_loop}[self.name]
+        t0 = time.perf_counter()
+        res = loop(model.step, ylist, olist, cps)
+        res["time_s"] = time.perf_counter() - t0
+        res.update({"n_examples": len(olist), "n_sv": model.n_sv_output, "n_sv_last": model.n_sv,
+                    "n_updates": model.n_updates, "kernel_evals": model.kernel_evals})
+        if getattr(model, "n_labels", None) is not None:
+            res["n_labels"] = int(model.n_labels)
+            res["label_efficiency"] = model.n_labels / len(olist) if olist else float("nan")
+        return res
+
+    # ------------------------------------------------------------ held-out
+    def test_score(self, model, Xt, yt, output=None) -> float:
+        """The batch-mode metric of `model`'s output classifier/regressor ``output`` on (Xt, yt)."""
+        yt = np.asarray(yt, dtype=np.float64)
+        if not len(yt):
+            return float("nan")
+        f = model.decision_function(Xt, output=output)
+        if self.labels == "binary":
+            return 100.0 * float(np.mean(np.where(f >= 0.0, 1.0, -1.0) == yt))      # sign(0) = +1
+        return float(np.mean((f - yt) ** 2))
+
+
+def _binary_loop(step, ylist, olist, cps):
+    cp_iter = iter(cps)
+    next_cp = next(cp_iter, -1)
+    curve_t, curve_m = [], []
+    mistakes = 0
+    t = 0
+    for i in olist:
+        yi = ylist[i]
+        s = step(i, yi)
+        if (s >= 0.0) != (yi > 0.0):
+            mistakes += 1
+        t += 1
+        if t == next_cp:
+            curve_t.append(t)
+            curve_m.append(mistakes)
+            next_cp = next(cp_iter, -1)
+    n = len(olist)
+    return {"mistakes": mistakes, "accuracy": 100.0 * (1.0 - mistakes / n) if n else float("nan"),
+            "curve": {"t": curve_t, "mistake_rate": [100.0 * m / c for m, c in zip(curve_m, curve_t)]}}
+
+
+_EPS = 1e-15
+
+
+def _probabilistic_loop(step, ylist, olist, cps):
+    cp_iter = iter(cps)
+    next_cp = next(cp_iter, -1)
+    curve_t, curve_m, curve_l = [], [], []
+    mistakes = 0
+    logloss = 0.0
+    t = 0
+    for i in olist:
+        yi = ylist[i]
+        s = step(i, yi)
+        if (s >= 0.0) != (yi > 0.0):
+            mistakes += 1
+        p = 1.0 / (1.0 + math.exp(-s)) if s >= -700.0 else 0.0         # P(y = +1) from the log-odds
+        p = min(max(p if yi > 0.0 else 1.0 - p, _EPS), 1.0 - _EPS)
+        logloss -= math.log(p)
+        t += 1
+        if t == next_cp:
+            curve_t.append(t)
+            curve_m.append(mistakes)
+            curve_l.append(logloss / t)
+            next_cp = next(cp_iter, -1)
+    n = len(olist)
+    return {"mistakes": mistakes, "accuracy": 100.0 * (1.0 - mistakes / n) if n else float("nan"),
+            "log_loss": logloss / n if n else float("nan"),
+            "curve": {"t": curve_t, "mistake_rate": [100.0 * m / c for m, c in zip(curve_m, curve_t)],
+                      "log_loss": curve_l}}
+
+
+def _regression_loop(step, ylist, olist, cps):
+    cp_iter = iter(cps)
+    next_cp = next(cp_iter, -1)
+    curve_t, curve_e = [], []
+    sq = 0.0
+    t = 0
+    for i in olist:
+        yi = ylist[i]
+        s = step(i, yi)
+        sq += (s - yi) * (s - yi)
+        t += 1
+        if t == next_cp:
+            curve_t.append(t)
+            curve_e.append(sq / t)
+            next_cp = next(cp_iter, -1)
+    n = len(olist)
+    return {"mse": sq / n if n else float("nan"), "curve": {"t": curve_t, "mse": curve_e}}
+
+
+TASKS: dict[str, Task] = {t.name: t for t in (
+    Task("binary", "binary", "accuracy", True, "test_accuracy", "mistake_rate",
+         "binary classification: online mistakes / accuracy, test accuracy"),
+    Task("probabilistic", "binary", "accuracy", True, "test_accuracy", "mistake_rate",
+         "probabilistic binary classification: binary's metrics plus the online log-loss",
+         online_columns=("accuracy", "log_loss", "time_s", "n_sv")),
+    Task("regression", "real", "mse", False, "test_mse", "mse",
+         "regression: online and test mean squared error (+ labelling efficiency for active learners)",
+         online_columns=("mse", "time_s", "n_sv"), batch_columns=("test_mse", "train_time_s", "n_sv")),
+)}
+
+
+def task_of(learner_cls) -> Task:
+    """The protocol of a learner class (its ``task`` attribute)."""
+    name = getattr(learner_cls, "task", "binary")
+    if name not in TASKS:
+        raise ValueError(f"{learner_cls.__name__}.task = {name!r}; known tasks: {', '.join(TASKS)}")
+    return TASKS[name]
+
+
+def online_pass(model, X, y, order, n_checkpoints: int = 50) -> dict:
+    """The online pass of `model`'s own task (see :class:`Task`)."""
+    return task_of(type(model)).online_pass(model, X, y, order, n_checkpoints)

@@ -1,0 +1,56 @@
+"""What every registered learner declares as class attributes (olk/algorithms/DEVELOPING.md):
+
+* ``task`` — the task protocol it is run with (all of olk's current learners: ``"binary"``);
+* ``outputs`` — its named output classifiers: exactly the choices of its ``output`` parameter, () without one;
+* ``style`` — (colour, marker) of its plots, each colour and each marker used by one learner only.
+"""
+from __future__ import annotations
+
+import pytest
+from matplotlib.colors import is_color_like, to_hex
+from matplotlib.lines import Line2D
+
+from olk.algorithms import REGISTRY, available
+from olk.algorithms.base import KernelEstimator
+
+#: olk's own learners (tests may register extra ones, e.g. test_engine's ``_budget_probe``)
+LEARNERS = [n for n in available() if REGISTRY[n].__module__.startswith("olk.")]
+
+
+def test_base_defaults():
+    assert KernelEstimator.task == "binary"
+    assert KernelEstimator.outputs == ()
+    assert KernelEstimator.style is None
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_task_is_binary(name):
+    assert REGISTRY[name].task == "binary"
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_outputs_are_the_choices_of_the_output_parameter(name):
+    cls = REGISTRY[name]
+    assert isinstance(cls.outputs, tuple) and all(isinstance(o, str) for o in cls.outputs)
+    param = {p.name: p for p in cls.params}.get("output")
+    if param is None:
+        assert cls.outputs == ()
+    else:
+        assert cls.outputs == tuple(param.choices) and param.default in cls.outputs
+
+
+def test_spa_and_oskl_offer_avg_and_last():
+    assert REGISTRY["spa"].outputs == REGISTRY["oskl"].outputs == ("avg", "last")
+    assert [n for n in LEARNERS if REGISTRY[n].outputs] == ["oskl", "spa"]
+
+
+def test_every_style_is_declared_valid_and_distinct():
+    styles = {n: REGISTRY[n].style for n in LEARNERS}
+    assert all(isinstance(s, tuple) and len(s) == 2 for s in styles.values()), styles
+    bad = {n: s for n, s in styles.items() if not is_color_like(s[0]) or s[1] not in Line2D.markers
+           or s[1] in ("None", "none", "", " ")}
+    assert not bad, bad
+    colours = [to_hex(c) for c, _ in styles.values()]
+    markers = [m for _, m in styles.values()]
+    assert len(set(colours)) == len(colours), sorted(colours)          # each colour used once
+    assert len(set(markers)) == len(markers), sorted(markers)          # each marker used once
