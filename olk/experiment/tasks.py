@@ -59,12 +59,12 @@ class Task:
             if bad.any():
                 i = int(np.argmax(bad))
                 raise DataError(f"{where}: a {self.name} learner needs labels in {{-1, +1}}; row {i} (0-based) "
-                                f"has {y[i]!r} (set preprocess: {{positive_label: ...}} on the dataset)")
+                                f"has {y[i].item()!r} (set preprocess: {{positive_label: ...}} on the dataset)")
         else:
             yf = np.asarray(y, dtype=np.float64)
             if not np.all(np.isfinite(yf)):
                 i = int(np.argmax(~np.isfinite(yf)))
-                raise DataError(f"{where}: row {i} (0-based) has a non-finite target {yf[i]!r}")
+                raise DataError(f"{where}: row {i} (0-based) has a non-finite target {yf[i].item()!r}")
 
     # ----------------------------------------------------------- online pass
     def online_pass(self, model, X, y, order, n_checkpoints: int = 50) -> dict:
