@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from .._core.svpool import RowSource, SVPool
 from ..errors import ConfigError, DataError
-from ..kernels import make_kernel
+from ..kernels import KernelSet
 from .registry import EXACT, check_params_of
 
 
@@ -59,6 +59,7 @@ class KernelEstimator:
     #: registered learner declares its own, distinct in both; None = the report picks a free fallback style
     style: tuple[str, str] | None = None
     n_cols = 1                      # coefficient columns per SV (SPA uses 2 for its exact average)
+    max_kernels = 1                 # how many kernels it learns with at once (a multi-kernel learner: more)
     stochastic = False              # uses its RNG (so results depend on the run's algorithm seed)
     batch = False                   # batch learners (base_batch.BatchKernelLearner) are trained with fit()
     order_free = False              # result does not depend on the order of the training rows
@@ -68,13 +69,24 @@ class KernelEstimator:
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         params = check_params_of(type(self), params, where)       # every way of building a learner checks
-        self.kernel = make_kernel(kernel)
+        self.kernels = KernelSet.of(kernel, "kernel")      # one kernel, or several for a multi-kernel learner
+        if len(self.kernels) > self.max_kernels:
+            raise ConfigError(f"{where or self.name}: {self.name} takes {self.max_kernels} kernel(s), got "
+                              f"{len(self.kernels)} ({self.kernels.label()})")
+        self.kernel = self.kernels[0]       # the kernel of a single-kernel learner
         self.random_state = random_state
         self.rng = np.random.default_rng(random_state)
         for p in self.params:
             setattr(self, p.name, params[p.name])
         self.hyperparams = {p.name: getattr(self, p.name) for p in self.params}
         self.classes_: np.ndarray | None = None     # the two original labels (-1 side, +1 side), set by fit
+
+    def column_kernels(self) -> list[int]:
+        """The kernel (index into ``self.kernels``) each coefficient column is evaluated with.  One kernel:
+        every column uses it.  A multi-kernel learner keeping one column per kernel returns e.g.
+        ``list(range(len(self.kernels)))``: the pool then computes each SV's inner product once and
+        every kernel value from it."""
+        return [0] * self.n_cols
 
     @classmethod
     def check_params(cls, p: dict, where: str) -> None:
@@ -134,7 +146,7 @@ class KernelEstimator:
 
     def __repr__(self):
         ps = ", ".join(f"{k}={v!r}" for k, v in self.hyperparams.items())
-        return f"{type(self).__name__}(kernel={self.kernel.label()}{', ' if ps else ''}{ps})"
+        return f"{type(self).__name__}(kernel={self.kernels.label()}{', ' if ps else ''}{ps})"
 
 
 class OnlineKernelLearner(KernelEstimator):
@@ -154,7 +166,7 @@ class OnlineKernelLearner(KernelEstimator):
 
     # ------------------------------------------------------------------ data
     def _make_pool(self, n_features: int, sparse: bool) -> SVPool:
-        return SVPool(n_features, sparse, col_kernel=[0] * self.n_cols, **self.kernel.pool_args())
+        return SVPool(n_features, sparse, col_kernel=self.column_kernels(), **self.kernels.pool_args())
 
     def bind(self, X) -> RowSource:
         """Make the rows of X (CSR or dense float64) the ones ``step(i, y)`` refers to."""
@@ -277,7 +289,7 @@ class OnlineKernelLearner(KernelEstimator):
 
     def _reset(self) -> None:
         """Back to the state of a newly made learner with the same kernel, random_state and parameters."""
-        type(self).__init__(self, kernel=self.kernel, random_state=self.random_state,
+        type(self).__init__(self, kernel=self.kernels, random_state=self.random_state,
                             **{p.name: getattr(self, p.name) for p in self.params})
 
     def decision_function(self, X, output: str | None = None) -> np.ndarray:

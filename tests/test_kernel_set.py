@@ -1,0 +1,58 @@
+"""One KernelSet object from the learner to the Cython core: a single kernel is a set of one, a multi-kernel
+learner maps its coefficient columns to kernels (``column_kernels``) and the shared pool evaluates each column
+with its own kernel from one inner product per SV."""
+import numpy as np
+import pytest
+
+from olk.algorithms.base import OnlineKernelLearner
+from olk.errors import ConfigError
+from olk.kernels import KernelSet, make_kernel
+
+GAUSS = {"type": "gaussian", "gamma": 0.5}
+POLY = {"type": "polynomial", "degree": 2, "coef0": 1.0, "gamma": 1.0}
+
+
+class TwoKernelPerceptron(OnlineKernelLearner):
+    """Test-only learner (not registered): one Perceptron per kernel, one coefficient column each."""
+    name = "two_kernel_perceptron"
+    n_cols = 2
+    max_kernels = 2
+
+    def column_kernels(self):
+        return [0, 1]
+
+    def step(self, i, y):
+        self.t += 1
+        f = self._buf
+        self.pool.decision(self.src, i, f)
+        wrong = [y * f[c] <= 0.0 for c in range(2)]
+        if any(wrong):
+            self.pool.add(self.src, i, [y if w else 0.0 for w in wrong], self.t)
+            self.n_updates += 1
+        return float(f[0] + f[1])
+
+
+def test_a_single_kernel_learner_refuses_several_kernels():
+    from olk.algorithms import make
+    with pytest.raises(ConfigError, match="takes 1 kernel"):
+        make("perceptron", kernel=[GAUSS, POLY])
+    assert make("perceptron", kernel=GAUSS).kernels == KernelSet.of(GAUSS)
+
+
+def test_each_column_is_evaluated_with_its_own_kernel():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 4))
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    m = TwoKernelPerceptron(kernel=[GAUSS, POLY]).partial_fit(X, y)
+    assert m.pool.n_kernels == 2 and m.n_sv > 0
+    kg, kp = make_kernel(GAUSS), make_kernel(POLY)
+    coefs = m.pool.coefs
+    svs = X[[int(t) - 1 for t in m.pool.tags]]                   # tag = t at insertion = row index + 1
+    x = X[7]
+    expect_g = sum(c * np.exp(-0.5 * np.sum((s - x) ** 2)) for c, s in zip(coefs[:, 0], svs))
+    expect_p = sum(c * (1.0 + s @ x) ** 2 for c, s in zip(coefs[:, 1], svs))
+    assert kg.type.name == "gaussian" and kp.type.name == "polynomial"
+    out = np.zeros(2)
+    m.bind(X)
+    m.pool.decision(m.src, 7, out)
+    assert out == pytest.approx([expect_g, expect_p], rel=1e-12)
