@@ -35,8 +35,9 @@ def test_run_table_and_sweep(tmp_path, capsys):
     assert code == 0, err
     import pandas as pd
     df = pd.read_csv(tmp_path / "s" / "runs.csv")
-    assert set(df.label) == {"perceptron", "spa@beta=5", "spa@beta=10"}
-    assert set(df[df.label == "spa@beta=10"].param_beta) == {10.0}
+    assert set(df.label) == {"perceptron", "spa"}                 # one sweep mechanism: spa at two settings
+    assert set(df[df.label == "spa"].setting) == {"beta=5", "beta=10"}
+    assert set(df[df.setting == "beta=10"].param_beta) == {10.0}
     code, out, err = _run(["algorithms"], capsys)
     assert code == 0 and "spa" in out and "beta" in out
 

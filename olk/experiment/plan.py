@@ -124,36 +124,21 @@ def apply_overrides(cfg: ExperimentConfig, settings: dict[str, object]) -> Exper
 
 
 def expand_sweep(cfg: ExperimentConfig, settings: dict[str, list]) -> ExperimentConfig:
-    """A config whose affected entries are repeated once per grid point, labelled 'spa@beta=5'.  An entry
-    that ``match:``es a swept entry is repeated too and matches the copy at the same point (BOGD@beta=5
-    gets the budget of SPA@beta=5)."""
-    hits = {key: {a.label for a in _targets(cfg, key)} for key in settings}
+    """A copy in which every entry a key applies to sweeps it: ``--set beta=5,10`` is ``sweep: {beta: [5, 10]}``
+    on each entry with a ``beta`` (the YAML mechanism: one sweep mechanism for configs and the command line).
+    The parameter is no longer fixed, tuned or overridden per dataset.  Entries that ``match:`` a swept entry
+    run once per point of it, with the matched value of that point (see :meth:`Planner._settings`)."""
+    hits = {key: [a.label for a in _targets(cfg, key)] for key in settings}
     new = copy.deepcopy(cfg)
-    new.algorithms = []
-    renamed: dict[str, dict[str, str]] = {}     # original label -> {point-suffix: new label}
-    for a in cfg.algorithms:
-        keys = [k for k in settings if a.label in hits[k]]
-        deps = [v.label for v in a.params.values() if isinstance(v, MatchRef) and v.label in renamed]
-        if not keys and not deps:
-            new.algorithms.append(copy.deepcopy(a))
-            continue
-        for pt in grid(settings):
-            b = copy.deepcopy(a)
-            suffix = ",".join(f"{k.rpartition('.')[2]}={v}" for k, v in pt.items() if k in keys or deps)
-            for k in keys:
-                _set_param(new, b, k, pt[k])
-            for p, v in list(b.params.items()):
-                if isinstance(v, MatchRef) and v.label in renamed:
-                    b.params[p] = MatchRef(renamed[v.label][setting_suffix(pt)], v.stat, v.agg)
-            b.label = f"{a.label}@{suffix}"
-            b.display = f"{a.display} ({suffix})"
-            renamed.setdefault(a.label, {})[setting_suffix(pt)] = b.label
-            new.algorithms.append(b)
-        for d in new.datasets:
-            if a.label in d.params:
-                ov = d.params.pop(a.label)
-                for lab in renamed.get(a.label, {}).values():
-                    d.params[lab] = dict(ov)
+    for key, values in settings.items():
+        p = key.rpartition(".")[2]
+        for lab in hits[key]:
+            a = new.algorithm(lab)
+            a.sweep[p] = [_algo_params(a.name, {p: v}, f"--set {key}", value_where=f"--set {key}")[p] for v in values]
+            a.params.pop(p, None)
+            a.tune.pop(p, None)
+            for d in new.datasets:
+                d.params.get(a.label, {}).pop(p, None)
     new.name = f"{cfg.name}_sweep"
     return new
 
@@ -161,8 +146,21 @@ def expand_sweep(cfg: ExperimentConfig, settings: dict[str, list]) -> Experiment
 # ----------------------------------------------------------------------------- the plan
 
 
+class Point(dict):
+    """A sweep point of an entry: its own parameter values (the dict, from ``sweep:``) and, in ``refs``, the
+    setting of each entry it ``match:``es ({label: setting}), so that a budget baseline matching SPA's #SV
+    runs once per SPA point with that point's #SV."""
+
+    def __init__(self, own=(), refs=None):
+        super().__init__(own)
+        self.refs = dict(refs or {})
+
+
 def setting_suffix(pt: dict) -> str:
-    return ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in pt.items())
+    """'beta=5,budget=100': the point's own values, then the settings it inherits through matches."""
+    own = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in pt.items()]
+    inherited = [s for s in dict.fromkeys(getattr(pt, "refs", {}).values()) if s and s not in own]
+    return ",".join(own + inherited)
 
 
 def stat_of(rec: dict, stat: str):
@@ -236,7 +234,7 @@ class Planner:
                          f"{' ...' if len(pts) > 5 else ''}")
 
     # ------------------------------------------------------------------ specs
-    def spec(self, phase, d, a, params: dict, perm: int, *, kernel: dict | None = None, setting: dict | None = None,
+    def spec(self, phase, d, a, params: dict, perm: int, *, kernel: dict, setting: dict | None = None,
              fold: int | None = None) -> RunSpec:
         cls = algo_registry.REGISTRY[a.name]
         batch = self.cfg.mode == "batch"
@@ -245,17 +243,17 @@ class Planner:
             preprocess=d.preprocess, scale=self.cfg.scale, shuffle=self.cfg.shuffle, seed=self.cfg.seed, perm=perm,
             algorithm=a.name, label=a.label, display=a.display,
             params=algo_registry.validate_params(a.name, params, self._where(d, a)),
-            kernel=kernel or self._kernel_for(d, a), checkpoints=self.cfg.checkpoints,
+            kernel=kernel, checkpoints=self.cfg.checkpoints,
             algo_seed=seeds.algorithm_seed(self.cfg.seed, d.name, perm, a.label) if cls.stochastic else None,
-            setting=setting_suffix(setting) if setting else None,
+            setting=(setting_suffix(setting) if setting is not None else "") or None,
             holdout=d.holdout if batch else None,
             test_part=(None if d.holdout is not None else (d.test or "test")) if batch else None,
             fold=fold if batch else None,
             cv={"folds": self.cfg.cv_folds, "max_rows": self.cfg.cv_max_rows} if batch and fold is not None else None)
 
-    def _kernel_for(self, d, a, values: dict | None = None) -> dict:
+    def _kernel_for(self, d, a, pt: Point, values: dict | None = None) -> dict:
         """The run's kernel: dataset's, else algorithm's (matches resolved), else the config's; then tuned values."""
-        spec = dict(d.kernel or (self._resolve_matches(d, a, a.kernel, kernel=True) if a.kernel else None)
+        spec = dict(d.kernel or (self._resolve_matches(d, a, pt, a.kernel, kernel=True) if a.kernel else None)
                     or self.cfg.kernel)
         for k, v in (values or {}).items():
             if k.startswith("kernel."):
@@ -267,8 +265,10 @@ class Planner:
         p.update(d.params.get(a.label, {}))
         return p
 
-    def _match_value(self, d, a, what: str, ref: MatchRef) -> float:
-        vals = [stat_of(r, ref.stat) for r in self.records(d.name, ref.label)]
+    def _match_value(self, d, a, pt: Point, what: str, ref: MatchRef) -> float:
+        """``ref.agg`` of ``ref.stat`` over the main runs of entry ``ref.label`` at the point ``pt`` inherits."""
+        setting = pt.refs.get(ref.label, "")
+        vals = [stat_of(r, ref.stat) for r in self.records(d.name, ref.label) if (r.get("setting") or "") == setting]
         vals = [v for v in vals if v is not None]
         if not vals:
             raise ConfigError(f"{self.cfg.path}: {a.label}.{what} matches {ref.label}'s {ref.stat}, but {ref.label} "
@@ -278,36 +278,41 @@ class Planner:
             raise ConfigError(f"{self.cfg.path}: {a.label}.{what}.agg must be mean, median, max or min")
         return float(agg(vals))
 
-    def _resolve_matches(self, d, a, params: dict, kernel: bool = False) -> dict:
+    def _resolve_matches(self, d, a, pt: Point, params: dict, kernel: bool = False) -> dict:
         specs = {p.name: p for p in algo_registry.REGISTRY[a.name].params}
         out = {}
         for k, v in params.items():
             if isinstance(v, MatchRef):
-                val = self._match_value(d, a, f"{'kernel.' if kernel else ''}{k}", v)
+                val = self._match_value(d, a, pt, f"{'kernel.' if kernel else ''}{k}", v)
                 out[k] = int(round(val)) if not kernel and specs[k].type is int else val
             else:
                 out[k] = v
         return out
 
-    def _settings(self, d, a) -> list[dict]:
-        """The entry's valid sweep points on dataset d."""
+    def _settings(self, d, a) -> list[Point]:
+        """The entry's valid sweep points on dataset d, times the points of every entry it matches: one
+        sweep mechanism for YAML ``sweep:`` and ``olk sweep`` alike."""
         bad = set(self.skipped.get((d.name, a.label), []))
-        return [pt for pt in a.settings() if setting_suffix(pt) not in bad]
+        refs = sorted(a.depends_on())
+        ref_points = [[(lab, setting_suffix(q)) for q in self._settings(d, self.cfg.algorithm(lab))] for lab in refs]
+        return [Point(pt, combo) for pt in a.settings() if setting_suffix(pt) not in bad
+                for combo in itertools.product(*ref_points)]
 
     def _point(self, d, a, pt: dict, values: dict, base: dict | None = None) -> tuple[dict, dict]:
         """(parameters, kernel) of entry a on dataset d at sweep point pt with grid values applied
         (``kernel.*`` keys go to the kernel); ``base`` = ``_params_at(d, a, pt)`` when already known."""
         base = self._params_at(d, a, pt) if base is None else base
-        return {**base, **_algo_part(values)}, self._kernel_for(d, a, {**pt, **values})
+        return {**base, **_algo_part(values)}, self._kernel_for(d, a, pt, {**pt, **values})
 
     def _params_at(self, d, a, pt: dict) -> dict:
         """Base parameters (matches resolved) at one sweep point."""
-        p = self._resolve_matches(d, a, self._base_params(d, a))
+        p = self._resolve_matches(d, a, pt, self._base_params(d, a))
         p.update(_algo_part(pt))
         return p
 
     def _tune_key(self, a, pt: dict) -> str:
-        return a.label + (f"@{setting_suffix(pt)}" if pt else "")
+        s = setting_suffix(pt)
+        return a.label + (f"@{s}" if s else "")
 
     # ------------------------------------------------------------------ steps
     def tune(self, datasets, algos) -> list[Group]:
@@ -357,8 +362,8 @@ class Planner:
                 if not a.match_tune:
                     continue
                 target = a.match_tune["target"]
-                goal = self._match_value(d, a, "match_tune.target", target)
                 for pt in self._settings(d, a):
+                    goal = self._match_value(d, a, pt, "match_tune.target", target)
                     tuned = chosen.get((d.name, a.label, setting_suffix(pt))) or {}
                     base, kern = self._point(d, a, pt, tuned)
                     cands = [(values, [self.spec("match", d, a, {**base, **values}, seeds.TUNE_PERM, kernel=kern,
