@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from olk.algorithms import REGISTRY, available, make
 from olk.data import load_dataset
 from olk.experiment import seeds
-from olk.experiment.tasks import online_pass
+from olk.tasks import online_pass
 
 # SPA TIST 2018 Table 2 (published C++ times in seconds, and the budget B = SPA's #SV) — reference only.
 PAPER_TIME = {

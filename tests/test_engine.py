@@ -11,6 +11,7 @@ from olk.algorithms.registry import Param
 from olk.experiment import Runner, load_config, parse_config
 from olk.experiment import runner as runner_mod
 from olk.experiment import seeds
+from olk.tasks import checkpoints
 
 CFG = """
 name: t
@@ -137,7 +138,7 @@ def test_scale_and_permutations_are_reproducible_from_the_config():
     s = seeds.subsample(1000, 0.1, 3, "x")
     assert len(s) == 100 and np.all(np.diff(s) > 0)
     assert np.array_equal(s, seeds.subsample(1000, 0.1, 3, "x"))
-    cps = seeds.checkpoints(48842)
+    cps = checkpoints(48842)
     assert cps[0] == 1 and cps[-1] == 48842 and 40 <= len(cps) <= 50
 
 

@@ -1,4 +1,4 @@
-"""Task protocols (olk/experiment/tasks.py): each task's online loop, label check, held-out score and table
+"""Task protocols (olk/tasks.py): each task's online loop, label check, held-out score and table
 columns, against hand-computed values on a scripted learner (no learner of the probabilistic or regression
 task is registered yet, so these tests are what pins those protocols)."""
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from olk.errors import DataError
-from olk.experiment.tasks import TASKS, online_pass, task_of
+from olk.tasks import TASKS, online_pass, task_of
 
 
 class Scripted:

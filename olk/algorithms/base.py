@@ -49,7 +49,7 @@ class KernelEstimator:
     display = "Base"
     params: tuple = ()
     aliases: tuple = ()
-    #: the task protocol it is run and scored with (a key of ``olk.experiment.tasks.TASKS``); every current
+    #: the task protocol it is run and scored with (a key of ``olk.tasks.TASKS``); every current
     #: learner is a binary classifier
     task = "binary"
     #: the named output classifiers it offers, e.g. ("avg", "last") for SPA and OSKL: exactly the choices of

@@ -10,7 +10,7 @@ from .execute import execute_run
 from .plan import apply_overrides, expand_sweep, variant
 from .runner import Runner
 from .spec import RunSpec
-from .tasks import TASKS, online_pass, task_of
+from ..tasks import TASKS, online_pass, task_of
 
 __all__ = ["ExperimentConfig", "RunSpec", "Runner", "TASKS", "apply_overrides", "execute_run", "expand_sweep", "grid",
            "load_config", "online_pass", "parse_config", "task_of", "variant"]

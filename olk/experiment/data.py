@@ -3,7 +3,7 @@
 Online mode gives ``(X, y)`` per dataset; batch mode ``(X_train, y_train, X_test, y_test)`` (the
 dataset's test part, or a seeded stratified holdout).  Quick mode (``scale < 1``) keeps a reproducible
 fraction of the rows (:func:`olk.experiment.seeds.subsample`).  Labels are checked here, once, against
-the task of every learner that will read them (:meth:`olk.experiment.tasks.Task.check_labels`).
+the task of every learner that will read them (:meth:`olk.tasks.Task.check_labels`).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, DataError
 from . import seeds
 from .config import ExperimentConfig
-from .tasks import task_of
+from ..tasks import task_of
 
 
 def prepare_data(cfg: ExperimentConfig, unavailable: dict, log=print) -> dict[str, tuple]:

@@ -2,7 +2,7 @@
 
 ``execute_run`` is the only place a learner meets data during an experiment.  It builds the learner
 from the spec (the parameters were validated when the spec was planned), runs the protocol of the
-learner's task (:mod:`olk.experiment.tasks`) and returns the spec's record with the task's metrics.
+learner's task (:mod:`olk.tasks`) and returns the spec's record with the task's metrics.
 It depends on nothing but the spec and the arrays, so a run gives the same record in any process,
 whatever ``n_jobs`` or backend: that is what makes results bit-identical across ``n_jobs``.
 """
@@ -14,7 +14,7 @@ import time
 from ..algorithms import registry as algo_registry
 from . import seeds
 from .spec import RunSpec
-from .tasks import task_of
+from ..tasks import task_of
 
 
 def _learner(spec: RunSpec):

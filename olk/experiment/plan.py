@@ -33,7 +33,7 @@ from ..kernels import make_kernel
 from . import seeds
 from .config import ExperimentConfig, MatchRef, _algo_params, grid
 from .spec import RunSpec
-from .tasks import task_of
+from ..tasks import task_of
 
 # ----------------------------------------------------------------------------- config variants
 

@@ -47,14 +47,6 @@ def subsample(n: int, fraction: float, seed: int, dataset: str, part: str = "") 
     return np.sort(rng.choice(n, size=min(m, n), replace=False))
 
 
-def checkpoints(n: int, count: int = 50) -> np.ndarray:
-    """About `count` log-spaced example counts in [1, n] (always including n) for learning curves."""
-    if n <= 0:
-        return np.zeros(0, dtype=np.int64)
-    pts = np.unique(np.round(np.geomspace(1, n, max(count, 2))).astype(np.int64))
-    return pts[(pts >= 1) & (pts <= n)]
-
-
 _HOLDOUT_KEY = 2 ** 31 + 2
 _CV_KEY = 2 ** 31 + 3
 

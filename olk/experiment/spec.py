@@ -37,7 +37,7 @@ class RunSpec:
     experiment: str
     phase: str                      # "tune", "match" or "main"
     mode: str                       # "online" or "batch"
-    task: str                       # a key of olk.experiment.tasks.TASKS
+    task: str                       # a key of olk.tasks.TASKS
     dataset: str
     preprocess: dict
     scale: float

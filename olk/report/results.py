@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from olk.errors import ConfigError, OlkError, did_you_mean
+from olk.tasks import TASKS
 
 #: Columns ``olk run`` writes to runs.csv (unknown extra columns are ignored).
 RUN_COLUMNS = (
@@ -63,7 +64,7 @@ METRICS: dict[str, tuple[str, str]] = {
 NUMERIC_COLUMNS = ("perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "time_s",
                    "kernel_evals", "test_accuracy", "train_time_s", "mse", "test_mse", "log_loss")
 
-ONLINE_METRICS = ("accuracy", "time_s", "n_sv")     # the binary task's (olk.experiment.tasks), for old results
+ONLINE_METRICS = ("accuracy", "time_s", "n_sv")     # the binary task's (olk.tasks), for old results
 DEFAULT_DATASETS_PER_BLOCK = 2
 
 
@@ -140,7 +141,7 @@ class Results:
 
     @property
     def task(self) -> str:
-        """The task protocol of the main runs (olk.experiment.tasks); 'binary' for results written before
+        """The task protocol of the main runs (olk.tasks); 'binary' for results written before
         runs recorded it, or when tasks are mixed (the table then shows the binary columns)."""
         tasks = set(self.main["task"].dropna()) if "task" in self.main.columns else set()
         return tasks.pop() if len(tasks) == 1 else "binary"
@@ -338,7 +339,6 @@ def _read_meta(file: Path) -> dict[str, Any]:
 
 
 def _layout(spec: Any, file: Path, batch: bool, task: str = "binary") -> TableLayout:
-    from olk.experiment.tasks import TASKS
     spec = spec or {}
     default = TASKS[task].table_metrics(batch)
     metrics = spec.get("metrics", list(default))

@@ -25,8 +25,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError
-from .seeds import checkpoints as make_checkpoints
+from .errors import DataError
+
+
+def checkpoints(n: int, count: int = 50) -> np.ndarray:
+    """About `count` log-spaced example counts in [1, n] (always including n): where a learning curve is sampled."""
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    pts = np.unique(np.round(np.geomspace(1, n, max(count, 2))).astype(np.int64))
+    return pts[(pts >= 1) & (pts <= n)]
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ class Task:
         model.bind(X)
         ylist = np.asarray(y, dtype=np.float64).tolist()
         olist = np.asarray(order, dtype=np.int64).tolist()
-        cps = make_checkpoints(len(olist), n_checkpoints).tolist()
+        cps = checkpoints(len(olist), n_checkpoints).tolist()
         loop = {"binary": _binary_loop, "probabilistic": _probabilistic_loop, "regression": _regression_loop}[self.name]
         t0 = time.perf_counter()
         res = loop(model.step, ylist, olist, cps)
