@@ -215,3 +215,43 @@ def test_partial_fit_continues(name):
     np.testing.assert_allclose(m.decision_function(X), both.decision_function(X), rtol=1e-12, atol=1e-12)
     m.fit(X, y)                                          # ... and fit starts again
     assert m.t == 60
+
+
+# ---------------------------------------------------------------- scikit-learn estimator contract (issue 8)
+@pytest.mark.parametrize("name", sorted(n for n in __import__("olk.algorithms.registry", fromlist=["x"]).available()
+                                        if not n.startswith("_")))
+def test_get_params_set_params_and_clone(name):
+    from sklearn.base import clone
+
+    from olk.algorithms import make
+    from olk.errors import ConfigError
+    m = make(name, kernel={"type": "gaussian", "gamma": 0.5}, random_state=3)
+    p = m.get_params()
+    assert p["random_state"] == 3 and p["kernel"] == m.kernel and set(p) == {"kernel", "random_state", *m.hyperparams}
+    c = clone(m)
+    assert type(c) is type(m) and c.get_params() == p and c is not m
+    if m.params:                                    # the Perceptron has none
+        first = m.params[0]
+        m.set_params(**{first.name: first.default})
+        assert m.get_params()[first.name] == first.default
+        with pytest.raises(ConfigError, match="did you mean"):
+            m.set_params(**{first.name + "x": first.default})
+    with pytest.raises(ConfigError):
+        m.set_params(no_such_parameter=1)
+    m.set_params(kernel={"type": "gaussian", "gamma": 2.0})
+    assert m.kernel.gamma == 2.0
+
+
+def test_set_params_checks_like_the_constructor_and_score_is_accuracy():
+    import numpy as np
+
+    from olk.algorithms import make
+    from olk.errors import ConfigError
+    m = make("spa", kernel={"type": "gaussian", "gamma": 0.5}, alpha=1, beta=5)
+    with pytest.raises(ConfigError, match="beta"):
+        m.set_params(beta=0.5)                       # beta >= alpha, the learner's own cross-check
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    m.set_params(beta=10).fit(X, y)
+    assert m.beta == 10 and m.score(X, y) == float(np.mean(m.predict(X) == y))

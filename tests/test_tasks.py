@@ -105,3 +105,11 @@ def test_unknown_task_is_refused():
         task = "ranking"
     with pytest.raises(ValueError, match="known tasks"):
         task_of(Bad)
+
+
+def test_an_active_learner_reports_its_labelling_efficiency():
+    m = Scripted([0.0, 2.0, 5.0, 4.0])
+    m.n_labels = 3                                  # asked for 3 of the 4 labels
+    res = TASKS["regression"].online_pass(m, X, np.array([1.0, 2.0, 3.0, 4.0]), [0, 1, 2, 3], n_checkpoints=4)
+    assert res["n_labels"] == 3 and res["label_efficiency"] == 0.75
+    assert "n_labels" not in TASKS["regression"].online_pass(Scripted([0.0] * 4), X, np.zeros(4), [0, 1, 2, 3])

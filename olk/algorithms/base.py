@@ -88,6 +88,34 @@ class KernelEstimator:
         every kernel value from it."""
         return [0] * self.n_cols
 
+    # ------------------------------------------------------- scikit-learn estimator contract
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor arguments: ``kernel``, ``random_state`` and every declared hyper-parameter
+        (so ``sklearn.base.clone`` rebuilds an untrained copy)."""
+        kernel = self.kernels[0] if len(self.kernels) == 1 else self.kernels
+        return {"kernel": kernel, "random_state": self.random_state, **self.hyperparams}
+
+    def set_params(self, **params):
+        """Set constructor arguments, checked like the constructor checks them (one-line ConfigError, with a
+        did-you-mean for an unknown name).  Hyper-parameters take effect at the next update; a new ``kernel`` or
+        ``random_state`` restarts the learner untrained, since the model learned so far depends on them."""
+        params = dict(params)
+        kernel = params.pop("kernel", None)
+        seed_given = "random_state" in params
+        seed = params.pop("random_state", self.random_state)
+        merged = check_params_of(type(self), {**self.hyperparams, **params}, f"{self.name}.set_params")
+        if kernel is not None or seed_given:
+            type(self).__init__(self, kernel=self.kernels if kernel is None else kernel, random_state=seed, **merged)
+            return self
+        for k, v in merged.items():
+            setattr(self, k, v)
+        self.hyperparams = merged
+        return self
+
+    def score(self, X, y) -> float:
+        """Mean accuracy of ``predict(X)`` against ``y`` (scikit-learn's classifier score)."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
     @classmethod
     def check_params(cls, p: dict, where: str) -> None:
         """Cross-parameter checks (single-parameter ranges live in each Param)."""
