@@ -87,6 +87,8 @@ class KernelSet:
         """From a KernelSet, a Kernel, one spec, or a list of specs (each as :func:`make_kernel` reads it)."""
         if isinstance(spec, KernelSet):
             return spec
+        if isinstance(spec, str) and spec.lower() in KERNEL_PRESETS:
+            return kernel_preset(spec, where)
         if isinstance(spec, (list, tuple)):
             if not spec:
                 raise ConfigError(f"{where}: needs at least one kernel")
@@ -105,10 +107,52 @@ class KernelSet:
     def label(self) -> str:
         return " + ".join(k.label() for k in self.kernels)
 
+    @classmethod
+    def preset(cls, name: str) -> "KernelSet":
+        """A named kernel dictionary from :data:`KERNEL_PRESETS`, e.g. the SPA paper's 16 kernels:
+
+        >>> ks = KernelSet.preset("spa16")
+        >>> len(ks), [k.kind for k in ks].count("polynomial"), [k.kind for k in ks].count("gaussian")
+        (16, 3, 13)
+        >>> ks.label().split(" + ")[:4]
+        ['poly(degree=1, coef0=0, gamma=1)', 'poly(degree=2, coef0=0, gamma=1)', 'poly(degree=3, coef0=0, gamma=1)', 'gaussian(gamma=2048)']
+        """
+        return kernel_preset(name)
+
     def pool_args(self) -> dict:
         """Codes and parameters for :class:`olk._core.svpool.SVPool`, one entry per kernel."""
         return {"codes": [k.type.code for k in self.kernels], "gammas": [k.gamma for k in self.kernels],
                 "coef0s": [k.coef0 for k in self.kernels], "degrees": [k.degree for k in self.kernels]}
+
+
+def _spa16() -> tuple:
+    """The 16 kernels of the SPA paper's multiple-kernel experiments (Lu et al., TIST 2018, Section 6.2.2):
+    (x.x')^p for p = 1, 2, 3 (olk's polynomial with gamma=1, coef0=0, degree=p), then
+    exp(-||x - x'||^2 / (2 sigma^2)) for sigma = 2^-6, 2^-5, ..., 2^6 (olk's Gaussian with
+    gamma = 1/(2 sigma^2) = 2^(-2j-1) for sigma = 2^j: 2048, 512, ..., 2^-13, exact powers of two)."""
+    polys = tuple(Kernel("polynomial", gamma=1.0, degree=float(p), coef0=0.0) for p in (1, 2, 3))
+    gaussians = tuple(Kernel("gaussian", gamma=1.0 / (2.0 * (2.0 ** j) ** 2)) for j in range(-6, 7))
+    return polys + gaussians
+
+
+#: named kernel dictionaries for multi-kernel learners: ``KernelSet.preset(name)``
+KERNEL_PRESETS: dict[str, Callable[[], tuple]] = {"spa16": _spa16}
+
+
+def kernel_preset(name: str, where: str = "kernels") -> "KernelSet":
+    """The :class:`KernelSet` called ``name`` in :data:`KERNEL_PRESETS` (a one-line ConfigError otherwise).
+
+    >>> ks = kernel_preset("spa16")
+    >>> len(ks), ks[0].label(), ks[3].label(), ks[15].label()
+    (16, 'poly(degree=1, coef0=0, gamma=1)', 'gaussian(gamma=2048)', 'gaussian(gamma=0.00012207)')
+    >>> [k.gamma for k in ks][3:] == [2.0 ** (-2 * j - 1) for j in range(-6, 7)]
+    True
+    """
+    key = str(name).lower()
+    if key not in KERNEL_PRESETS:
+        raise ConfigError(f"{where}: unknown kernel preset '{name}'{did_you_mean(key, KERNEL_PRESETS)}; "
+                          f"choose one of {', '.join(KERNEL_PRESETS)}")
+    return KernelSet(KERNEL_PRESETS[key]())
 
 
 def make_kernel(spec, where: str = "kernel") -> Kernel:
@@ -125,7 +169,8 @@ def make_kernel(spec, where: str = "kernel") -> Kernel:
     kind = str(spec.pop("type", spec.pop("kind", "gaussian"))).lower()
     kind = _ALIASES.get(kind, kind)
     if kind not in KERNEL_TYPES:
-        raise ConfigError(f"{where}.type: unknown kernel '{kind}'{did_you_mean(kind, KINDS)}; choose one of {', '.join(KINDS)}")
+        raise ConfigError(f"{where}.type: unknown kernel '{kind}'{did_you_mean(kind, [*KINDS, *KERNEL_PRESETS])}; choose "
+                          f"one of {', '.join(KINDS)}, or a kernel set for multi-kernel learners: {', '.join(KERNEL_PRESETS)}")
     kt = KERNEL_TYPES[kind]
     vals = dict(kt.params)
     for key, val in spec.items():
@@ -142,3 +187,19 @@ def make_kernel(spec, where: str = "kernel") -> Kernel:
         if not ok(vals[key]):
             raise ConfigError(f"{where}.{key}: must be {req} (got {vals[key]:g})")
     return Kernel(kind, **{**vals, **kt.fixed})
+
+
+def kernel_spec(spec, where: str = "kernel"):
+    """The canonical, JSON-ready form of a kernel as a config gives it (what a run spec and its id hold): one
+    kernel (a dict, or a type name such as ``gaussian``) -> ``Kernel.to_dict()``; several kernels (a list of
+    them, or a preset name such as ``spa16``) -> a list of ``to_dict()`` s.  Invalid specs are a one-line
+    ConfigError naming ``where``.
+
+    >>> kernel_spec({"type": "gaussian", "gamma": 0.4})
+    {'kind': 'gaussian', 'gamma': 0.4}
+    >>> len(kernel_spec("spa16")), kernel_spec([{"type": "linear"}, "gaussian"])[1]["kind"]
+    (16, 'gaussian')
+    """
+    if isinstance(spec, (list, tuple)) or (isinstance(spec, str) and spec.lower() in KERNEL_PRESETS):
+        return [k.to_dict() for k in KernelSet.of(spec, where)]
+    return make_kernel(spec, where).to_dict()

@@ -56,3 +56,42 @@ def test_each_column_is_evaluated_with_its_own_kernel():
     m.bind(X)
     m.pool.decision(m.src, 7, out)
     assert out == pytest.approx([expect_g, expect_p], rel=1e-12)
+
+
+# ------------------------------------------------------------ kernel sets through the engine (YAML -> RunSpec)
+def _cfg(text, tmp_path):
+    from olk.experiment import load_config
+    p = tmp_path / "k.yaml"
+    p.write_text(text)
+    return load_config(p)
+
+
+def test_a_config_gives_a_multi_kernel_learner_its_kernel_set(tmp_path):
+    import json
+
+    import pandas as pd
+
+    from olk.experiment import Runner
+    cfg = _cfg("""
+repeats: 2
+kernel: {type: gaussian, gamma: 0.4}
+datasets: [german-small]
+algorithms:
+  - perceptron
+  - {name: omkc_dd, kernel: spa16}
+""", tmp_path)
+    out = Runner(cfg, tmp_path / "out", progress=False, log=lambda m: None).run()
+    runs = pd.read_csv(out / "runs.csv")
+    kern = {lab: json.loads(k) for lab, k in zip(runs.label, runs.kernel)}
+    assert kern["perceptron"] == {"kind": "gaussian", "gamma": 0.4}          # a single kernel: as before
+    assert isinstance(kern["omkc_dd"], list) and len(kern["omkc_dd"]) == 16
+    assert kern["omkc_dd"][3] == {"kind": "gaussian", "gamma": 2048.0}       # sigma = 2^-6
+
+
+def test_kernel_set_errors_are_one_line_before_anything_runs(tmp_path):
+    from olk.experiment.plan import Planner
+    cfg = _cfg("datasets: [german-small]\nkernel: spa16\nalgorithms: [perceptron]\n", tmp_path)
+    with pytest.raises(ConfigError, match="perceptron learns with 1 kernel.*set of 16"):
+        Planner(cfg, lambda d, lab: [], log=lambda m: None)
+    with pytest.raises(ConfigError, match=r"unknown kernel 'spa17' \(did you mean 'spa16'\?\).*kernel set"):
+        _cfg("datasets: [german-small]\nkernel: spa17\nalgorithms: [omkc_dd]\n", tmp_path)

@@ -9,3 +9,5 @@ from . import rbp, forgetron, bpas, bogd  # noqa: F401
 from . import oskl  # noqa: F401
 from . import projectron, projectronpp  # noqa: F401
 from . import libsvm, pegasos  # noqa: F401
+from . import omkc_dd  # noqa: F401
+from . import omkc_sd  # noqa: F401

@@ -35,7 +35,7 @@ import yaml
 
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean, excerpt
-from ..kernels import make_kernel
+from ..kernels import KERNEL_PRESETS, kernel_spec, make_kernel
 
 TOP_KEYS = {
     "name": "results directory name (default: the config file's stem)",
@@ -106,7 +106,7 @@ class AlgorithmEntry:
 
     def depends_on(self) -> set[str]:
         refs = [v for v in self.params.values() if isinstance(v, MatchRef)]
-        refs += [v for v in (self.kernel or {}).values() if isinstance(v, MatchRef)]
+        refs += [v for v in (self.kernel.values() if isinstance(self.kernel, dict) else ()) if isinstance(v, MatchRef)]
         if self.match_tune:
             refs.append(self.match_tune["target"])
         return {v.label for v in refs}
@@ -256,10 +256,18 @@ def _grid_of(name: str, spec, where: str) -> dict:
     return out
 
 
+def _is_kernel_set(spec) -> bool:
+    """Several kernels: a list of kernel specs, or the name of a preset such as ``spa16`` (olk.kernels)."""
+    return isinstance(spec, (list, tuple)) or (isinstance(spec, str) and spec.lower() in KERNEL_PRESETS)
+
+
 def _kernel_entry(spec, where: str):
     """An algorithm's kernel: a normal kernel spec whose values may be {match: LABEL, stat: kernel.gamma}."""
     if spec is None:
         return None
+    if _is_kernel_set(spec):
+        kernel_spec(spec, where)
+        return list(spec) if isinstance(spec, (list, tuple)) else str(spec)
     if not isinstance(spec, dict):
         make_kernel(spec, where)
         return {"type": str(spec)}
@@ -330,8 +338,9 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         raise ConfigError(f"{_where(where0, 'data_dir')}: expected a directory path (or a list of paths), "
                           f"got {_show(cfg.data_dir)}")
     kern = raw.get("kernel", {"type": "gaussian", "gamma": 1.0})
-    make_kernel(kern, _where(where0, "kernel"))
-    cfg.kernel = dict(kern) if isinstance(kern, dict) else {"type": str(kern)}
+    kernel_spec(kern, _where(where0, "kernel"))
+    cfg.kernel = (list(kern) if isinstance(kern, (list, tuple)) else str(kern)) if _is_kernel_set(kern) else \
+        dict(kern) if isinstance(kern, dict) else {"type": str(kern)}
     tune = raw.get("tune") or {}
     if not isinstance(tune, dict):
         raise ConfigError(f"{_where(where0, 'tune')}: expected a mapping like {{metric: accuracy}}")
@@ -404,7 +413,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     run_labels = {a.label for a in cfg.algorithms}
     for a in cfg.algorithms:
         refs = [(f"params.{p}", v) for p, v in a.params.items()]
-        refs += [(f"kernel.{p}", v) for p, v in (a.kernel or {}).items()]
+        refs += [(f"kernel.{p}", v) for p, v in (a.kernel.items() if isinstance(a.kernel, dict) else ())]
         if a.match_tune:
             refs.append(("match_tune.target", a.match_tune["target"]))
         for p, v in refs:
@@ -442,7 +451,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
                 raise ConfigError(f"{w}.params: '{lab}' is not an algorithm label of this config{did_you_mean(lab, run_labels)}")
             overrides[lab] = _algo_params(cfg.algorithm(lab).name, ps, f"{w}.params.{lab}")
         if d.get("kernel") is not None:
-            make_kernel(d["kernel"], f"{w}.kernel")
+            kernel_spec(d["kernel"], f"{w}.kernel")
         holdout = d.get("holdout")
         if holdout is not None:
             holdout = _number(holdout, f"{w}.holdout", float, lo=0, lo_strict=True)

@@ -23,7 +23,7 @@ import json
 
 from .. import __version__
 from ..errors import OlkError
-from ..kernels import make_kernel
+from ..kernels import kernel_spec
 from .config import ExperimentConfig, MatchRef
 
 KEY = "settings"            # experiment.json key holding the fingerprint
@@ -50,7 +50,7 @@ def _kernel(spec):
     if isinstance(spec, dict) and any(isinstance(v, MatchRef) for v in spec.values()):
         return spec
     try:
-        return make_kernel(spec).to_dict()
+        return kernel_spec(spec)
     except OlkError:
         return spec
 

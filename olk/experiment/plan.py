@@ -29,7 +29,7 @@ import numpy as np
 
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean
-from ..kernels import make_kernel
+from ..kernels import kernel_spec
 from . import seeds
 from .config import ExperimentConfig, MatchRef, _algo_params, grid
 from .spec import RunSpec
@@ -226,6 +226,12 @@ class Planner:
                     if not any(_valid(a, {**p0, **_algo_part(c)}) for c in cands):
                         first = first or {**p0, **_algo_part(cands[0])}
                         self.skipped.setdefault((d.name, a.label), []).append(setting_suffix(pt))
+                kern = d.kernel or a.kernel or self.cfg.kernel
+                n_k = len(kernel_spec(kern)) if not isinstance(kern, dict) else 1
+                cls = algo_registry.REGISTRY[a.name]
+                if n_k > cls.max_kernels:
+                    raise ConfigError(f"{self._where(d, a)}: {a.name} learns with {cls.max_kernels} kernel(s), and "
+                                      f"its kernel is a set of {n_k}; give it a single kernel (kernel: on the entry)")
                 if first is not None and len(self.skipped.get((d.name, a.label), [])) == len(a.settings()):
                     algo_registry.validate_params(a.name, first, self._where(d, a))
         for (ds, lab), pts in self.skipped.items():
@@ -253,12 +259,13 @@ class Planner:
 
     def _kernel_for(self, d, a, pt: Point, values: dict | None = None) -> dict:
         """The run's kernel: dataset's, else algorithm's (matches resolved), else the config's; then tuned values."""
-        spec = dict(d.kernel or (self._resolve_matches(d, a, pt, a.kernel, kernel=True) if a.kernel else None)
-                    or self.cfg.kernel)
-        for k, v in (values or {}).items():
-            if k.startswith("kernel."):
-                spec[k.split(".", 1)[1]] = v
-        return make_kernel(spec).to_dict()
+        spec = d.kernel or (self._resolve_matches(d, a, pt, a.kernel, kernel=True)
+                            if isinstance(a.kernel, dict) else a.kernel) or self.cfg.kernel
+        grid = {k.split(".", 1)[1]: v for k, v in (values or {}).items() if k.startswith("kernel.")}
+        if grid and not isinstance(spec, dict):
+            raise ConfigError(f"{self._where(d, a)}: kernel.{next(iter(grid))} is tuned, but the kernel is a set "
+                              f"of several ({spec if isinstance(spec, str) else len(spec)}); tune a single kernel")
+        return kernel_spec({**spec, **grid} if isinstance(spec, dict) else spec, f"{self._where(d, a)}: kernel")
 
     def _base_params(self, d, a) -> dict:
         p = dict(a.params)

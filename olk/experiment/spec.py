@@ -2,7 +2,7 @@
 
 The planner (:mod:`olk.experiment.plan`) builds every RunSpec from the validated config — parameters
 checked by the learner's own check (:func:`olk.algorithms.registry.check_params_of`), the kernel
-normalised by :func:`olk.kernels.make_kernel` — and nothing downstream re-parses or re-validates it:
+normalised by :func:`olk.kernels.kernel_spec` — and nothing downstream re-parses or re-validates it:
 execution (:mod:`olk.experiment.execute`) builds the learner from it, and its record (``to_record``)
 is what the run log, the tables and the regression check read.  The run id is derived from it, so the
 same config and seed give the same ids whatever ``n_jobs`` is, and a resumed run finds its results.
@@ -48,7 +48,7 @@ class RunSpec:
     label: str                      # the config entry's label (several entries may share an algorithm)
     display: str
     params: dict                    # every parameter, validated, defaults filled
-    kernel: dict                    # Kernel.to_dict()
+    kernel: dict | list             # olk.kernels.kernel_spec: Kernel.to_dict(), or a list of them (a kernel set)
     checkpoints: int
     algo_seed: Optional[int]        # the learner's RNG seed (stochastic learners only)
     setting: Optional[str] = None   # sweep point, e.g. "beta=5"
@@ -66,7 +66,7 @@ class RunSpec:
         rec = {"experiment": self.experiment, "phase": self.phase, "mode": self.mode, "dataset": self.dataset,
                "preprocess": copy.deepcopy(self.preprocess), "scale": self.scale, "shuffle": self.shuffle,
                "seed": self.seed, "perm": self.perm, "algorithm": self.algorithm, "label": self.label,
-               "display": self.display, "params": dict(self.params), "kernel": dict(self.kernel),
+               "display": self.display, "params": dict(self.params), "kernel": copy.deepcopy(self.kernel),
                "checkpoints": self.checkpoints, "algo_seed": self.algo_seed, "task": self.task}
         if self.setting:
             rec["setting"] = self.setting

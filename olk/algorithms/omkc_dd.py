@@ -1,0 +1,185 @@
+"""OMKC(DD): online multiple kernel classification with Deterministic update and Deterministic combination,
+Hoi, Jin, Zhao & Yang, "Online multiple kernel classification", Machine Learning 90(2), 2013 (SPA paper
+ref [20]); the same algorithm as Algorithm 1 ("DA for OMKL-P") of Jin, Hoi & Yang, "Online multiple kernel
+learning: algorithms and mistake bounds", ALT 2010.  The unbounded "DD" baseline of the SPA paper's Table 5
+(Lu et al., TIST 2018, Section 6.2.3; Algorithm 3 without the budget step; parameters of Section 6.2.4).
+
+One kernel Perceptron f_i per kernel k_i of the learner's :class:`~olk.kernels.KernelSet` (one coefficient
+column each, all m columns on ONE shared SV pool: an example several classifiers err on is stored once,
+with its coefficient y_t in each erring classifier's column and 0 in the others), combined by a Hedge-weighted
+vote of their signs:
+
+    y_hat_t = sign(sum_i theta_i sign(f_i(x_t))),   z_i = I(y_t f_i(x_t) <= 0),
+    f_i <- f_i + z_i y_t k_i(x_t, .),   theta_i <- theta_i gamma^{z_i},   theta <- theta / sum_j theta_j.
+
+The SPA paper's other deterministic-update rows are parameter settings of this learner:
+``component='pa'`` gives "DDPA" (each f_i learned by PA-I with tau_i = min(eta, l_i / k_i(x_t, x_t)) on every
+margin error, eta = 0.1) and ``discount=1`` gives "U" (theta frozen at 1/m: the uniform vote).  (One
+registered learner per update type: olk's plots offer a distinct marker for two more learners only.)
+This module also holds ``_OMKCCore``, shared with ``omkc_sd``.
+
+>>> from olk.algorithms import make
+>>> from olk.data import load_dataset
+>>> from olk.kernels import KernelSet
+>>> d = load_dataset("a9a-small")                         # bundled sample: 2,000 rows, 123 features
+>>> X, y, X_test, y_test = d.X[:1000], d.y[:1000], d.X[1000:], d.y[1000:]
+>>> model = make("omkc_dd", kernel=KernelSet.preset("spa16"))   # the SPA paper's 16 kernels
+>>> model.partial_fit(X, y).n_sv_output, model.n_sv       # SVs summed over the 16 classifiers; stored once
+(5705, 989)
+>>> int(model.weights_.argmax()), model.kernels[int(model.weights_.argmax())].label()
+(10, 'gaussian(gamma=0.125)')
+>>> float((model.predict(X_test) == y_test).mean())        # accuracy on the other 1,000 rows
+0.812
+>>> ddpa = make("omkc_dd", kernel=KernelSet.preset("spa16"), component="pa", eta=0.1).partial_fit(X, y)
+>>> ddpa.n_sv_output, float((ddpa.predict(X_test) == y_test).mean())      # the paper's "DDPA"
+(12277, 0.821)
+>>> u = make("omkc_dd", kernel=KernelSet.preset("spa16"), discount=1.0).partial_fit(X, y)
+>>> u.n_sv_output, float((u.predict(X_test) == y_test).mean())            # the paper's "U"
+(5705, 0.812)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.svpool import dot
+from .base import OnlineKernelLearner, check_finite_X, n_rows
+from .registry import POSITIVE, Param, register
+
+#: Hedge discount factor (SPA Section 6.2.4: 0.99); Hoi et al. call it beta, the SPA paper gamma
+DISCOUNT = Param("discount", 0.99, "Hedge discount: theta_i <- theta_i * discount when classifier i errs",
+                 check=lambda v: 0.0 < v <= 1.0, requirement="in (0, 1]")
+#: smoothing of the stochastic update's sampling probabilities (SPA Section 6.2.4: 0.001)
+DELTA = Param("delta", 0.001, "smoothing: classifier i is updated with probability (1-delta) theta_i/max theta + delta",
+              check=lambda v: 0.0 < v <= 1.0, requirement="in (0, 1]")
+#: the single-kernel learner of each classifier f_i: the Perceptron (OMKC) or PA-I (the SPA paper's "-PA" rows)
+COMPONENT = Param("component", "perceptron", "learner of each kernel classifier: perceptron (on mistakes) or pa "
+                  "(PA-I on margin errors)", type=str, choices=("perceptron", "pa"))
+#: the PA variants' "learning rate" (SPA Section 6.2.4: 0.1), read as PA-I's aggressiveness C
+ETA = Param("eta", 0.1, "PA-I aggressiveness of each kernel classifier: tau_i = min(eta, l_i / k_i(x, x))",
+            **POSITIVE)
+
+
+class _OMKCCore(OnlineKernelLearner):
+    """m single-kernel classifiers on one shared SV pool (column i <-> kernel i) and their Hedge-weighted vote.
+
+    Subclasses choose ``stochastic`` (sample the classifiers allowed to update: OMKC's stochastic update);
+    the parameter ``component`` picks each classifier's update (Perceptron on a mistake, or PA-I with
+    aggressiveness ``eta`` on a margin error: the SPA paper's "-PA" rows; ``eta`` is unused by the
+    Perceptron) and ``discount`` = 1 freezes theta at 1/m (OMKC(U)).
+
+    PA readings: the "learning rate 0.1" of SPA Section 6.2.4 is PA-I's aggressiveness C (as ``eta`` is for
+    SPA); the Hedge discount stays on mistakes z_i (Section 6.2.3 replaces only the classifier update);
+    k_i(x, x) = 0 (a zero row under a polynomial kernel) gives tau_i = eta, as in ``pa1``.
+
+    Readings shared by every variant (where Hoi et al. 2013 / the SPA paper leave a choice):
+
+    * z_i = I(y f_i(x) <= 0) (Hoi et al.; ALT 2010 Algorithm 1), both for the Perceptron update and for the
+      Hedge discount; SPA Algorithms 2-4 print "< 0", which would never discount an untrained classifier
+      (f_i = 0, e.g. a Gaussian with sigma = 2^-6 whose kernel underflows to 0 between distinct rows).
+    * the vote uses sign(0) = 0 for a classifier (f_i(x) = 0 abstains); the final prediction is the olk
+      convention sign(score) with sign(0) = +1, where score = sum_i theta_i sign(f_i(x)) is what ``step``
+      and ``decision_function`` return.
+    * theta starts at 1/m and is renormalised to sum 1 after every step (SPA Algorithms 2-4; Hoi et al. start
+      at w = 1 and never normalise: the same votes and probabilities, without the underflow of 0.99^T).
+    * sums over the m classifiers are taken in kernel order with olk's fixed-order ``dot`` (bit-identical
+      results on every machine).
+    * #SV: the SPA paper counts "the total number of SVs used by all single-kernel classifiers", here
+      ``n_sv_output`` (= ``sv_per_kernel_.sum()``); ``n_sv`` is the number of distinct stored rows in the
+      shared pool (<= n_sv_output, the memory actually used).
+    * one kernel (m = 1) is accepted: the learner is then the single-kernel Perceptron (or PA-I) itself.
+    """
+
+    max_kernels = 64
+
+    def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
+        super().__init__(kernel, random_state, where=where, **params)
+        m = len(self.kernels)
+        self.n_cols = m                                     # one coefficient column per kernel classifier
+        self._buf = np.zeros(m, dtype=np.float64)
+        self._ones = np.ones(m, dtype=np.float64)
+        self.weights_ = np.full(m, 1.0 / m)                 # theta: combination weights, sum 1
+        self.sv_per_kernel_ = np.zeros(m, dtype=np.int64)   # SVs of each classifier f_i (its updates)
+        self.mistakes_per_kernel_ = np.zeros(m, dtype=np.int64)  # online mistakes z_i of each f_i
+
+    def column_kernels(self) -> list[int]:
+        return list(range(len(self.kernels)))
+
+    @property
+    def n_sv_output(self) -> int:
+        """SVs summed over the m kernel classifiers (the SPA paper's #SV for OMKC)."""
+        return int(self.sv_per_kernel_.sum())
+
+    # ------------------------------------------------------------------ the algorithm
+    def _vote(self, f: np.ndarray) -> float:
+        """sum_i theta_i sign(f_i), sign(0) = 0, summed in kernel order."""
+        return dot(self.weights_, np.sign(f))
+
+    def _sampled(self) -> np.ndarray | None:
+        """Stochastic update: which classifiers may update at this step (None: all of them)."""
+        if not self.stochastic:
+            return None
+        theta = self.weights_
+        p = (1.0 - self.delta) * (theta / theta.max()) + self.delta
+        return self.rng.random(theta.shape[0]) < p
+
+    def step(self, i, y):
+        self.t += 1
+        f = self._buf
+        self.pool.decision(self.src, i, f)                  # f_i(x_t) for every kernel, one pass over the SVs
+        score = self._vote(f)                               # predict first ...
+        wrong = y * f <= 0.0                                # z_i
+        chosen = self._sampled()                            # m_i (stochastic update) or None
+        hedged = wrong if chosen is None else wrong & chosen
+        if self.component == "pa":                         # PA-I on a margin error l_i > 0
+            loss = 1.0 - y * f
+            upd = loss > 0.0 if chosen is None else (loss > 0.0) & chosen
+            coefs = np.zeros_like(f)
+            for k in np.flatnonzero(upd):
+                kxx = self.pool.self_kernel(self.src, i, k)
+                coefs[k] = y * (min(self.eta, loss[k] / kxx) if kxx > 0 else self.eta)
+        else:                                               # Perceptron on a mistake
+            upd = hedged
+            coefs = np.where(upd, y, 0.0)
+        if upd.any():                                       # ... then learn: one stored SV for all classifiers
+            self.pool.add(self.src, i, coefs, self.t)
+            self.sv_per_kernel_ += upd
+            self.n_updates += 1
+        if hedged.any():                    # Hedge: theta_i <- theta_i gamma^{z_i m_i}
+            theta = np.where(hedged, self.weights_ * self.discount, self.weights_)
+            self.weights_ = theta / dot(theta, self._ones)
+        self.mistakes_per_kernel_ += wrong
+        return score
+
+    # ------------------------------------------------------------------ outputs
+    def classifier_scores(self, X) -> np.ndarray:
+        """(n_rows, m) scores f_i(x) of the m kernel classifiers on every row of X."""
+        if self.pool is None:
+            check_finite_X(X)
+            return np.zeros((n_rows(X), len(self.kernels)))
+        return self.pool.decision_matrix(self._source_for(X))
+
+    def decision_function(self, X, output: str | None = None) -> np.ndarray:
+        """The combined score sum_i theta_i sign(f_i(x)) on every row of X (same order of sums as ``step``)."""
+        V = np.sign(self.classifier_scores(X))
+        out = np.zeros(V.shape[0])
+        for k, w in enumerate(self.weights_.tolist()):
+            out += w * V[:, k]
+        return out
+
+
+@register
+class OMKCDD(_OMKCCore):
+    """OMKC(DD) (Hoi, Jin, Zhao & Yang, Machine Learning 2013; SPA ref [20]; SPA Table 5 row "DD").
+
+    Deterministic update, deterministic combination.  For t = 1..T, with theta_1 = 1/m:
+        predict sign(sum_i theta_i sign(f_i(x_t)));  z_i = I(y_t f_i(x_t) <= 0);
+        f_i <- f_i + z_i y_t k_i(x_t, .) (kernel Perceptron);  theta_i <- theta_i discount^{z_i};  theta /= sum theta.
+    Each f_i is exactly the kernel Perceptron on k_i alone.  ``component='pa'``: f_i <- f_i + tau_i y_t k_i(x_t, .)
+    with tau_i = min(eta, l_i / k_i(x_t, x_t)) whenever l_i = [1 - y_t f_i(x_t)]_+ > 0 (SPA Table 5 "DDPA");
+    ``discount=1``: theta stays 1/m (SPA Table 5 "U").  Readings: see ``_OMKCCore``.
+    """
+
+    name = "omkc_dd"
+    display = "OMKC(DD)"
+    style = ("#aec7e8", "H")
+    params = (DISCOUNT, COMPONENT, ETA)
