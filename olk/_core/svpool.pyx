@@ -114,9 +114,9 @@ cdef inline double olk_exp(double x) noexcept nogil:
         return _exp_fast(x)
     if x != x:
         return x
-    if x < -1491.0:
+    if x < -745.2:                      # exp(x) < 2^-1075: rounds to 0 (and x / 2 would leave the fast range)
         return 0.0
-    if x > 1419.0:
+    if x > 709.79:                      # exp(x) > DBL_MAX
         return INFINITY
     h = _exp_fast(0.5 * x)
     return h * h
