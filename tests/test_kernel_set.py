@@ -95,3 +95,27 @@ def test_kernel_set_errors_are_one_line_before_anything_runs(tmp_path):
         Planner(cfg, lambda d, lab: [], log=lambda m: None)
     with pytest.raises(ConfigError, match=r"unknown kernel 'spa17' \(did you mean 'spa16'\?\).*kernel set"):
         _cfg("datasets: [german-small]\nkernel: spa17\nalgorithms: [omkc_dd]\n", tmp_path)
+
+
+def test_tuning_chooses_one_kernel_of_a_set_on_the_tuning_permutation(tmp_path):
+    """Per(*) of SPA Table 5: the Perceptron with the best of the 16 kernels, chosen on one permutation."""
+    import json
+
+    import pandas as pd
+
+    from olk.experiment import Runner
+    cfg = _cfg("""
+repeats: 2
+kernel: spa16
+datasets: [german-small]
+algorithms:
+  - {name: perceptron, label: perceptron_best, tune: {kernel: spa16}}
+""", tmp_path)
+    out = Runner(cfg, tmp_path / "out", progress=False, log=lambda m: None).run()
+    runs = pd.read_csv(out / "runs.csv")
+    tune, main = runs[runs.phase == "tune"], runs[runs.phase == "main"]
+    assert len(tune) == 16 and len(main) == 2
+    best = tune.loc[tune.accuracy.idxmax()]
+    assert tune.accuracy.max() > tune.accuracy.min()
+    chosen = {json.dumps(json.loads(k), sort_keys=True) for k in main.kernel}
+    assert chosen == {json.dumps(json.loads(best.kernel), sort_keys=True)}     # the first best on ties

@@ -245,6 +245,17 @@ def _grid_of(name: str, spec, where: str) -> dict:
     if not isinstance(spec, dict):
         raise ConfigError(f"{where}: expected a mapping of parameter: [values...]")
     for p, vals in spec.items():
+        if p == "kernel":          # choose one kernel: a list of kernels or a preset (Per(*): the best of spa16)
+            if isinstance(vals, str):
+                vals = kernel_spec(vals, f"{where}.kernel")
+                if isinstance(vals, dict):
+                    vals = [vals]
+            if not isinstance(vals, list) or not vals:
+                raise ConfigError(f"{where}.kernel: expected a list of kernels or a kernel-set name such as spa16")
+            out[p] = [kernel_spec(v, f"{where}.kernel[{i}]") for i, v in enumerate(vals)]
+            if any(isinstance(v, list) for v in out[p]):
+                raise ConfigError(f"{where}.kernel: each candidate must be a single kernel")
+            continue
         if not isinstance(vals, list) or not vals:
             raise ConfigError(f"{where}.{p}: expected a non-empty list of candidate values")
         if str(p).startswith("kernel."):

@@ -227,7 +227,7 @@ class Planner:
                         first = first or {**p0, **_algo_part(cands[0])}
                         self.skipped.setdefault((d.name, a.label), []).append(setting_suffix(pt))
                 kern = d.kernel or a.kernel or self.cfg.kernel
-                n_k = len(kernel_spec(kern)) if not isinstance(kern, dict) else 1
+                n_k = len(kernel_spec(kern)) if not isinstance(kern, dict) and "kernel" not in a.tune else 1
                 cls = algo_registry.REGISTRY[a.name]
                 if n_k > cls.max_kernels:
                     raise ConfigError(f"{self._where(d, a)}: {a.name} learns with {cls.max_kernels} kernel(s), and "
@@ -261,6 +261,8 @@ class Planner:
         """The run's kernel: dataset's, else algorithm's (matches resolved), else the config's; then tuned values."""
         spec = d.kernel or (self._resolve_matches(d, a, pt, a.kernel, kernel=True)
                             if isinstance(a.kernel, dict) else a.kernel) or self.cfg.kernel
+        if "kernel" in (values or {}):          # a tuned choice among kernels (tune: {kernel: [...]})
+            spec = values["kernel"]
         grid = {k.split(".", 1)[1]: v for k, v in (values or {}).items() if k.startswith("kernel.")}
         if grid and not isinstance(spec, dict):
             raise ConfigError(f"{self._where(d, a)}: kernel.{next(iter(grid))} is tuned, but the kernel is a set "
@@ -416,7 +418,7 @@ def _candidates(grid_spec: dict):
 
 
 def _algo_part(values: dict) -> dict:
-    return {k: v for k, v in values.items() if not k.startswith("kernel.")}
+    return {k: v for k, v in values.items() if not (k == "kernel" or k.startswith("kernel."))}
 
 
 def _valid(a, params: dict) -> bool:
