@@ -11,3 +11,4 @@ from . import projectron, projectronpp  # noqa: F401
 from . import libsvm, pegasos  # noqa: F401
 from . import omkc_dd  # noqa: F401
 from . import omkc_sd  # noqa: F401
+from . import omkc_u, omkc_ddpa, omkc_sdpa  # noqa: F401

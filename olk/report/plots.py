@@ -55,7 +55,7 @@ def _save(fig: Figure, res: Results, stem: str, out_dir: str | Path | None) -> l
 # ----------------------------------------------------------------------------- styles
 # One (colour, marker) per registered learner, declared by the learner itself (its ``style`` class attribute,
 # see olk/algorithms/DEVELOPING.md): an algorithm looks the same in every figure, whichever other algorithms
-# are plotted.  tests/test_registry_declarations.py checks that every colour and every marker is used once.
+# are plotted.  tests/test_registry_declarations.py checks that every colour is used once (markers may repeat).
 def algorithm_styles() -> dict[str, tuple[str, str]]:
     """registry name -> (colour, marker) of every registered learner that declares a style."""
     from olk.algorithms.registry import REGISTRY, available
@@ -173,7 +173,7 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
             k = [s for lb, s in res.rows if lb == lab].index(st)
             colour, marker = style[lab]
             ax.plot(t, y, label=res.display(lab, st), linewidth=1.4, color=colour, linestyle=styles[k % len(styles)],
-                    marker=marker, markersize=5, markevery=(0.012 * (MARKERS.index(marker) % 8), 0.1))
+                    marker=marker, markersize=5, markevery=(0.012 * (_stable_index(lab, 8)), 0.1))
         ax.set_xscale("log")
         ax.set_title(ds)
         ax.set_xlabel("Number of examples")
