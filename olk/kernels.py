@@ -14,6 +14,7 @@ Adding a kernel type = one :class:`KernelType` row below + one branch in ``_kval
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -131,7 +132,8 @@ def _spa16() -> tuple:
     exp(-||x - x'||^2 / (2 sigma^2)) for sigma = 2^-6, 2^-5, ..., 2^6 (olk's Gaussian with
     gamma = 1/(2 sigma^2) = 2^(-2j-1) for sigma = 2^j: 2048, 512, ..., 2^-13, exact powers of two)."""
     polys = tuple(Kernel("polynomial", gamma=1.0, degree=float(p), coef0=0.0) for p in (1, 2, 3))
-    gaussians = tuple(Kernel("gaussian", gamma=1.0 / (2.0 * (2.0 ** j) ** 2)) for j in range(-6, 7))
+    # ldexp, not 2.0 ** j: Python's float ** calls the C library's pow, whose last bit may differ between hosts
+    gaussians = tuple(Kernel("gaussian", gamma=math.ldexp(1.0, -2 * j - 1)) for j in range(-6, 7))
     return polys + gaussians
 
 

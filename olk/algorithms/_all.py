@@ -12,3 +12,4 @@ from . import libsvm, pegasos  # noqa: F401
 from . import omkc_dd  # noqa: F401
 from . import omkc_sd  # noqa: F401
 from . import omkc_u, omkc_ddpa, omkc_sdpa  # noqa: F401
+from . import bomkc_spa_dd  # noqa: F401
