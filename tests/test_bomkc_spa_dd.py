@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from test_omkc_dd import Draws
 
 from olk.algorithms import make
 from olk.data import load_dataset
@@ -14,15 +15,6 @@ TWO = [{"type": "polynomial", "gamma": 1.0, "coef0": 0.0, "degree": 1},
        {"type": "polynomial", "gamma": 1.0, "coef0": 1.0, "degree": 2}]
 
 
-class Draws:
-    """Stands in for the learner's RNG: hands out the scripted uniforms, one array per step."""
-    def __init__(self, rows):
-        self.rows = [np.asarray(r, dtype=float) for r in rows]
-
-    def random(self, n):
-        r = self.rows.pop(0)
-        assert r.shape == (n,)
-        return r
 
 
 class Zeros:

@@ -20,6 +20,18 @@ OMKC = list(ROWS)
 STOCHASTIC = {"omkc_sd", "omkc_sdpa"}
 
 
+
+class Draws:
+    """Stands in for a learner's RNG (test_omkc_sd, test_bomkc_spa_dd): hands out scripted uniforms, one array
+    per step."""
+    def __init__(self, rows):
+        self.rows = [np.asarray(r, dtype=float) for r in rows]
+
+    def random(self, n):
+        r = self.rows.pop(0)
+        assert r.shape == (n,)
+        return r
+
 def mk(row, **kw):
     name, extra = ROWS[row]
     return make(name, **extra, **kw)

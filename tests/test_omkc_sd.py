@@ -6,18 +6,9 @@ import pytest
 from olk.algorithms import make
 from olk.data import load_dataset
 from olk.kernels import KernelSet
-from test_omkc_dd import TWO, X4, Y4, run
+from test_omkc_dd import TWO, X4, Y4, Draws, run
 
 
-class Draws:
-    """Stands in for the learner's RNG: hands out the scripted uniforms, one array per step."""
-    def __init__(self, rows):
-        self.rows = [np.asarray(r, dtype=float) for r in rows]
-
-    def random(self, n):
-        r = self.rows.pop(0)
-        assert r.shape == (n,)
-        return r
 
 
 def test_sd_by_hand():

@@ -96,11 +96,7 @@ class BOMKCSPADD(_OMKCCore):
                               f"(got beta={p['beta']:g} < alpha={p['alpha']:g})")
 
     def step(self, i, y):
-        self.t += 1
-        f = self._buf
-        self.pool.decision(self.src, i, f)                  # f_i(x_t) for every kernel, one pass over the SVs
-        score = self._vote(f)                               # predict first ...
-        wrong = y * f <= 0.0                                # M_i
+        f, score, wrong = self._predict(i, y)               # predict first; wrong = M_i
         loss = np.maximum(1.0 - y * f, 0.0)                 # l_i
         if loss.max() > 0.0:
             rho = np.minimum(self.alpha, loss) / self.beta

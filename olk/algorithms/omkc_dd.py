@@ -122,12 +122,16 @@ class _OMKCCore(OnlineKernelLearner):
         p = (1.0 - self.delta) * (theta / theta.max()) + self.delta
         return self.rng.random(theta.shape[0]) < p
 
-    def step(self, i, y):
+    def _predict(self, i, y):
+        """Step t's prediction, before any update: (f_i(x_t) for every kernel, the combined score, the
+        mistakes z_i = I(y_t f_i(x_t) <= 0))."""
         self.t += 1
         f = self._buf
         self.pool.decision(self.src, i, f)                  # f_i(x_t) for every kernel, one pass over the SVs
-        score = self._vote(f)                               # predict first ...
-        wrong = y * f <= 0.0                                # z_i
+        return f, self._vote(f), y * f <= 0.0
+
+    def step(self, i, y):
+        f, score, wrong = self._predict(i, y)               # predict first ...
         chosen = self._sampled()                            # m_i (stochastic update) or None
         hedged = wrong if chosen is None else wrong & chosen
         if self.component == "pa":                         # PA-I on a margin error l_i > 0
