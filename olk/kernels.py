@@ -191,6 +191,11 @@ def make_kernel(spec, where: str = "kernel") -> Kernel:
     return Kernel(kind, **{**vals, **kt.fixed})
 
 
+def is_kernel_set(spec) -> bool:
+    """Whether a kernel as a config gives it names several kernels: a list of them, or a preset name (``spa16``)."""
+    return isinstance(spec, (list, tuple)) or (isinstance(spec, str) and spec.lower() in KERNEL_PRESETS)
+
+
 def kernel_spec(spec, where: str = "kernel"):
     """The canonical, JSON-ready form of a kernel as a config gives it (what a run spec and its id hold): one
     kernel (a dict, or a type name such as ``gaussian``) -> ``Kernel.to_dict()``; several kernels (a list of
@@ -202,6 +207,6 @@ def kernel_spec(spec, where: str = "kernel"):
     >>> len(kernel_spec("spa16")), kernel_spec([{"type": "linear"}, "gaussian"])[1]["kind"]
     (16, 'gaussian')
     """
-    if isinstance(spec, (list, tuple)) or (isinstance(spec, str) and spec.lower() in KERNEL_PRESETS):
+    if is_kernel_set(spec):
         return [k.to_dict() for k in KernelSet.of(spec, where)]
     return make_kernel(spec, where).to_dict()

@@ -119,3 +119,11 @@ algorithms:
     assert tune.accuracy.max() > tune.accuracy.min()
     chosen = {json.dumps(json.loads(k), sort_keys=True) for k in main.kernel}
     assert chosen == {json.dumps(json.loads(best.kernel), sort_keys=True)}     # the first best on ties
+
+
+def test_a_dataset_kernel_given_by_name_is_one_kernel_not_a_set(tmp_path):
+    """A kernel named by its type ('gaussian') on a dataset is a single kernel (its dict has two keys, which an
+    earlier check mistook for a set of two)."""
+    from olk.experiment.plan import Planner
+    cfg = _cfg("datasets: [{name: german-small, kernel: gaussian}]\nalgorithms: [perceptron]\n", tmp_path)
+    Planner(cfg, lambda d, lab: [], log=lambda m: None)          # no error

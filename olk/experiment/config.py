@@ -35,7 +35,7 @@ import yaml
 
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean, excerpt
-from ..kernels import KERNEL_PRESETS, kernel_spec, make_kernel
+from ..kernels import is_kernel_set, kernel_spec, make_kernel
 
 TOP_KEYS = {
     "name": "results directory name (default: the config file's stem)",
@@ -267,16 +267,11 @@ def _grid_of(name: str, spec, where: str) -> dict:
     return out
 
 
-def _is_kernel_set(spec) -> bool:
-    """Several kernels: a list of kernel specs, or the name of a preset such as ``spa16`` (olk.kernels)."""
-    return isinstance(spec, (list, tuple)) or (isinstance(spec, str) and spec.lower() in KERNEL_PRESETS)
-
-
 def _kernel_entry(spec, where: str):
     """An algorithm's kernel: a normal kernel spec whose values may be {match: LABEL, stat: kernel.gamma}."""
     if spec is None:
         return None
-    if _is_kernel_set(spec):
+    if is_kernel_set(spec):
         kernel_spec(spec, where)
         return list(spec) if isinstance(spec, (list, tuple)) else str(spec)
     if not isinstance(spec, dict):
@@ -350,7 +345,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
                           f"got {_show(cfg.data_dir)}")
     kern = raw.get("kernel", {"type": "gaussian", "gamma": 1.0})
     kernel_spec(kern, _where(where0, "kernel"))
-    cfg.kernel = (list(kern) if isinstance(kern, (list, tuple)) else str(kern)) if _is_kernel_set(kern) else \
+    cfg.kernel = (list(kern) if isinstance(kern, (list, tuple)) else str(kern)) if is_kernel_set(kern) else \
         dict(kern) if isinstance(kern, dict) else {"type": str(kern)}
     tune = raw.get("tune") or {}
     if not isinstance(tune, dict):

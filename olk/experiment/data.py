@@ -39,9 +39,9 @@ def prepare_data(cfg: ExperimentConfig, unavailable: dict, log=print) -> dict[st
     return data
 
 
-def _scaled(cfg: ExperimentConfig, name: str, X, y, part: str | None = None) -> tuple:
+def _scaled(cfg: ExperimentConfig, name: str, X, y, part: str = "") -> tuple:
     if cfg.scale < 1.0:
-        idx = seeds.subsample(X.shape[0], cfg.scale, cfg.seed, name, **({"part": part} if part else {}))
+        idx = seeds.subsample(X.shape[0], cfg.scale, cfg.seed, name, part=part)
         X, y = X[idx], y[idx]
     return X, y
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean
-from ..kernels import kernel_spec
+from ..kernels import is_kernel_set, kernel_spec
 from . import seeds
 from .config import ExperimentConfig, MatchRef, _algo_params, grid
 from .spec import RunSpec
@@ -227,7 +227,7 @@ class Planner:
                         first = first or {**p0, **_algo_part(cands[0])}
                         self.skipped.setdefault((d.name, a.label), []).append(setting_suffix(pt))
                 kern = d.kernel or a.kernel or self.cfg.kernel
-                n_k = len(kernel_spec(kern)) if not isinstance(kern, dict) and "kernel" not in a.tune else 1
+                n_k = len(kernel_spec(kern)) if is_kernel_set(kern) and "kernel" not in a.tune else 1
                 cls = algo_registry.REGISTRY[a.name]
                 if n_k > cls.max_kernels:
                     raise ConfigError(f"{self._where(d, a)}: {a.name} learns with {cls.max_kernels} kernel(s), and "
