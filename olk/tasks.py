@@ -86,6 +86,9 @@ class Task:
         res["time_s"] = time.perf_counter() - t0
         res.update({"n_examples": len(olist), "n_sv": model.n_sv_output, "n_sv_last": model.n_sv,
                     "n_updates": model.n_updates, "kernel_evals": model.kernel_evals})
+        summary = model.run_summary() if hasattr(model, "run_summary") else {}     # optional in the contract
+        if summary:
+            res["summary"] = summary
         if getattr(model, "n_labels", None) is not None:
             res["n_labels"] = int(model.n_labels)
             res["label_efficiency"] = model.n_labels / len(olist) if olist else float("nan")

@@ -328,6 +328,7 @@ cdef class SVPool:
     cdef Py_ssize_t sp_used, sp_garbage
     cdef double[::1] work        # dense scatter buffer (sparse mode)
     cdef double[::1] kv          # per-kernel values of one SV
+    cdef Py_ssize_t[::1] kstamp  # the SV slot kv[k] was last computed for (per-kernel membership)
 
     def __init__(self, Py_ssize_t n_features, bint sparse, codes=(K_GAUSSIAN,), gammas=(1.0,),
                  coef0s=None, degrees=None, col_kernel=None, Py_ssize_t capacity=256):
@@ -360,6 +361,7 @@ cdef class SVPool:
         self.sqnorm = np.zeros(self.capacity, dtype=np.float64)
         self.tag = np.zeros(self.capacity, dtype=np.int64)
         self.kv = np.zeros(self.n_kernels, dtype=np.float64)
+        self.kstamp = np.full(self.n_kernels, -1, dtype=np.intp)
         if sparse:
             self.sp_start = np.zeros(self.capacity, dtype=np.intp)
             self.sp_len = np.zeros(self.capacity, dtype=np.intp)
@@ -663,16 +665,36 @@ cdef class SVPool:
                 kv0 = self._kval(0, self._dot(src, i, s), qn, self.sqnorm[s])
                 for c in range(nc):
                     out[c] += self.coef[s, c] * kv0
+            self.n_kernel_evals += self.n_sv
         else:
-            for s in range(self.n_sv):
-                dot = self._dot(src, i, s)
-                for k in range(nk):
-                    self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
-                for c in range(nc):
-                    out[c] += self.coef[s, c] * self.kv[self.col_kernel[c]]
+            self.n_kernel_evals += self._decide_members(src, i, qn, out)
         if self.sparse:
             self._scatter(src, i, 0.0)
-        self.n_kernel_evals += self.n_sv * nk
+
+    cdef long long _decide_members(self, RowSource src, Py_ssize_t i, double qn, double* out) noexcept nogil:
+        """Several kernels: out[c] += coef[s, c] k_c(sv_s, x_i), paying for k_c only where column c OWNS
+        SV s (coef[s, c] != 0).  One inner product per SV serves every kernel; each kernel value is computed
+        at most once per SV (kstamp) and only for a kernel with an owning column, so a classifier that does
+        not own a pooled SV costs one comparison, never an exp().  Bit-identical to evaluating every kernel:
+        a skipped term is coef * k = +-0.0, and out[c] + (+-0.0) == out[c] (out[c] starts at +0.0 and a sum
+        of doubles is never -0.0).  Returns the kernel evaluations made."""
+        cdef Py_ssize_t s, c, k, nc = self.n_cols
+        cdef double dot, a
+        cdef long long evals = 0
+        for k in range(self.n_kernels):
+            self.kstamp[k] = -1
+        for s in range(self.n_sv):
+            dot = self._dot(src, i, s)
+            for c in range(nc):
+                a = self.coef[s, c]
+                if a != 0.0:
+                    k = self.col_kernel[c]
+                    if self.kstamp[k] != s:
+                        self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
+                        self.kstamp[k] = s
+                        evals += 1
+                    out[c] += a * self.kv[k]
+        return evals
 
     def decision(self, RowSource src, Py_ssize_t i, double[::1] out):
         """Fill out[c] = sum_s coef[s, c] k_c(sv_s, x_i) for every column c (out must have length n_cols)."""
@@ -698,8 +720,9 @@ cdef class SVPool:
 
         Lets a learner evaluate f at one of its own SVs without keeping the data it came from (the
         Forgetron's f(x_r)); the same bits as :meth:`decision` on the row the SV was copied from."""
-        cdef Py_ssize_t s, c, k, j, a, e
-        cdef double dot, qn, kv0
+        cdef Py_ssize_t s, c, k, j, a = 0, e = 0
+        cdef double dot, qn, cf
+        cdef long long evals = 0
         if q < 0 or q >= self.n_sv:
             raise IndexError(f"SV slot {q} out of range (n_sv={self.n_sv})")
         if out.shape[0] < self.n_cols:
@@ -711,16 +734,23 @@ cdef class SVPool:
             a = self.sp_start[q]; e = a + self.sp_len[q]
             for j in range(a, e):
                 self.work[self.sp_idx[j]] = self.sp_val[j]
+        for k in range(self.n_kernels):
+            self.kstamp[k] = -1
         for s in range(self.n_sv):
             dot = self._sv_dot(q, s)
-            for k in range(self.n_kernels):
-                self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
-            for c in range(self.n_cols):
-                out[c] += self.coef[s, c] * self.kv[self.col_kernel[c]]
+            for c in range(self.n_cols):                   # per-kernel membership, as in _decide_members
+                cf = self.coef[s, c]
+                if cf != 0.0:
+                    k = self.col_kernel[c]
+                    if self.kstamp[k] != s:
+                        self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
+                        self.kstamp[k] = s
+                        evals += 1
+                    out[c] += cf * self.kv[k]
         if self.sparse:
             for j in range(a, e):
                 self.work[self.sp_idx[j]] = 0.0
-        self.n_kernel_evals += self.n_sv * self.n_kernels
+        self.n_kernel_evals += evals
 
     cdef inline double _sv_dot(self, Py_ssize_t q, Py_ssize_t s) noexcept nogil:
         """<sv_q, sv_s>; in sparse mode sv_q must already be scattered into self.work."""

@@ -241,6 +241,12 @@ class OnlineKernelLearner(KernelEstimator):
     def kernel_evals(self) -> int:
         return 0 if self.pool is None else int(self.pool.n_kernel_evals)
 
+    def run_summary(self) -> dict:
+        """Learner-specific facts an experiment records with each run, after its online pass: a dict of
+        JSON-able values (e.g. a multi-kernel learner's final kernel weights).  The task protocol stores it
+        as the record's ``summary``; ``runs.csv`` gets one column per key (lists as JSON).  Default: none."""
+        return {}
+
     # ---------------------------------------------------------------- pickling
     def __getstate__(self):
         """Everything but the bound training data (``src``): a model keeps its SVs (copied rows in the

@@ -109,6 +109,12 @@ class _OMKCCore(OnlineKernelLearner):
         """SVs summed over the m kernel classifiers (the SPA paper's #SV for OMKC)."""
         return int(self.sv_per_kernel_.sum())
 
+    def run_summary(self) -> dict:
+        """Recorded with every run: the final combination weights theta (kernel order, so a table can show
+        which kernels won), each classifier's #SV and online mistakes."""
+        return {"kernel_weights": self.weights_.tolist(), "sv_per_kernel": self.sv_per_kernel_.tolist(),
+                "mistakes_per_kernel": self.mistakes_per_kernel_.tolist()}
+
     # ------------------------------------------------------------------ the algorithm
     def _vote(self, f: np.ndarray) -> float:
         """sum_i theta_i sign(f_i), sign(0) = 0, summed in kernel order."""

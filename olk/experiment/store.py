@@ -92,6 +92,8 @@ class RunStore:
             row["kernel"] = json.dumps(rec.get("kernel", {}), sort_keys=True)
             for k, v in sorted((rec.get("params") or {}).items()):
                 row[f"param_{k}"] = v
+            for k, v in sorted((rec.get("summary") or {}).items()):   # the learner's run_summary()
+                row[k] = json.dumps(v) if isinstance(v, (list, dict)) else v
             by_out = rec.get("test_accuracy_by_output") or {}
             if rec.get("label") in outputs and by_out:
                 for lab, (out, display) in outputs[rec["label"]].items():
