@@ -587,6 +587,54 @@ cdef class SVPool:
             acc += self.coef[s, c] * k[s]
         return acc
 
+    def owned(self, Py_ssize_t c):
+        """Slots (ascending) of the SVs column c owns: coef[s, c] != 0.  In a one-column pool every stored SV
+        belongs to the column (all slots, whatever the value).  A multi-kernel learner's classifier c
+        forgets an SV by zeroing its coefficient; the row goes once no column owns it (:meth:`row_empty`)."""
+        cdef Py_ssize_t s, n = 0
+        if c < 0 or c >= self.n_cols:
+            raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
+        if self.n_cols == 1:
+            return np.arange(self.n_sv, dtype=np.intp)
+        out = np.empty(self.n_sv, dtype=np.intp)
+        cdef Py_ssize_t[::1] o = out
+        for s in range(self.n_sv):
+            if self.coef[s, c] != 0.0:
+                o[n] = s
+                n += 1
+        return out[:n]
+
+    def coef_at(self, const Py_ssize_t[::1] slots, Py_ssize_t c):
+        """coef[slots, c] (without copying the whole coefficient matrix as :attr:`coefs` does)."""
+        cdef Py_ssize_t j
+        if c < 0 or c >= self.n_cols:
+            raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
+        out = np.empty(slots.shape[0], dtype=np.float64)
+        cdef double[::1] o = out
+        for j in range(slots.shape[0]):
+            self._check_slot(slots[j], c)
+            o[j] = self.coef[slots[j], c]
+        return out
+
+    def row_empty(self, Py_ssize_t s):
+        """True if no column owns slot s (every coefficient is 0)."""
+        cdef Py_ssize_t c
+        self._check_slot(s)
+        for c in range(self.n_cols):
+            if self.coef[s, c] != 0.0:
+                return False
+        return True
+
+    def self_kernels(self, Py_ssize_t k=0):
+        """k_k(sv_s, sv_s) for every live SV (from the stored squared norms: no pass over the data)."""
+        cdef Py_ssize_t s
+        self._check_kernel(k)
+        out = np.empty(self.n_sv, dtype=np.float64)
+        cdef double[::1] o = out
+        for s in range(self.n_sv):
+            o[s] = self._kval(k, self.sqnorm[s], self.sqnorm[s], self.sqnorm[s])
+        return out
+
     @property
     def coefs(self):
         """Copy of the (n_sv, n_cols) coefficient matrix."""
@@ -715,20 +763,26 @@ cdef class SVPool:
         self._decide(src, i, &tmp[0])
         return tmp[0]
 
-    def decision_sv(self, Py_ssize_t q, double[::1] out):
+    def decision_sv(self, Py_ssize_t q, double[::1] out, Py_ssize_t col=-1):
         """Like :meth:`decision`, at the stored SV in slot q: out[c] = sum_s coef[s, c] k_c(sv_s, sv_q).
 
         Lets a learner evaluate f at one of its own SVs without keeping the data it came from (the
-        Forgetron's f(x_r)); the same bits as :meth:`decision` on the row the SV was copied from."""
-        cdef Py_ssize_t s, c, k, j, a = 0, e = 0
+        Forgetron's f(x_r)); the same bits as :meth:`decision` on the row the SV was copied from.  With
+        ``col`` >= 0 only out[col] is computed (other entries untouched), visiting only the SVs column col
+        owns: no inner product at all for the rest of a shared pool."""
+        cdef Py_ssize_t s, c, k, j, a = 0, e = 0, c0 = 0, c1 = self.n_cols
         cdef double dot, qn, cf
         cdef long long evals = 0
         if q < 0 or q >= self.n_sv:
             raise IndexError(f"SV slot {q} out of range (n_sv={self.n_sv})")
         if out.shape[0] < self.n_cols:
             raise ValueError("out too short")
+        if col >= self.n_cols:
+            raise IndexError(f"coefficient column {col} out of range (n_cols={self.n_cols})")
+        if col >= 0:
+            c0 = col; c1 = col + 1
         qn = self.sqnorm[q]
-        for c in range(self.n_cols):
+        for c in range(c0, c1):
             out[c] = 0.0
         if self.sparse:
             a = self.sp_start[q]; e = a + self.sp_len[q]
@@ -737,8 +791,10 @@ cdef class SVPool:
         for k in range(self.n_kernels):
             self.kstamp[k] = -1
         for s in range(self.n_sv):
+            if col >= 0 and self.coef[s, col] == 0.0:
+                continue
             dot = self._sv_dot(q, s)
-            for c in range(self.n_cols):                   # per-kernel membership, as in _decide_members
+            for c in range(c0, c1):                       # per-kernel membership, as in _decide_members
                 cf = self.coef[s, c]
                 if cf != 0.0:
                     k = self.col_kernel[c]
@@ -784,6 +840,28 @@ cdef class SVPool:
         if self.sparse:
             self._scatter(src, i, 0.0)
         self.n_kernel_evals += self.n_sv * self.n_kernels
+
+    def kernel_row(self, RowSource src, Py_ssize_t i, Py_ssize_t k, const Py_ssize_t[::1] slots):
+        """k_k(x_i, sv_s) for the given slots only (e.g. the SVs one classifier of a shared pool owns)."""
+        cdef Py_ssize_t j, s
+        cdef double qn
+        self._check_src(src, i)
+        self._check_kernel(k)
+        qn = src._sqn[i]
+        out = np.empty(slots.shape[0], dtype=np.float64)
+        cdef double[::1] o = out
+        for j in range(slots.shape[0]):
+            if slots[j] < 0 or slots[j] >= self.n_sv:
+                raise IndexError(f"SV slot {slots[j]} out of range (n_sv={self.n_sv})")
+        if self.sparse:
+            self._scatter(src, i, 1.0)
+        for j in range(slots.shape[0]):
+            s = slots[j]
+            o[j] = self._kval(k, self._dot(src, i, s), qn, self.sqnorm[s])
+        if self.sparse:
+            self._scatter(src, i, 0.0)
+        self.n_kernel_evals += slots.shape[0]
+        return out
 
     def self_kernel(self, RowSource src, Py_ssize_t i, Py_ssize_t k=0):
         """k_k(x_i, x_i)."""

@@ -13,3 +13,4 @@ from . import omkc_dd  # noqa: F401
 from . import omkc_sd  # noqa: F401
 from . import omkc_u, omkc_ddpa, omkc_sdpa  # noqa: F401
 from . import bomkc_spa_dd  # noqa: F401
+from . import bomkc_dd, bomkc_sd  # noqa: F401

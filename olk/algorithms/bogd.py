@@ -22,7 +22,7 @@ against: :mod:`olk.algorithms.budget`.
 from __future__ import annotations
 
 from .base import OnlineKernelLearner, check_shrinkage, hinge
-from .budget import budget_param
+from .budget import budget_param, discard_random, purge
 from .registry import POSITIVE, Param, register
 
 
@@ -71,7 +71,7 @@ class BOGD(OnlineKernelLearner):
         if hinge(y, f) > 0.0:
             n = pool.n_sv
             if n >= self.budget:
-                pool.remove(int(self.rng.integers(n)))
+                purge(pool, [discard_random(pool, 0, self.rng)])
                 shrink *= n / (n - 1.0)                      # unbiased rescaling B/(B-1)
             if shrink != 1.0 and pool.n_sv:
                 pool.scale_col(0, shrink)

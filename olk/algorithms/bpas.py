@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import OnlineKernelLearner, hinge
-from .budget import budget_param
+from .budget import bpas_choice, budget_param, purge
 from .registry import POSITIVE, Param, register
 
 
@@ -68,7 +68,6 @@ class BPAS(OnlineKernelLearner):
 
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel=kernel, random_state=random_state, **params)
-        self._kself = np.zeros(self.budget + 1)              # k(x_s, x_s) per pool slot
         self._kv = np.zeros((1, self.budget + 1))            # k(x_t, x_s) per pool slot
 
     def step(self, i, y):
@@ -78,9 +77,7 @@ class BPAS(OnlineKernelLearner):
         full = n >= self.budget
         if full:                                             # one pass: kernel row and f_t(x_t)
             pool.kernel_values(src, i, self._kv)
-            krt = self._kv[0, :n]
-            alpha = pool.coefs[:, 0]
-            f = pool.coef_dot(0, krt)                        # f_t(x_t), summed in slot order
+            f = pool.coef_dot(0, self._kv[0, :n])            # f_t(x_t), summed in slot order
         else:
             f = pool.decision1(src, i)
         loss = hinge(y, f)
@@ -88,18 +85,10 @@ class BPAS(OnlineKernelLearner):
             ktt = pool.self_kernel(src, i)
             tau = min(self.C, loss / ktt) if ktt > 0.0 else self.C
             coef = tau * y
-            if full:
-                if ktt > 0.0:
-                    score = alpha * alpha * (self._kself[:n] - krt * krt / ktt)
-                else:
-                    score = alpha * alpha * self._kself[:n]
-                r = int(np.argmin(score))
-                if ktt > 0.0:
-                    coef += alpha[r] * krt[r] / ktt
-                moved = pool.remove(r)
-                if moved >= 0:
-                    self._kself[r] = self._kself[moved]
-            slot = pool.add(src, i, coef, self.t)
-            self._kself[slot] = ktt
+            if full:                                         # r = argmin alpha_r^2 (k_rr - k_rt^2 / k_tt)
+                r, carry = bpas_choice(pool, 0, 0, self._kv[0], ktt)
+                coef += carry
+                purge(pool, [r])
+            pool.add(src, i, coef, self.t)
             self.n_updates += 1
         return f

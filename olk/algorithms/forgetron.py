@@ -18,13 +18,8 @@ Cognitive Foundry's Forgetron.java, the SPA authors' MATLAB forgetron.m): :mod:`
 """
 from __future__ import annotations
 
-import math
-from collections import deque
-
-import numpy as np
-
 from .base import OnlineKernelLearner
-from .budget import budget_param
+from .budget import ForgetronState, budget_param, purge
 from .registry import register
 
 
@@ -73,42 +68,21 @@ class Forgetron(OnlineKernelLearner):
 
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel=kernel, random_state=random_state, **params)
-        self.M = 0                      # mistakes (= updates) so far
-        self.Q = 0.0                    # accumulated removal damage sum_s Psi_s
-        self.phi_last = 1.0             # last shrinking coefficient (inspection / tests)
-        self._fifo: deque = deque()     # labels y of the SVs, oldest first
+        self.state = ForgetronState()   # M, Q, phi_last and the SVs' labels oldest first (budget.py)
+
+    M = property(lambda self: self.state.M, doc="mistakes (= updates) so far")
+    Q = property(lambda self: self.state.Q, doc="accumulated removal damage sum_s Psi_s")
+    phi_last = property(lambda self: self.state.phi_last, doc="last shrinking coefficient phi_t")
 
     def step(self, i, y):
         self.t += 1
         pool, src = self.pool, self.src
         f = pool.decision1(src, i)
         if y * f <= 0.0:
-            self.M += 1
+            self.state.M += 1
             self.n_updates += 1
             pool.add(src, i, y, self.t)                       # (1) sigma_t = 1
-            self._fifo.append(y)
-            if pool.n_sv > self.budget:
-                self._shrink_and_remove_oldest()
+            self.state.fifo.append(y)
+            if pool.n_sv > self.budget:                       # (2) shrink by phi_t, (3) forget the oldest
+                purge(pool, [self.state.shrink_and_forget(pool, 0, self._buf)])
         return f
-
-    def _shrink_and_remove_oldest(self):
-        pool, buf = self.pool, self._buf
-        y_r = self._fifo.popleft()                           # r = min I_t: the oldest SV
-        r = int(np.argmin(pool.tags))                        # its slot (tags = insertion time)
-        delta = abs(pool.get_coef(r, 0))                     # sigma_r
-        pool.decision_sv(r, buf)                             # f'_t(x_r), new SV included
-        mu = y_r * buf[0]
-        a = delta * delta - 2.0 * delta * mu
-        b = 2.0 * delta
-        c = self.Q - 15.0 / 32.0 * self.M
-        if a + b + c <= 0.0:
-            phi = 1.0
-        else:                                                # smallest positive root of a p^2 + b p + c
-            phi = -2.0 * c / (b + math.sqrt(max(b * b - 4.0 * a * c, 0.0)))
-            phi = min(1.0, max(phi, 0.0))
-        if phi != 1.0:
-            pool.scale_col(0, phi)                           # (2) shrink every sigma, the new one too
-        lam = delta * phi
-        self.Q += lam * lam + 2.0 * lam - 2.0 * lam * (phi * mu)   # Psi(sigma_{r,t+1}, y_r f''_t(x_r))
-        self.phi_last = phi
-        pool.remove(r)                                       # (3) forget the oldest

@@ -18,7 +18,7 @@ against: :mod:`olk.algorithms.budget`.
 from __future__ import annotations
 
 from .base import OnlineKernelLearner
-from .budget import budget_param
+from .budget import budget_param, discard_random, purge
 from .registry import register
 
 
@@ -53,7 +53,7 @@ class RBP(OnlineKernelLearner):
         f = pool.decision1(self.src, i)
         if y * f <= 0.0:
             if pool.n_sv >= self.budget:
-                pool.remove(int(self.rng.integers(pool.n_sv)))
+                purge(pool, [discard_random(pool, 0, self.rng)])
             pool.add(self.src, i, y, self.t)
             self.n_updates += 1
         return f
