@@ -14,3 +14,4 @@ from . import omkc_sd  # noqa: F401
 from . import omkc_u, omkc_ddpa, omkc_sdpa  # noqa: F401
 from . import bomkc_spa_dd  # noqa: F401
 from . import bomkc_dd, bomkc_sd  # noqa: F401
+from . import omkl_p1, omkl_p2, omkl_sua, omkl_mua, omkl_o, omkl_o_sua  # noqa: F401

@@ -60,9 +60,12 @@ METRICS: dict[str, tuple[str, str]] = {
     "mse": ("MSE", "float"),
     "test_mse": ("Test MSE", "float"),
     "log_loss": ("Log-loss", "float"),
+    "n_updates": ("#Updates", "count"),                 # examples that changed the model (every learner)
+    "mistake_bound": ("Mistake bound", "count"),        # a learner's run_summary() bound, e.g. omkl_* bound=True
 }
 NUMERIC_COLUMNS = ("perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "time_s",
-                   "kernel_evals", "test_accuracy", "train_time_s", "mse", "test_mse", "log_loss")
+                   "kernel_evals", "test_accuracy", "train_time_s", "mse", "test_mse", "log_loss", "n_updates",
+                   "mistake_bound")
 
 ONLINE_METRICS = ("accuracy", "time_s", "n_sv")     # the binary task's (olk.tasks), for old results
 DEFAULT_DATASETS_PER_BLOCK = 2

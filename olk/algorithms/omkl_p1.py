@@ -1,0 +1,202 @@
+"""OMKL-P, Algorithm 1 ("DA for OMKL-P (1)") of Jin, Hoi & Yang, "Online multiple kernel learning: algorithms
+and mistake bounds", ALT 2010 (LNCS 6331, 390-404): one kernel Perceptron per kernel, combined by a Hedge vote of
+their signs; mistake bound Theorem 2 (eq. (4)); with ``schedule='doubling'`` the discount follows the doubling
+trick of eq. (5), mistake bound Theorem 5.
+
+With ``schedule='fixed'`` this is exactly olk's ``omkc_dd`` (Hoi, Jin, Zhao & Yang, Machine Learning 2013: the
+journal version of the same algorithm) with ``discount = beta``: the same votes, SVs and weights step for step
+(tests/test_omkl_alt2010.py checks it bit for bit).  The module also holds what the six ALT 2010 learners share
+(``_ALTCore``, the parameters ``beta``, ``delta``, ``bound``, the eq. (5) schedule ``doubling_beta``): the
+omkl_* learners subclass ``omkc_dd._OMKCCore`` (m kernel classifiers on ONE shared SV pool).
+
+``bound=True`` makes the learner evaluate its theorem's mistake bound on the stream it learned from
+(``run_summary()['mistake_bound']``, a ``mistake_bound`` column in runs.csv); see :mod:`olk.analysis.omkl_bounds`.
+
+>>> from olk.algorithms import make
+>>> from olk.data import load_dataset
+>>> d = load_dataset("a9a-small")                         # bundled sample: 2,000 rows, 123 features
+>>> X, y, X_test, y_test = d.X[:1000], d.y[:1000], d.X[1000:], d.y[1000:]
+>>> p1 = make("omkl_p1", kernel="spa16", beta=0.99).partial_fit(X, y)        # the SPA paper's 16 kernels
+>>> p1.n_sv_output, float((p1.predict(X_test) == y_test).mean())     # = omkc_dd with discount 0.99
+(5705, 0.812)
+>>> dbl = make("omkl_p1", kernel="spa16", schedule="doubling").partial_fit(X, y)
+>>> dbl.segment_, round(dbl.beta_, 4), float((dbl.predict(X_test) == y_test).mean())   # 8 segments: k = 0..7
+(7, 0.8717, 0.821)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._core.svpool import dot
+from .omkc_dd import _OMKCCore
+from .registry import Param, register
+
+#: the Hedge discount beta of every ALT 2010 algorithm (the paper gives no value; 0.99 is the SPA paper's
+#: Section 6.2.4 discount for OMKC, so omkl_p1 = omkc_dd at the defaults)
+BETA = Param("beta", 0.99, "Hedge discount beta in (0, 1): w_i <- w_i * beta^(loss_i)",
+             check=lambda v: 0.0 < v < 1.0, requirement="in (0, 1)")
+#: smoothing of the stochastic algorithms' sampling distribution p (ALT 2010: delta in (0, 1); no value given)
+DELTA = Param("delta", 0.1, "smoothing of the sampling probabilities p (ALT 2010 Algorithms 3, 4, 6)",
+              check=lambda v: 0.0 < v <= 1.0, requirement="in (0, 1]")
+#: evaluate the paper's mistake bound on the run (olk.analysis.omkl_bounds)
+BOUND = Param("bound", False, "evaluate the algorithm's ALT 2010 mistake bound on the stream it learned from "
+              "(run_summary 'mistake_bound'; comparator: a bias-free kernel SVM per kernel, see "
+              "olk.analysis.omkl_bounds)", type=bool)
+SCHEDULE = Param("schedule", "fixed", "discount schedule: fixed (beta, Theorem 2) or doubling (beta_k of eq. (5), "
+                 "Theorem 5; beta is then unused)", type=str, choices=("fixed", "doubling"))
+
+
+def doubling_beta(k: int, m: int) -> float:
+    """beta_k = 2^(k/2) / (sqrt(ln m) + 2^(k/2)) (ALT 2010 eq. (5)); 1 for one kernel (no Hedge to tune).
+
+    >>> [round(doubling_beta(k, 16), 4) for k in range(4)]
+    [0.3752, 0.4593, 0.5457, 0.6294]
+    """
+    a = math.ldexp(1.0, k // 2) * (math.sqrt(2.0) if k % 2 else 1.0)    # 2^(k/2), the same bits on every host
+    return a / (math.sqrt(math.log(m)) + a)
+
+
+class _ALTCore(_OMKCCore):
+    """What the ALT 2010 learners share on top of ``_OMKCCore`` (shared SV pool, one column per kernel,
+    ``weights_`` = the normalised weights q_t = w_t / W_t, per-kernel #SV and mistakes): the stream record
+    the mistake bound is evaluated on (kept only with ``bound=True``; never pickled) and ``run_summary``
+    extended with each algorithm's own facts and, with ``bound=True``, its theorem's bound.
+
+    Weights: the paper keeps w_t (w_1 = 1) and predicts / samples with q_t = w_t / W_t; olk keeps q_t itself,
+    renormalised after every change (the same q_t without the underflow of beta^T), as ``_OMKCCore`` does.
+    """
+
+    #: the theorem of ALT 2010 bounding this algorithm's (expected) mistakes
+    theorem = ""
+
+    def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
+        super().__init__(kernel, random_state, where=where, **params)
+        self._stream: list = []          # [(RowSource, rows, labels)] seen, for the bound (bound=True only)
+        self._stream_src = None
+
+    def _remember(self, i, y) -> None:
+        if self.src is not self._stream_src:
+            self._stream.append((self.src, [], []))
+            self._stream_src = self.src
+        seg = self._stream[-1]
+        seg[1].append(i)
+        seg[2].append(y)
+
+    def stream_data(self):
+        """(X, y) of the examples learned from (bound=True), rows in data order: the bound does not depend on
+        the order (every theorem's comparator term is a sum over the stream)."""
+        import scipy.sparse as sp
+        parts, ys = [], []
+        for src, rows, labels in self._stream:
+            order = np.argsort(np.asarray(rows), kind="stable")
+            parts.append(src.matrix()[np.asarray(rows)[order]])
+            ys.append(np.asarray(labels, dtype=np.float64)[order])
+        if not parts:
+            return None, None
+        X = sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)
+        return X, np.concatenate(ys)
+
+    def _extra_summary(self) -> dict:
+        return {}
+
+    def bound_value(self, comp) -> tuple[float, dict]:  # pragma: no cover - abstract
+        """(the theorem's bound with comparator ``comp``, details for the run summary)."""
+        raise NotImplementedError
+
+    def run_summary(self) -> dict:
+        """``_OMKCCore``'s (kernel_weights, sv_per_kernel, mistakes_per_kernel) + this algorithm's own facts;
+        with ``bound=True`` also ``mistake_bound`` (the theorem's bound on this stream), ``bound_theorem`` and
+        the comparator's details (see :func:`olk.analysis.omkl_bounds.evaluate`)."""
+        out = super().run_summary()
+        out.update(self._extra_summary())
+        if self.bound and self._stream:
+            from ..analysis.omkl_bounds import evaluate
+            out.update(evaluate(self))
+        return out
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["_stream"], state["_stream_src"] = [], None          # a pickle holds the model, not the data
+        return state
+
+
+@register
+class OMKLP1(_ALTCore):
+    """OMKL-P Algorithm 1 "DA for OMKL-P (1)" (Jin, Hoi & Yang, ALT 2010); bounds Theorem 2 (fixed) / 5 (doubling).
+
+    Pseudo-code (Algorithm 1; olk keeps q = w / W):
+        f_i = 0, w_i = 1;  for t = 1..T:
+            predict y_hat = sign(q_t . sign(f_t(x_t)));  z_i = I(y_t f_i(x_t) <= 0);
+            w_i <- w_i beta^{z_i};  f_i <- f_i + z_i y_t k_i(x_t, .)
+    ``schedule='doubling'`` (eq. (5), Theorem 5): the stream is cut into segments k = 0, 1, ...; segment k uses
+    beta_k = 2^(k/2) / (sqrt(ln m) + 2^(k/2)) and ends at the step where min_i (mistakes z_i of f_i within the
+    segment) reaches 2^k.
+
+    Relation to ``omkc_dd``: with ``schedule='fixed'`` it IS ``omkc_dd(discount=beta, component='perceptron')``
+    (the same arithmetic, so the same predictions, SVs and weights bit for bit); ALT's w_1 = 1 without
+    normalisation gives the same q_t as olk's renormalised weights (q is all Algorithm 1 uses).
+
+    Readings (where the paper leaves a choice):
+
+    * prediction: sign(q . sign(f(x))) with sign(0) = 0 for a classifier (f_i(x) = 0 abstains) and olk's
+      sign(0) = +1 for the combined score (``step`` returns q . sign(f(x))); z_i = I(y f_i(x) <= 0) as printed
+      (an untrained f_i = 0 errs).  Then a mistake implies q . z >= 1/2, which Theorem 2's proof needs.
+    * doubling: at the start of every segment the Hedge weights restart at q = 1/m and the f_i are kept.  The
+      per-segment bound in Theorem 5's proof is eq. (4) applied to the segment, which needs uniform weights
+      at its start (KL(u || q) <= ln m); the f_i continue because the proof sums the f_i's mistakes over the
+      whole stream.  The step at which min_i (segment mistakes) reaches 2^k is the segment's last step
+      (T_{k+1}); its own update uses beta_k.  One kernel: ln m = 0 gives beta_k = 1 (the Perceptron).
+    * Theorem 5 as printed has 2/(sqrt 2 - 1) sqrt(g ln m) and ceil(log2 g) ln m; its own proof gives
+      4 sqrt(ln m) (sqrt(2(g+1)) - 1)/(sqrt 2 - 1) and (1 + floor(log2(g+1))) 2 ln m, which
+      :mod:`olk.analysis.omkl_bounds` evaluates (the printed form is smaller, so not proven).
+    """
+
+    name = "omkl_p1"
+    display = "OMKL-P Alg.1 (DA)"
+    style = ("#1b9e77", "o")
+    params = (BETA, SCHEDULE, BOUND)
+    component = "perceptron"
+
+    def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
+        super().__init__(kernel, random_state, where=where, **params)
+        m = len(self.kernels)
+        self.segment_ = 0                                   # doubling: current segment k
+        self._seg_z = np.zeros(m, dtype=np.int64)           # doubling: mistakes of each f_i in segment k
+        self.beta_ = doubling_beta(0, m) if self.schedule == "doubling" else self.beta
+
+    @property
+    def theorem(self) -> str:
+        return "5" if self.schedule == "doubling" else "2"
+
+    def step(self, i, y):
+        f, score, wrong = self._predict(i, y)               # f_i(x_t), q . sign(f), z_i
+        if self.bound:
+            self._remember(i, y)
+        if wrong.any():
+            self.pool.add(self.src, i, np.where(wrong, y, 0.0), self.t)     # f_i += z_i y_t k_i(x_t, .)
+            self.sv_per_kernel_ += wrong
+            self.n_updates += 1
+            theta = np.where(wrong, self.weights_ * self.beta_, self.weights_)   # w_i <- w_i beta^{z_i}
+            self.weights_ = theta / dot(theta, self._ones)
+        self.mistakes_per_kernel_ += wrong
+        if self.schedule == "doubling":
+            self._seg_z += wrong
+            if self._seg_z.min() >= (1 << self.segment_):    # min_i sum_seg z_i = 2^k: segment k ends here
+                self.segment_ += 1
+                self._seg_z[:] = 0
+                self.weights_ = np.full(len(self.kernels), 1.0 / len(self.kernels))   # Hedge restarts
+                self.beta_ = doubling_beta(self.segment_, len(self.kernels))
+        return score
+
+    def _extra_summary(self) -> dict:
+        if self.schedule != "doubling":
+            return {}
+        return {"segments": self.segment_ + 1, "beta_last": self.beta_}
+
+    def bound_value(self, comp):
+        from ..analysis import omkl_bounds as b
+        if self.schedule == "doubling":
+            return b.theorem5(comp, len(self.kernels))
+        return b.theorem2(comp, self.beta, len(self.kernels))
