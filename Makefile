@@ -6,6 +6,8 @@ PY      = $(VENV)/bin/python
 OLK     = $(VENV)/bin/olk
 STAMP   = $(VENV)/.olk-installed
 JOBS   ?= 2
+# options of bench/bench_multi.py, e.g. make bench BENCH_MULTI="--scale 0.5"
+BENCH_MULTI ?=
 
 .PHONY: install demo test regress bench reproduce-all clean help
 
@@ -36,6 +38,7 @@ regress: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/bench.py
 	$(PY) bench/bench.py --batch
+	$(PY) bench/bench_multi.py $(BENCH_MULTI)
 
 reproduce-all: $(STAMP)
 	@for c in configs/*.yaml; do \

@@ -7,6 +7,7 @@ per second, #SV and online accuracy, next to the SPA paper's C++ time (Table 2, 
     python bench/bench.py --datasets a9a --algorithms perceptron,pa1,spa
     python bench/bench.py --scale 0.2                      # quicker
     python bench/bench.py --batch                          # Table 3: training time on the train part (LIBSVM, Pegasos, ...)
+    python bench/bench_multi.py                            # Table 5: the 16-kernel learners (DD, DDPA, BOMKC(SPA)), pooled vs independent pools
 
 Speed claims live here, never in unit tests.
 """

@@ -1,0 +1,219 @@
+"""Multi-kernel learning-loop benchmark: SPA TIST 2018 Table 5's learners with the 16 ``spa16`` kernels.
+
+One online pass per learner on a fixed permutation of real data (min-max scaled by ``load_dataset``, as the
+experiments do): DD (``omkc_dd``), DDPA (``omkc_ddpa``, eta 0.1) and BOMKC(SPA) (``bomkc_spa_dd``, alpha 1,
+beta 3, eta 0.1).  Part 1 prints the learning-loop time next to the paper's published C++ time (Table 5),
+#SV summed over the 16 classifiers (``n_sv_output``), the distinct rows stored (``n_sv``), kernel
+evaluations and the online mistake rate.
+
+Part 2 compares SV layouts in the same process: the POOLED core (the 16 classifiers share one SV pool, one
+coefficient column per kernel, one inner product per pooled SV, a kernel value only for the columns that own
+the SV) against INDEPENDENT pools (the same learner, but every kernel classifier keeps its own single-kernel
+pool, as 16 separate single-kernel learners would).  The two layouts are asserted to give identical mistakes,
+#SV per classifier, kernel evaluations and final kernel weights; for DD every classifier is also checked
+against the plain ``perceptron`` on its kernel (same SVs and coefficients; by default on datasets of <= 10,000
+rows, ``--perceptron-check all`` for a9a too).  The layouts alternate (pooled, independent, pooled, ...) so that machine load
+hits both alike; the median of the paired time ratios independent / pooled is reported.
+
+    python bench/bench_multi.py                      # a9a (48,842 rows) and german, full scale
+    python bench/bench_multi.py --scale 0.1          # quick check
+    python bench/bench_multi.py --datasets german --pairs 7
+    python bench/bench_multi.py --datasets a9a --learners SPA --pairs-large 3
+
+Speed claims live here, never in unit tests.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout without installing
+from olk._core.svpool import SVPool
+from olk.algorithms import make
+from olk.data import load_dataset
+from olk.experiment import seeds
+from olk.kernels import KernelSet
+from olk.tasks import online_pass
+
+#: Table 5 rows: label -> (registered learner, its parameters)
+LEARNERS = {
+    "DD": ("omkc_dd", {}),
+    "DDPA": ("omkc_ddpa", {"eta": 0.1}),
+    "SPA": ("bomkc_spa_dd", {"alpha": 1.0, "beta": 3.0, "eta": 0.1}),
+}
+# SPA TIST 2018 Table 5: published C++ times in seconds (Lu et al.'s machine) — reference numbers only.
+PAPER_TIME = {
+    "a9a": {"DD": 1178.6, "DDPA": 3061.3, "SPA": 58.0},
+    "german": {"DD": 0.38, "DDPA": 0.70, "SPA": 0.16},
+}
+
+
+class IndependentPools:
+    """Stand-in for a multi-kernel learner's shared SVPool: one single-kernel, single-column SVPool per
+    kernel (what m separate single-kernel learners hold).  It offers the calls ``_OMKCCore`` and its
+    subclasses make (decision, add, self_kernel), so the SAME learner code runs on either layout.
+
+    An example several classifiers update is copied into each of their pools; every pool computes its own
+    inner product with the query (m scatters of a sparse query instead of one)."""
+
+    def __init__(self, n_features: int, sparse: bool, kernels: KernelSet):
+        self.n_features, self.sparse = n_features, sparse
+        self.pools = [SVPool(n_features, sparse, col_kernel=[0], **k.pool_args()) for k in kernels]
+
+    def decision(self, src, i, out):
+        out[:] = [p.decision1(src, i) for p in self.pools]
+
+    def add(self, src, i, coefs, tag=0):
+        for k in np.flatnonzero(coefs).tolist():          # only the classifiers that update store x_t
+            self.pools[k].add(src, i, float(coefs[k]), tag)
+
+    def self_kernel(self, src, i, k=0):
+        return self.pools[k].self_kernel(src, i, 0)
+
+    @property
+    def n_sv(self) -> int:                                  # rows stored, counting every copy
+        return sum(p.n_sv for p in self.pools)
+
+    @property
+    def n_kernel_evals(self) -> int:
+        return sum(p.n_kernel_evals for p in self.pools)
+
+    @property
+    def tags(self):
+        return np.concatenate([p.tags for p in self.pools])
+
+    def decision_matrix(self, src):
+        return np.column_stack([p.decision_matrix(src)[:, 0] for p in self.pools])
+
+
+def build(label: str, layout: str):
+    name, params = LEARNERS[label]
+    model = make(name, kernel=KernelSet.preset("spa16"), random_state=1, **params)
+    if layout == "independent":
+        model._make_pool = lambda n_features, sparse: IndependentPools(n_features, sparse, model.kernels)
+    return model
+
+
+def inner_products(model, T: int) -> int:
+    """Inner products <x_t, sv> computed in the pass: an SV added at step tag is visited at steps tag+1..T
+    (these learners never remove an SV; the pool computes one inner product per stored row per step)."""
+    return int((T - model.pool.tags).sum())
+
+
+def run(label, layout, X, y, order):
+    model = build(label, layout)
+    res = online_pass(model, X, y, order)
+    T = len(order)
+    return {"time": res["time_s"], "mistakes": res["mistakes"], "rate": 100.0 - res["accuracy"],
+            "sv_sum": model.n_sv_output, "rows": model.n_sv, "evals": res["kernel_evals"],
+            "dots": inner_products(model, T), "T": T,
+            "sv_per_kernel": model.sv_per_kernel_.tolist(), "mistakes_per_kernel": model.mistakes_per_kernel_.tolist(),
+            "weights": model.weights_.copy(), "model": model}
+
+
+def check_same(a, b, where):
+    """The two layouts must learn the same classifiers: same mistakes, #SV per kernel, final weights (bitwise)."""
+    for key in ("mistakes", "sv_sum", "sv_per_kernel", "mistakes_per_kernel", "evals"):
+        assert a[key] == b[key], f"{where}: pooled and independent layouts differ in {key}: {a[key]} != {b[key]}"
+    assert np.array_equal(a["weights"], b["weights"]), f"{where}: final kernel weights differ"
+
+
+def check_dd_is_perceptron(res, X, y, order, where):
+    """Each DD classifier f_i is exactly the kernel Perceptron on kernel i: the same SVs (the steps that
+    stored them) with the same coefficients, so the same updates y f(x) <= 0 and #SV.  (The Perceptron's
+    online mistake count itself differs where f(x) = 0: the protocol predicts sign(0) = +1 there, while
+    DD's z_i = I(y f_i(x) <= 0) counts it as a mistake.)"""
+    pool = res["model"].pool
+    tags, coefs = pool.tags, pool.coefs
+    for k, kern in enumerate(KernelSet.preset("spa16")):
+        p = make("perceptron", kernel=kern)
+        online_pass(p, X, y, order)
+        own = coefs[:, k] != 0.0
+        same = (p.n_sv == res["sv_per_kernel"][k] == res["mistakes_per_kernel"][k]
+                and np.array_equal(p.pool.tags, tags[own]) and np.array_equal(p.pool.coefs[:, 0], coefs[own, k]))
+        assert same, (f"{where}: DD classifier {k} ({kern.label()}) is not the Perceptron on its kernel: "
+                      f"#SV {res['sv_per_kernel'][k]} vs {p.n_sv}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", default="a9a,german")
+    ap.add_argument("--learners", default="DD,DDPA,SPA", help=f"comma-separated, from {', '.join(LEARNERS)}")
+    ap.add_argument("--scale", type=float, default=1.0, help="fraction of each dataset's rows (quick check: 0.1)")
+    ap.add_argument("--seed", type=int, default=2018)
+    ap.add_argument("--pairs", type=int, default=5, help="pooled/independent pairs on datasets of <= 10,000 rows")
+    ap.add_argument("--pairs-large", type=int, default=1, help="pooled/independent pairs on larger datasets")
+    ap.add_argument("--perceptron-check", choices=("small", "all", "none"), default="small",
+                    help="check each DD classifier against the Perceptron on its kernel: on datasets of <= 10,000 "
+                         "rows (default), on all (adds ~100 s on full a9a) or none")
+    args = ap.parse_args()
+    labels = args.learners.split(",")
+    for lab in labels:
+        if lab not in LEARNERS:
+            ap.error(f"unknown learner {lab!r}; choose from {', '.join(LEARNERS)}")
+    t_start = time.perf_counter()
+    rows = []
+    print("SPA TIST 2018 Table 5 learners, 16 kernels (spa16), one online pass.  'paper C++ s' = the paper's "
+          "published time (reference only, other hardware).")
+    print(f"{'dataset':<8} {'learner':<5} {'layout':<11} {'time s':>8} {'paper C++ s':>11} {'speed-up':>8} "
+          f"{'#SV (sum)':>10} {'rows':>8} {'kernel evals':>14} {'evals/step':>10} {'dots/step':>9} {'mistake %':>9}",
+          flush=True)
+    for ds in args.datasets.split(","):
+        d = load_dataset(ds)
+        X, y = d.X, d.y
+        if args.scale < 1:
+            idx = seeds.subsample(X.shape[0], args.scale, args.seed, ds)
+            X, y = X[idx], y[idx]
+        order = seeds.permutation(X.shape[0], args.seed, ds, 0)
+        n_pairs = args.pairs if X.shape[0] <= 10_000 else args.pairs_large
+        for lab in labels:
+            times = {"pooled": [], "independent": []}
+            first = {}
+            for _ in range(max(n_pairs, 1)):
+                for layout in ("pooled", "independent"):
+                    r = run(lab, layout, X, y, order)
+                    times[layout].append(r["time"])
+                    if layout not in first:
+                        first[layout] = r
+                        paper = PAPER_TIME.get(ds, {}).get(lab) if args.scale >= 1 else None
+                        speed = f"{paper / r['time']:.1f}x" if paper and layout == "pooled" else "-"
+                        print(f"{ds:<8} {lab:<5} {layout:<11} {r['time']:>8.2f} "
+                              f"{(paper if paper and layout == 'pooled' else '-'):>11} {speed:>8} "
+                              f"{r['sv_sum']:>10,} {r['rows']:>8,} {r['evals']:>14,} {r['evals'] / r['T']:>10.0f} "
+                              f"{r['dots'] / r['T']:>9.0f} {r['rate']:>9.2f}", flush=True)
+                    else:
+                        assert r["mistakes"] == first[layout]["mistakes"], "a repeated run changed its result"
+            check_same(first["pooled"], first["independent"], f"{ds}/{lab}")
+            if lab == "DD" and (args.perceptron_check == "all" or
+                                (args.perceptron_check == "small" and X.shape[0] <= 10_000)):
+                t0 = time.perf_counter()
+                check_dd_is_perceptron(first["pooled"], X, y, order, f"{ds}/{lab}")
+                print(f"{ds:<8} {lab:<5} = 16 Perceptrons, one per kernel (same SVs and coefficients; "
+                      f"check took {time.perf_counter() - t0:.0f} s)", flush=True)
+            for r in first.values():
+                del r["model"]                              # free the SVs before the next learner
+            ratios = [ti / tp for tp, ti in zip(times["pooled"], times["independent"])]
+            rows.append((ds, lab, times, ratios, first))
+    print(f"\nLayout: time of 16 independent single-kernel pools / time of the pooled core (same run, alternated; "
+          f"identical mistakes, #SV and weights asserted)")
+    print(f"{'dataset':<8} {'learner':<5} {'pairs':>5} {'pooled s (median)':>17} {'indep. s (median)':>17} "
+          f"{'ratio median':>12} {'ratio range':>13} {'dots/step pooled':>16} {'dots/step indep.':>16} {'rows pooled':>11} "
+          f"{'rows indep.':>11} {'evals/step':>10} {'all-kernel evals/step':>21}")
+    for ds, lab, times, ratios, first in rows:
+        p, i = first["pooled"], first["independent"]
+        print(f"{ds:<8} {lab:<5} {len(ratios):>5} {statistics.median(times['pooled']):>17.2f} "
+              f"{statistics.median(times['independent']):>17.2f} {statistics.median(ratios):>12.2f} "
+              f"{min(ratios):>6.2f}-{max(ratios):<6.2f} {p['dots'] / p['T']:>16.0f} {i['dots'] / i['T']:>16.0f} "
+              f"{p['rows']:>11,} {i['rows']:>11,} {p['evals'] / p['T']:>10.0f} {16 * p['dots'] / p['T']:>21.0f}")
+    print(f"(evals/step: measured, equal in both layouts, since the pool evaluates a kernel only for the classifiers "
+          f"that own an SV; all-kernel evals/step = 16 x pooled dots/step, computed: what a pool evaluating every kernel "
+          f"for every pooled SV would pay)\nbench_multi total wall time: {time.perf_counter() - t_start:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
