@@ -29,6 +29,9 @@ from libc.math cimport INFINITY, pow, sqrt
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
 cnp.import_array()
 
 
@@ -318,6 +321,8 @@ cdef class SVPool:
     cdef int[::1] int_degree      # degree as an int when it is a whole number in [0, 64], else -1
     cdef int[::1] col_kernel
     cdef double[:, ::1] coef
+    cdef uint64_t[::1] owners     # bit c set <=> coef[s, c] != 0 (kept for every column, n_cols <= 64)
+    cdef bint masked              # n_cols <= 64: owners is maintained and used
     cdef double[::1] sqnorm
     cdef cnp.int64_t[::1] tag
     cdef double[:, ::1] dense
@@ -358,6 +363,8 @@ cdef class SVPool:
         self.n_kernel_evals = 0
         self.capacity = max(capacity, 4)
         self.coef = np.zeros((self.capacity, self.n_cols), dtype=np.float64)
+        self.masked = self.n_cols <= 64
+        self.owners = np.zeros(self.capacity, dtype=np.uint64)
         self.sqnorm = np.zeros(self.capacity, dtype=np.float64)
         self.tag = np.zeros(self.capacity, dtype=np.int64)
         self.kv = np.zeros(self.n_kernels, dtype=np.float64)
@@ -430,6 +437,8 @@ cdef class SVPool:
         while self.capacity < n:
             self._grow_slots()
         np.asarray(self.coef)[:n] = state["coef"]
+        for s in range(n):
+            self._remask(s)
         np.asarray(self.sqnorm)[:n] = state["sqnorm"]
         np.asarray(self.tag)[:n] = state["tag"]
         if self.sparse:
@@ -454,7 +463,8 @@ cdef class SVPool:
         c = np.zeros((new, self.n_cols), dtype=np.float64); c[:self.n_sv] = np.asarray(self.coef)[:self.n_sv]
         s = np.zeros(new, dtype=np.float64); s[:self.n_sv] = np.asarray(self.sqnorm)[:self.n_sv]
         t = np.zeros(new, dtype=np.int64); t[:self.n_sv] = np.asarray(self.tag)[:self.n_sv]
-        self.coef = c; self.sqnorm = s; self.tag = t
+        o = np.zeros(new, dtype=np.uint64); o[:self.n_sv] = np.asarray(self.owners)[:self.n_sv]
+        self.coef = c; self.sqnorm = s; self.tag = t; self.owners = o
         if self.sparse:
             a = np.zeros(new, dtype=np.intp); a[:self.n_sv] = np.asarray(self.sp_start)[:self.n_sv]
             b = np.zeros(new, dtype=np.intp); b[:self.n_sv] = np.asarray(self.sp_len)[:self.n_sv]
@@ -497,6 +507,7 @@ cdef class SVPool:
         s = self.n_sv
         for j in range(self.n_cols):
             self.coef[s, j] = cv[j]
+        self._remask(s)
         self.sqnorm[s] = src._sqn[i]
         self.tag[s] = tag
         if self.sparse:
@@ -526,6 +537,7 @@ cdef class SVPool:
         if s != last:
             for j in range(self.n_cols):
                 self.coef[s, j] = self.coef[last, j]
+            self.owners[s] = self.owners[last]
             self.sqnorm[s] = self.sqnorm[last]
             self.tag[s] = self.tag[last]
             if self.sparse:
@@ -544,6 +556,25 @@ cdef class SVPool:
             self.sp_used = 0; self.sp_garbage = 0
 
     # ------------------------------------------------------------ coefficients
+    cdef inline void _rebit(self, Py_ssize_t s, Py_ssize_t c) noexcept nogil:
+        """Keep owners[s]'s bit c equal to (coef[s, c] != 0) after coef[s, c] changed."""
+        if not self.masked:
+            return
+        if self.coef[s, c] != 0.0:
+            self.owners[s] |= (<uint64_t>1) << c
+        else:
+            self.owners[s] &= ~((<uint64_t>1) << c)
+
+    cdef inline void _remask(self, Py_ssize_t s) noexcept nogil:
+        cdef Py_ssize_t c
+        cdef uint64_t m = 0
+        if not self.masked:
+            return
+        for c in range(self.n_cols):
+            if self.coef[s, c] != 0.0:
+                m |= (<uint64_t>1) << c
+        self.owners[s] = m
+
     def get_coef(self, Py_ssize_t s, Py_ssize_t c=0):
         self._check_slot(s, c)
         return self.coef[s, c]
@@ -551,10 +582,12 @@ cdef class SVPool:
     def set_coef(self, Py_ssize_t s, Py_ssize_t c, double v):
         self._check_slot(s, c)
         self.coef[s, c] = v
+        self._rebit(s, c)
 
     def add_coef(self, Py_ssize_t s, Py_ssize_t c, double v):
         self._check_slot(s, c)
         self.coef[s, c] += v
+        self._rebit(s, c)
 
     def scale_col(self, Py_ssize_t c, double factor):
         """Multiply column c of every SV by `factor` (e.g. OGD's (1 - eta*lambda) shrinkage)."""
@@ -563,6 +596,7 @@ cdef class SVPool:
             raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
         for s in range(self.n_sv):
             self.coef[s, c] *= factor
+            self._rebit(s, c)
 
     def add_col_vector(self, Py_ssize_t c, delta):
         """coef[:n_sv, c] += delta (a vector of length n_sv), e.g. a projection update."""
@@ -574,6 +608,7 @@ cdef class SVPool:
             raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
         for s in range(self.n_sv):
             self.coef[s, c] += d[s]
+            self._rebit(s, c)
 
     def coef_dot(self, Py_ssize_t c, const double[::1] k):
         """sum_s coef[s, c] k[s] over the live SVs, in slot order (a decision value from a kernel row)."""
@@ -729,8 +764,25 @@ cdef class SVPool:
         cdef Py_ssize_t s, c, k, nc = self.n_cols
         cdef double dot, a
         cdef long long evals = 0
+        cdef uint64_t m
         for k in range(self.n_kernels):
             self.kstamp[k] = -1
+        if self.masked:                                   # visit only the owning columns, in column order
+            for s in range(self.n_sv):
+                m = self.owners[s]
+                if m == 0:
+                    continue
+                dot = self._dot(src, i, s)
+                while m:
+                    c = __builtin_ctzll(m)
+                    m &= m - 1
+                    k = self.col_kernel[c]
+                    if self.kstamp[k] != s:
+                        self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
+                        self.kstamp[k] = s
+                        evals += 1
+                    out[c] += self.coef[s, c] * self.kv[k]
+            return evals
         for s in range(self.n_sv):
             dot = self._dot(src, i, s)
             for c in range(nc):
