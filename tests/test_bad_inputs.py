@@ -358,7 +358,7 @@ def test_script_binary_config_and_binary_data(tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_script_sigint_mid_run_exits_130_and_says_how_to_resume(tmp_path):
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(GOOD.replace("repeats: 1", "repeats: 400"))
+    cfg.write_text(GOOD.replace("repeats: 1", "repeats: 4000"))   # far longer than the wait for its first run
     out = tmp_path / "o"
     env = {**os.environ, "OLK_DATA": str(DATASETS)}
     p = subprocess.Popen([str(OLK), "run", str(cfg), "--out", str(out), "--no-progress", "-q"], cwd=tmp_path, env=env,
