@@ -94,11 +94,12 @@ class _BoundedOMKC(_OMKCCore):
         m = len(self.kernels)
         self._check_budget(m, where)
         self._forgetron = [ForgetronState() for _ in range(m)] if self.maintenance == "forgetron" else None
-        self._kbuf = np.zeros(m, dtype=np.float64)
+        self._kbuf = np.zeros(m, dtype=np.float64)         # forgetron: f'(x_r) of the shrinking classifier
         self._factor = np.ones(m, dtype=np.float64)         # bogd: this step's scale of each column
 
     def _check_budget(self, m, where):
-        """The budget must leave every classifier room for the maintenance to act on."""
+        """Check ``budget`` against m kernels and set ``cap_`` (the limit ``_victims`` enforces)."""
+        raise NotImplementedError
 
     def run_summary(self) -> dict:
         out = super().run_summary()
