@@ -361,8 +361,11 @@ def test_script_sigint_mid_run_exits_130_and_says_how_to_resume(tmp_path):
     cfg.write_text(GOOD.replace("repeats: 1", "repeats: 4000"))   # far longer than the wait for its first run
     out = tmp_path / "o"
     env = {**os.environ, "OLK_DATA": str(DATASETS)}
+    # the child starts with SIGINT at its default disposition, as from a terminal: a test suite launched in the
+    # background (`make test &`) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler
     p = subprocess.Popen([str(OLK), "run", str(cfg), "--out", str(out), "--no-progress", "-q"], cwd=tmp_path, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     log = out / "runs.jsonl"
     deadline = time.time() + 90
     while time.time() < deadline and p.poll() is None and not (log.is_file() and log.stat().st_size > 0):
