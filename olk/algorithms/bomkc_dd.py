@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.svpool import dot
 from ..errors import ConfigError
 from .budget import ForgetronState, bpas_choice, discard_random, purge
 from .omkc_dd import DISCOUNT, _OMKCCore
@@ -113,7 +112,7 @@ class _BoundedOMKC(_OMKCCore):
         self.pool.decision(self.src, i, self._buf)
         return self._buf
 
-    def _wants(self, f, y):
+    def _wants(self, i, f, y):
         """Which classifiers learn from (x_t, y_t) by their own rule, and their coefficients before maintenance."""
         if self.maintenance in ("rbp", "forgetron"):             # Perceptron: on a mistake
             upd = y * f <= 0.0
@@ -124,17 +123,11 @@ class _BoundedOMKC(_OMKCCore):
             return upd, np.where(upd, self.eta * y, 0.0)
         coefs = np.zeros_like(f)                                 # BPA-S: PA-I step
         for k in np.flatnonzero(upd):
-            kxx = self.pool.self_kernel(self.src, self._row, k)
+            kxx = self.pool.self_kernel(self.src, i, k)
             coefs[k] = y * (min(self.C, loss[k] / kxx) if kxx > 0 else self.C)
         return upd, coefs
 
-    def _store(self, i, upd, coefs):
-        """x_t joins the pool once, with its coefficient in the column of every classifier that learned."""
-        self.pool.add(self.src, i, coefs, self.t)
-        self.sv_per_kernel_ += upd
-        self.n_updates += 1
-
-    def _forget_one(self, v, coefs):
+    def _forget_one(self, i, v, coefs):
         """Classifier v's maintenance step: forget one of its SVs (BPA-S also moves part of its weight onto
         x_t's coefficient).  Returns the slot, for ``purge``."""
         self.sv_per_kernel_[v] -= 1
@@ -142,9 +135,9 @@ class _BoundedOMKC(_OMKCCore):
         if mt == "forgetron":
             return self._forgetron[v].shrink_and_forget(self.pool, v, self._kbuf)
         if mt == "bpas":
-            kxx = self.pool.self_kernel(self.src, self._row, v)
+            kxx = self.pool.self_kernel(self.src, i, v)
             slots = self.pool.owned(v)                           # k_v(x_t, .) on v's own SVs only
-            krt = self.pool.kernel_row(self.src, self._row, v, slots)
+            krt = self.pool.kernel_row(self.src, i, v, slots)
             r, carry = bpas_choice(self.pool, v, v, krt, kxx, slots)
             coefs[v] += carry
             return r
@@ -162,12 +155,11 @@ class _BoundedOMKC(_OMKCCore):
                 self.pool.scale_col(int(k), float(self._factor[k]))
 
     def step(self, i, y):
-        self._row = i
         f = self._scores(i)
         score = self._vote(f)
         wrong = y * f <= 0.0                                     # M_i
         chosen = self._sampled() if self.stochastic_update else None
-        upd, coefs = self._wants(f, y)
+        upd, coefs = self._wants(i, f, y)
         if chosen is not None:
             upd &= chosen
             coefs = np.where(chosen, coefs, 0.0)
@@ -176,7 +168,7 @@ class _BoundedOMKC(_OMKCCore):
             self._factor[slice(None) if chosen is None else chosen] = 1.0 - self.eta * self.lam
         if self.maintenance != "forgetron":                      # make room, then store x_t once
             victims = self._victims(upd, coefs, after_add=False) if upd.any() else []
-            purge(self.pool, [self._forget_one(v, coefs) for v in victims])
+            purge(self.pool, [self._forget_one(i, v, coefs) for v in victims])
             self._rescale()
             if upd.any():
                 self._store(i, upd, coefs)
@@ -186,11 +178,10 @@ class _BoundedOMKC(_OMKCCore):
                 self._forgetron[k].M += 1
                 self._forgetron[k].fifo.append(y)
             victims = self._victims(upd, coefs, after_add=True)
-            purge(self.pool, [self._forget_one(v, coefs) for v in victims])
+            purge(self.pool, [self._forget_one(i, v, coefs) for v in victims])
         hedged = wrong if chosen is None else wrong & chosen
         if hedged.any():                                         # Hedge: theta_i <- theta_i gamma^{M_i}
-            theta = np.where(hedged, self.weights_ * self.discount, self.weights_)
-            self.weights_ = theta / dot(theta, self._ones)
+            self._discount(hedged, self.discount)
         self.mistakes_per_kernel_ += wrong
         return score
 

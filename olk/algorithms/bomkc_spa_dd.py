@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.svpool import dot
 from ..errors import ConfigError
 from .omkc_dd import DELTA, DISCOUNT, _OMKCCore
 from .registry import Param, register
@@ -100,20 +99,15 @@ class BOMKCSPADD(_OMKCCore):
         loss = np.maximum(1.0 - y * f, 0.0)                 # l_i
         if loss.max() > 0.0:
             rho = np.minimum(self.alpha, loss) / self.beta
-            theta = self.weights_
-            p = (1.0 - self.delta) * (theta / theta.max()) + self.delta
-            sampled = self.rng.random(f.shape[0]) < rho * p     # Z_i (l_i = 0 -> rho_i = 0 -> never)
+            sampled = self.rng.random(f.shape[0]) < rho * self._update_probs()     # Z_i (l_i = 0 -> rho_i = 0 -> never)
             if sampled.any():                               # ... then learn: one stored SV for all f_i
                 coefs = np.zeros_like(f)
                 for k in np.flatnonzero(sampled):
                     kxx = self.pool.self_kernel(self.src, i, k)
                     step = self.eta / rho[k]
                     coefs[k] = y * (min(step, loss[k] / kxx) if kxx > 0 else step)
-                self.pool.add(self.src, i, coefs, self.t)
-                self.sv_per_kernel_ += sampled
-                self.n_updates += 1
+                self._store(i, sampled, coefs)
         if wrong.any():                                     # Hedge: theta_i <- theta_i gamma^{M_i}
-            theta = np.where(wrong, self.weights_ * self.discount, self.weights_)
-            self.weights_ = theta / dot(theta, self._ones)
+            self._discount(wrong, self.discount)
         self.mistakes_per_kernel_ += wrong
         return score

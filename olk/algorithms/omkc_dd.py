@@ -120,13 +120,30 @@ class _OMKCCore(OnlineKernelLearner):
         """sum_i theta_i sign(f_i), sign(0) = 0, summed in kernel order."""
         return dot(self.weights_, np.sign(f))
 
+    def _update_probs(self) -> np.ndarray:
+        """OMKC's stochastic-update probabilities p_i = (1 - delta) theta_i / max_j theta_j + delta."""
+        theta = self.weights_
+        return (1.0 - self.delta) * (theta / theta.max()) + self.delta
+
     def _sampled(self) -> np.ndarray | None:
         """Stochastic update: which classifiers may update at this step (None: all of them)."""
         if not self.stochastic:
             return None
-        theta = self.weights_
-        p = (1.0 - self.delta) * (theta / theta.max()) + self.delta
-        return self.rng.random(theta.shape[0]) < p
+        return self.rng.random(self.weights_.shape[0]) < self._update_probs()
+
+    def _store(self, i, upd, coefs) -> None:
+        """x_t joins the pool ONCE, with coefs[k] in the column of every classifier k that learned (upd[k])."""
+        self.pool.add(self.src, i, coefs, self.t)
+        self.sv_per_kernel_ += upd
+        self.n_updates += 1
+
+    def _reweight(self, theta) -> None:
+        """weights_ <- theta / sum_j theta_j (summed in kernel order with olk's fixed-order ``dot``)."""
+        self.weights_ = theta / dot(theta, self._ones)
+
+    def _discount(self, mask, factor) -> None:
+        """Hedge: theta_i <- theta_i factor where mask (factor: a number or one per kernel), renormalised."""
+        self._reweight(np.where(mask, self.weights_ * factor, self.weights_))
 
     def _predict(self, i, y):
         """Step t's prediction, before any update: (f_i(x_t) for every kernel, the combined score, the
@@ -151,12 +168,9 @@ class _OMKCCore(OnlineKernelLearner):
             upd = hedged
             coefs = np.where(upd, y, 0.0)
         if upd.any():                                       # ... then learn: one stored SV for all classifiers
-            self.pool.add(self.src, i, coefs, self.t)
-            self.sv_per_kernel_ += upd
-            self.n_updates += 1
+            self._store(i, upd, coefs)
         if hedged.any():                    # Hedge: theta_i <- theta_i gamma^{z_i m_i}
-            theta = np.where(hedged, self.weights_ * self.discount, self.weights_)
-            self.weights_ = theta / dot(theta, self._ones)
+            self._discount(hedged, self.discount)
         self.mistakes_per_kernel_ += wrong
         return score
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.svpool import dot
 from .omkl_p1 import BETA, BOUND, DELTA, _ALTCore
 from .registry import register
 
@@ -57,11 +56,8 @@ class OMKLMUA(_ALTCore):
         p = self._ones if self.t == 1 else (1.0 - self.delta) * self.weights_ + self.delta
         upd = wrong & (self.rng.random(len(self.kernels)) < p)          # m_i z_i
         if upd.any():
-            self.pool.add(self.src, i, np.where(upd, y, 0.0), self.t)
-            self.sv_per_kernel_ += upd
-            self.n_updates += 1
-            theta = np.where(upd, self.weights_ * self.beta, self.weights_)
-            self.weights_ = theta / dot(theta, self._ones)
+            self._store(i, upd, np.where(upd, y, 0.0))
+            self._discount(upd, self.beta)
         self.mistakes_per_kernel_ += wrong
         return score
 

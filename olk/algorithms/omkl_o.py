@@ -69,14 +69,14 @@ class _OMKLOCore(_ALTCore):
         self._log_w += loss_scale * self._ln_inv_beta
         self._log_w -= self._log_w.max()                    # w / max w: same q, no overflow
         w = exp_array(self._log_w)
-        self.weights_ = w / dot(w, self._ones)
+        self._reweight(w)
 
     def _add_and_project(self, i, f, coefs: np.ndarray) -> None:
         """f_k <- Pi_R(f_k + coefs_k k_k(x_t, .)) for every k with coefs_k != 0 (one stored SV)."""
         cols = np.flatnonzero(coefs)
         for k in cols:
             self._kxx[k] = self.pool.self_kernel(self.src, i, k)
-        self.pool.add(self.src, i, coefs, self.t)
+        self._store(i, coefs != 0.0, coefs)
         sq = self.sqnorms_ + 2.0 * coefs * f + coefs * coefs * self._kxx
         np.maximum(sq, 0.0, out=sq)
         r2 = self.R * self.R
@@ -87,8 +87,6 @@ class _OMKLOCore(_ALTCore):
                 sq[k] *= factor * factor
                 self.n_projections_[k] += 1
         self.sqnorms_ = np.where(coefs != 0.0, sq, self.sqnorms_)
-        self.sv_per_kernel_ += coefs != 0.0
-        self.n_updates += 1
 
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """The combined output q . f(x) on every row of X (summed in kernel order, as ``step``)."""

@@ -29,7 +29,6 @@ import math
 
 import numpy as np
 
-from .._core.svpool import dot
 from .omkc_dd import _OMKCCore
 from .registry import Param, register
 
@@ -175,11 +174,8 @@ class OMKLP1(_ALTCore):
         if self.bound:
             self._remember(i, y)
         if wrong.any():
-            self.pool.add(self.src, i, np.where(wrong, y, 0.0), self.t)     # f_i += z_i y_t k_i(x_t, .)
-            self.sv_per_kernel_ += wrong
-            self.n_updates += 1
-            theta = np.where(wrong, self.weights_ * self.beta_, self.weights_)   # w_i <- w_i beta^{z_i}
-            self.weights_ = theta / dot(theta, self._ones)
+            self._store(i, wrong, np.where(wrong, y, 0.0))          # f_i += z_i y_t k_i(x_t, .)
+            self._discount(wrong, self.beta_)                        # w_i <- w_i beta^{z_i}
         self.mistakes_per_kernel_ += wrong
         if self.schedule == "doubling":
             self._seg_z += wrong

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .._core.svpool import dot, exp_array
+from .._core.svpool import exp_array
 from .omkl_p1 import BETA, BOUND, _ALTCore
 from .registry import POSITIVE, Param, register
 
@@ -60,11 +60,8 @@ class OMKLP2(_ALTCore):
             self._remember(i, y)
         if wrong.any():
             nu = np.where(wrong, 0.5 + np.minimum(self.gamma, -y * f), 0.0)
-            theta = self.weights_ * exp_array(nu * self._ln_beta)          # w_i <- w_i beta^{nu_i}
-            self.weights_ = theta / dot(theta, self._ones)
-            self.pool.add(self.src, i, np.where(wrong, y, 0.0), self.t)     # f_i += z_i y_t k_i(x_t, .)
-            self.sv_per_kernel_ += wrong
-            self.n_updates += 1
+            self._reweight(self.weights_ * exp_array(nu * self._ln_beta))  # w_i <- w_i beta^{nu_i}
+            self._store(i, wrong, np.where(wrong, y, 0.0))                  # f_i += z_i y_t k_i(x_t, .)
         self.mistakes_per_kernel_ += wrong
         return score
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.svpool import dot
 from .omkl_p1 import BETA, BOUND, DELTA, _ALTCore
 from .registry import register
 
@@ -62,14 +61,9 @@ class OMKLSUA(_ALTCore):
         p = (1.0 - self.delta) * self.weights_ + self.delta / m
         it = sample_one(p, self.rng.random())
         if wrong[it]:                                       # m_i z_i = 1 for i = i_t only
-            coefs = np.zeros(m)
-            coefs[it] = y
-            self.pool.add(self.src, i, coefs, self.t)
-            self.sv_per_kernel_[it] += 1
-            self.n_updates += 1
-            theta = self.weights_.copy()
-            theta[it] *= self.beta
-            self.weights_ = theta / dot(theta, self._ones)
+            chosen = np.arange(m) == it
+            self._store(i, chosen, np.where(chosen, y, 0.0))
+            self._discount(chosen, self.beta)
         self.mistakes_per_kernel_ += wrong
         return score
 
