@@ -5,22 +5,15 @@ import pickle
 
 import numpy as np
 import pytest
+from test_omkc_dd import TWO, run
 
 from olk.algorithms import make
 from olk.data import load_dataset
 from olk.errors import ConfigError
 from olk.kernels import KernelSet
 
-#: k_0(x, x') = x x',  k_1(x, x') = (x x' + 1)^2
-TWO = [{"type": "polynomial", "gamma": 1.0, "coef0": 0.0, "degree": 1},
-       {"type": "polynomial", "gamma": 1.0, "coef0": 1.0, "degree": 2}]
 MAINT = ("rbp", "forgetron", "bogd", "bpas")
 GAUSS = {"type": "gaussian", "gamma": 0.4}
-
-
-def run(model, X, y):
-    src = model.bind(X)
-    return [model.step(i, float(v)) for i, v in zip(range(src.n_rows), y)]
 
 
 @pytest.fixture(scope="module")

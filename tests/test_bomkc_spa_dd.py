@@ -4,28 +4,17 @@ import pickle
 
 import numpy as np
 import pytest
-from test_omkc_dd import Draws
+from test_omkc_dd import TWO, Draws, run
 
 from olk.algorithms import make
 from olk.data import load_dataset
 from olk.errors import ConfigError
-
-#: k_0(x, x') = x x',  k_1(x, x') = (x x' + 1)^2
-TWO = [{"type": "polynomial", "gamma": 1.0, "coef0": 0.0, "degree": 1},
-       {"type": "polynomial", "gamma": 1.0, "coef0": 1.0, "degree": 2}]
-
-
 
 
 class Zeros:
     """An RNG whose every uniform is 0: Z_i = I(rho_i p_i > 0) = I(l_i > 0), every loss sampled."""
     def random(self, n=None):
         return 0.0 if n is None else np.zeros(n)
-
-
-def run(model, X, y):
-    src = model.bind(X)
-    return [model.step(i, float(v)) for i, v in zip(range(src.n_rows), y)]
 
 
 def test_by_hand():

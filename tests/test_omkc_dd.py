@@ -22,13 +22,17 @@ STOCHASTIC = {"omkc_sd", "omkc_sdpa"}
 
 
 class Draws:
-    """Stands in for a learner's RNG (test_omkc_sd, test_bomkc_spa_dd): hands out scripted uniforms, one array
-    per step."""
-    def __init__(self, rows):
-        self.rows = [np.asarray(r, dtype=float) for r in rows]
+    """Stands in for a learner's RNG (test_omkc_sd, test_bomkc_spa_dd, test_omkl_alt2010): hands out scripted
+    uniforms, one per call: a float for random(), an array of n for random(n)."""
+    def __init__(self, draws):
+        self.draws = list(draws)
 
-    def random(self, n):
-        r = self.rows.pop(0)
+    def random(self, n=None):
+        r = self.draws.pop(0)
+        if n is None:
+            assert np.ndim(r) == 0
+            return float(r)
+        r = np.asarray(r, dtype=float)
         assert r.shape == (n,)
         return r
 

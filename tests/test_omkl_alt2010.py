@@ -8,6 +8,7 @@ import pickle
 
 import numpy as np
 import pytest
+from test_omkc_dd import TWO, X4, Y4, Draws, run
 
 from olk.algorithms import make
 from olk.algorithms.omkl_o_sua import theorem10_ab
@@ -17,34 +18,8 @@ from olk.data import load_dataset
 from olk.kernels import KernelSet
 from olk.tasks import online_pass
 
-#: k_0(x, x') = x x' (polynomial, gamma 1, coef0 0, degree 1),  k_1(x, x') = (x x' + 1)^2
-TWO = [{"type": "polynomial", "gamma": 1.0, "coef0": 0.0, "degree": 1},
-       {"type": "polynomial", "gamma": 1.0, "coef0": 1.0, "degree": 2}]
-#: 1-d stream (x_t, y_t), t = 1..4
-X4 = np.array([[1.0], [2.0], [-1.0], [0.0]])
-Y4 = np.array([1.0, -1.0, 1.0, 1.0])
 GAUSS3 = [{"type": "gaussian", "gamma": g} for g in (0.5, 0.125, 0.03125)]
 ALT = ["omkl_p1", "omkl_p2", "omkl_sua", "omkl_mua", "omkl_o", "omkl_o_sua"]
-
-
-class Script:
-    """Stands in for a learner's RNG: hands out scripted uniforms (a float for random(), an array for random(n))."""
-    def __init__(self, draws):
-        self.draws = list(draws)
-
-    def random(self, n=None):
-        r = self.draws.pop(0)
-        if n is None:
-            assert np.ndim(r) == 0
-            return float(r)
-        r = np.asarray(r, dtype=float)
-        assert r.shape == (n,)
-        return r
-
-
-def run(model, X, y):
-    src = model.bind(X)
-    return [model.step(i, float(v)) for i, v in zip(range(src.n_rows), y)]
 
 
 # ----------------------------------------------------------------------------- OMKL-P by hand
@@ -108,7 +83,7 @@ def test_p2_by_hand():
 
 def test_sua_by_hand():
     m = make("omkl_sua", kernel=TWO, beta=0.5, delta=0.5)
-    m.rng = Script([0.7, 0.2, 0.9, 0.1])
+    m.rng = Draws([0.7, 0.2, 0.9, 0.1])
     scores = run(m, X4, Y4)
     # p = (1 - .5) q + .5/2 = .5 q + .25; i_t = first i with u < cumsum(p)_i
     # t=1: q (.5,.5) -> p (.5,.5), u .7 -> i=1; f=(0,0) both err, only f1 learns: SV x=1 (0,+1); q (.5,.25)/.75
@@ -126,7 +101,7 @@ def test_sua_by_hand():
 
 def test_mua_by_hand():
     m = make("omkl_mua", kernel=TWO, beta=0.5, delta=0.5)
-    m.rng = Script([[0.3, 0.99], [0.8, 0.1], [0.9, 0.5], [0.1, 0.0]])
+    m.rng = Draws([[0.3, 0.99], [0.8, 0.1], [0.9, 0.5], [0.1, 0.0]])
     scores = run(m, X4, Y4)
     # t=1: p_1 = 1: both sampled, both err: SV x=1 (1,1); q (.5,.5); vote 0
     # t=2 x=2 y=-1: f = (2, 9) both err, vote 1; p = .5 q + .5 = (.75,.75), u (.8,.1) -> m = (0,1):
@@ -212,7 +187,7 @@ def test_omkl_o_by_hand():
 def test_omkl_o_sua_by_hand():
     beta, R = math.exp(-1.0), 2.0
     m = make("omkl_o_sua", kernel=TWO, beta=beta, R=R, delta=0.5, eta=0.5)
-    m.rng = Script([0.7, 0.7, 0.5, 0.9])
+    m.rng = Draws([0.7, 0.7, 0.5, 0.9])
     scores = run(m, X4, Y4)
     # p = .5 q + .25, m~ = 1/p_i, step = eta / p_i
     # t=1 x=1 y=+1: score 0 -> update; p (.5,.5), u .7 -> i=1, step .5/.5 = 1; ln w_1 += 1*1*f1 = 0;
