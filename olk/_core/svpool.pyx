@@ -754,46 +754,68 @@ cdef class SVPool:
         if self.sparse:
             self._scatter(src, i, 0.0)
 
-    cdef long long _decide_members(self, RowSource src, Py_ssize_t i, double qn, double* out) noexcept nogil:
-        """Several kernels: out[c] += coef[s, c] k_c(sv_s, x_i), paying for k_c only where column c OWNS
-        SV s (coef[s, c] != 0).  One inner product per SV serves every kernel; each kernel value is computed
-        at most once per SV (kstamp) and only for a kernel with an owning column, so a classifier that does
-        not own a pooled SV costs one comparison, never an exp().  Bit-identical to evaluating every kernel:
-        a skipped term is coef * k = +-0.0, and out[c] + (+-0.0) == out[c] (out[c] starts at +0.0 and a sum
-        of doubles is never -0.0).  Returns the kernel evaluations made."""
-        cdef Py_ssize_t s, c, k, nc = self.n_cols
-        cdef double dot, a
+    cdef inline uint64_t _owners_in(self, Py_ssize_t s, Py_ssize_t c0, Py_ssize_t c1) noexcept nogil:
+        """The columns in [c0, c1) that own SV s, as bits (only when ``masked``)."""
+        if c1 - c0 == self.n_cols:
+            return self.owners[s]
+        return self.owners[s] & (((<uint64_t>1) << (c1 - c0)) - 1) << c0
+
+    cdef inline long long _add_owned(self, Py_ssize_t s, uint64_t m, double dot, double qn,
+                                     double* out) noexcept nogil:
+        """out[c] += coef[s, c] k_c(sv_s, x) for the columns c whose bits are set in m (columns that OWN SV s),
+        in column order, from <sv_s, x> = dot and |x|^2 = qn.  Each kernel value is computed at most once per
+        SV (kstamp: the caller resets it before its pass) and only for a kernel with an owning column, so a
+        classifier that does not own a pooled SV costs nothing, never an exp().  Bit-identical to evaluating
+        every kernel: a skipped term is coef * k = +-0.0, and out[c] + (+-0.0) == out[c] (out[c] starts at
+        +0.0 and a sum of doubles is never -0.0).  Returns the kernel evaluations made."""
+        cdef Py_ssize_t c, k
         cdef long long evals = 0
-        cdef uint64_t m
+        while m:
+            c = __builtin_ctzll(m)
+            m &= m - 1
+            k = self.col_kernel[c]
+            if self.kstamp[k] != s:
+                self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
+                self.kstamp[k] = s
+                evals += 1
+            out[c] += self.coef[s, c] * self.kv[k]
+        return evals
+
+    cdef inline long long _add_scanned(self, Py_ssize_t s, Py_ssize_t c0, Py_ssize_t c1, double dot, double qn,
+                                       double* out) noexcept nogil:
+        """:meth:`_add_owned` without the bitmask (pools of more than 64 columns): columns c0..c1-1 scanned,
+        a column with coef[s, c] == 0 skipped."""
+        cdef Py_ssize_t c, k
+        cdef double cf
+        cdef long long evals = 0
+        for c in range(c0, c1):
+            cf = self.coef[s, c]
+            if cf != 0.0:
+                k = self.col_kernel[c]
+                if self.kstamp[k] != s:
+                    self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
+                    self.kstamp[k] = s
+                    evals += 1
+                out[c] += cf * self.kv[k]
+        return evals
+
+    cdef long long _decide_members(self, RowSource src, Py_ssize_t i, double qn, double* out) noexcept nogil:
+        """Several kernels: out[c] += coef[s, c] k_c(sv_s, x_i) over the owning columns only (:meth:`_add_owned`);
+        one inner product per SV serves every kernel, and none for an SV no column owns.  Returns the kernel
+        evaluations made."""
+        cdef Py_ssize_t s, k
+        cdef long long evals = 0
         for k in range(self.n_kernels):
             self.kstamp[k] = -1
-        if self.masked:                                   # visit only the owning columns, in column order
+        cdef uint64_t m
+        if self.masked:
             for s in range(self.n_sv):
                 m = self.owners[s]
-                if m == 0:
-                    continue
-                dot = self._dot(src, i, s)
-                while m:
-                    c = __builtin_ctzll(m)
-                    m &= m - 1
-                    k = self.col_kernel[c]
-                    if self.kstamp[k] != s:
-                        self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
-                        self.kstamp[k] = s
-                        evals += 1
-                    out[c] += self.coef[s, c] * self.kv[k]
+                if m != 0:                                 # no owning column: no inner product
+                    evals += self._add_owned(s, m, self._dot(src, i, s), qn, out)
             return evals
         for s in range(self.n_sv):
-            dot = self._dot(src, i, s)
-            for c in range(nc):
-                a = self.coef[s, c]
-                if a != 0.0:
-                    k = self.col_kernel[c]
-                    if self.kstamp[k] != s:
-                        self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
-                        self.kstamp[k] = s
-                        evals += 1
-                    out[c] += a * self.kv[k]
+            evals += self._add_scanned(s, 0, self.n_cols, self._dot(src, i, s), qn, out)
         return evals
 
     def decision(self, RowSource src, Py_ssize_t i, double[::1] out):
@@ -823,8 +845,9 @@ cdef class SVPool:
         ``col`` >= 0 only out[col] is computed (other entries untouched), visiting only the SVs column col
         owns: no inner product at all for the rest of a shared pool."""
         cdef Py_ssize_t s, c, k, j, a = 0, e = 0, c0 = 0, c1 = self.n_cols
-        cdef double dot, qn, cf
+        cdef double qn
         cdef long long evals = 0
+        cdef uint64_t m
         if q < 0 or q >= self.n_sv:
             raise IndexError(f"SV slot {q} out of range (n_sv={self.n_sv})")
         if out.shape[0] < self.n_cols:
@@ -843,18 +866,12 @@ cdef class SVPool:
         for k in range(self.n_kernels):
             self.kstamp[k] = -1
         for s in range(self.n_sv):
-            if col >= 0 and self.coef[s, col] == 0.0:
-                continue
-            dot = self._sv_dot(q, s)
-            for c in range(c0, c1):                       # per-kernel membership, as in _decide_members
-                cf = self.coef[s, c]
-                if cf != 0.0:
-                    k = self.col_kernel[c]
-                    if self.kstamp[k] != s:
-                        self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
-                        self.kstamp[k] = s
-                        evals += 1
-                    out[c] += cf * self.kv[k]
+            if self.masked:
+                m = self._owners_in(s, c0, c1)
+                if m != 0:                                 # no owning column: no inner product
+                    evals += self._add_owned(s, m, self._sv_dot(q, s), qn, &out[0])
+            elif col < 0 or self.coef[s, col] != 0.0:
+                evals += self._add_scanned(s, c0, c1, self._sv_dot(q, s), qn, &out[0])
         if self.sparse:
             for j in range(a, e):
                 self.work[self.sp_idx[j]] = 0.0
