@@ -50,6 +50,17 @@ BATCH_BUDGET = {"a9a": 2079, "w7a": 3710}
 BATCH_NAMES = ["libsvm", "pegasos", "spa", "bogd", "bpas", "oskl"]
 
 
+def bench_data(ds: str, scale: float, seed: int):
+    """(X, y, order) of a benchmark pass: dataset `ds` as the experiments load it, a reproducible fraction
+    `scale` of its rows when < 1, and permutation 0 of the experiment seed `seed`."""
+    d = load_dataset(ds)
+    X, y = d.X, d.y
+    if scale < 1:
+        idx = seeds.subsample(X.shape[0], scale, seed, ds)
+        X, y = X[idx], y[idx]
+    return X, y, seeds.permutation(X.shape[0], seed, ds, 0)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="a9a,codrna")
@@ -66,12 +77,7 @@ def main():
     print(f"{'dataset':<8} {'algorithm':<13} {'time s':>8} {'paper C++ s':>11} {'speed-up':>8} {'kernel evals':>13} "
           f"{'M evals/s':>9} {'#SV':>7} {'acc %':>6}")
     for ds in args.datasets.split(","):
-        d = load_dataset(ds)
-        X, y = d.X, d.y
-        if args.scale < 1:
-            idx = seeds.subsample(X.shape[0], args.scale, args.seed, ds)
-            X, y = X[idx], y[idx]
-        order = seeds.permutation(X.shape[0], args.seed, ds, 0)
+        X, y, order = bench_data(ds, args.scale, args.seed)
         for name in names:
             params = dict(PARAMS.get(name, {}))
             specs = {p.name for p in REGISTRY[name].params}

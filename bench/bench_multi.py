@@ -35,10 +35,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout without installing
 from olk._core.svpool import SVPool
 from olk.algorithms import make
-from olk.data import load_dataset
-from olk.experiment import seeds
 from olk.kernels import KernelSet
 from olk.tasks import online_pass
+
+from bench import bench_data  # noqa: E402  (bench/ is the script's directory, on sys.path)
 
 #: Table 5 rows: label -> (registered learner, its parameters)
 LEARNERS = {
@@ -164,12 +164,7 @@ def main():
           f"{'#SV (sum)':>10} {'rows':>8} {'kernel evals':>14} {'evals/step':>10} {'dots/step':>9} {'mistake %':>9}",
           flush=True)
     for ds in args.datasets.split(","):
-        d = load_dataset(ds)
-        X, y = d.X, d.y
-        if args.scale < 1:
-            idx = seeds.subsample(X.shape[0], args.scale, args.seed, ds)
-            X, y = X[idx], y[idx]
-        order = seeds.permutation(X.shape[0], args.seed, ds, 0)
+        X, y, order = bench_data(ds, args.scale, args.seed)
         n_pairs = args.pairs if X.shape[0] <= 10_000 else args.pairs_large
         for lab in labels:
             times = {"pooled": [], "independent": []}
