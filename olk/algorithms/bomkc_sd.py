@@ -62,7 +62,7 @@ class BOMKCSD(_BoundedOMKC):
         only SVs already in the pool can be forgotten: if no classifier holds one, classifier i's update is
         cancelled (upd, coefs edited in place; possible only when B is smaller than one step's updates)."""
         sv = self.sv_per_kernel_.copy()
-        total = int(sv.sum()) if after_add else int(sv.sum())
+        total = int(sv.sum())
         out = []
         keep = 2 if after_add else 1                         # Forgetron: x_t is already i's newest SV
         for k in np.flatnonzero(upd):
