@@ -19,16 +19,15 @@ last one (``output='last'``).
 """
 from __future__ import annotations
 
-import math
-
 from .._core.svpool import pexp
-from .averaged import OUTPUT, AveragedOutput
+from .averaged import OUTPUT
 from .base import OnlineKernelLearner
+from .projected import ProjectedAverage
 from .registry import Param, register
 
 
 @register
-class OSKL(AveragedOutput, OnlineKernelLearner):
+class OSKL(ProjectedAverage, OnlineKernelLearner):
     """OSKL — ICML 2013, Algorithm 1, with its exact averaged classifier in O(#SV).
 
     With z_t = y_t f_t(x_t) and a loss l(z) whose derivative satisfies |l'(z)| <= 1 <= G:
@@ -50,19 +49,10 @@ class OSKL(AveragedOutput, OnlineKernelLearner):
     G_new = G * n_sv(G) / target is a good next guess.  With the hinge loss and R = 0, OSKL is SPA's
     Algorithm 1 with a loss-independent sampling probability 1/G and a fixed step eta*G.
 
-    Exact averaged classifier.  Without the R-ball (the SPA comparison) OSKL never changes a
-    coefficient after adding it, so SPA's closed form applies as is.  The projection Pi_R only rescales
-    the whole function, so f_tau = sigma_tau sum_{s < tau} b_s k(x_s, .) with raw coefficients b_s that
-    never change and one scalar sigma (the product of all rescalings).  Then, with S_t = sum_{tau<=t}
-    sigma_tau,
-
-        (1/t) sum_{tau=1..t} f_tau(x) = (1/t) sum_s b_s (S_t - S_s) k(x_s, x)
-                                      = (S_t * col0(x) - col1(x)) / t,    col0 = b_s, col1 = b_s S_s,
-
-    one pool pass for f_t and f̄_t together (col0 gives f_t = sigma_t col0(x)).  A new SV stores
-    b = eta G y / sigma_t.  When sigma falls below 1e-4 it is folded into the coefficients
-    (col1 -= S col0 ; col0 *= sigma ; sigma = 1 ; S = 0), which leaves both formulas unchanged.
-    ||f_t||^2 is tracked in O(1): ||f + a k(x,.)||^2 = ||f||^2 + 2 a f(x) + a^2 k(x, x).
+    Exact averaged classifier in O(#SV).  Without the R-ball (the SPA comparison) OSKL never changes a
+    coefficient after adding it, so SPA's closed form applies as is; the projection Pi_R is one global
+    rescaling, and :mod:`olk.algorithms.projected` derives the exact average under it (two pool columns,
+    an O(1) update of ||f_t||^2).
 
     Readings:
 
@@ -92,16 +82,9 @@ class OSKL(AveragedOutput, OnlineKernelLearner):
         OUTPUT,
     )
 
-    #: fold sigma into the stored coefficients when it gets this small (exactness is unaffected)
-    renormalise_below = 1e-4
-
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel=kernel, random_state=random_state, **params)
-        self._sigma = 1.0          # f_t = sigma * sum_s col0_s k(x_s, .)
-        self._S = 0.0              # sum of sigma_tau over the steps since the last renormalisation
-        self._sqnorm = 0.0         # ||f_t||^2, tracked only when R > 0
         self.expected_n_sv = 0.0   # sum_t p_t
-        self.n_projections = 0     # R-ball rescalings
 
     def _abs_dloss(self, z: float) -> float:
         if self.loss == "hinge":
@@ -113,41 +96,14 @@ class OSKL(AveragedOutput, OnlineKernelLearner):
 
     def step(self, i, y):
         self.t += 1
-        t = self.t
         buf = self._buf
         self.pool.decision(self.src, i, buf)
-        sigma = self._sigma
-        self._S += sigma                              # S_t = S_{t-1} + sigma_t
-        f = sigma * buf[0]                            # f_t(x_t)
-        f_avg = (self._S * buf[0] - buf[1]) / t       # (1/t) sum_{tau<=t} f_tau(x_t)
+        f, f_avg = self._scores(buf)                  # f_t(x_t), (1/t) sum_{tau<=t} f_tau(x_t)
         g = self._abs_dloss(y * f)
         if g > 0.0:
             p = g / self.G
             self.expected_n_sv += p
             if self.rng.random() < p:                 # Z_t = 1
-                a = self.eta * self.G * y             # -eta (Z_t/p_t) l'(z_t) y_t
-                b = a / sigma
-                self.pool.add(self.src, i, (b, b * self._S), t)
+                self._add_projected(i, self.eta * self.G * y, f)   # -eta (Z_t/p_t) l'(z_t) y_t ; then Pi_R
                 self.n_updates += 1
-                if self.R > 0.0:
-                    self._sqnorm += 2.0 * a * f + a * a * self.pool.self_kernel(self.src, i)
-                    if self._sqnorm > self.R * self.R:
-                        self._sigma = sigma * (self.R / math.sqrt(self._sqnorm))
-                        self._sqnorm = self.R * self.R
-                        self.n_projections += 1
-                        if self._sigma < self.renormalise_below:
-                            self._renormalise()
         return f_avg if self.output == "avg" else f
-
-    def _renormalise(self) -> None:
-        """col1 -= S col0 ; col0 *= sigma ; sigma = 1 ; S = 0 — f_t and f̄_t are unchanged."""
-        c0 = self.pool.coefs[:, 0]
-        self.pool.add_col_vector(1, -self._S * c0)
-        self.pool.scale_col(0, self._sigma)
-        self._sigma, self._S = 1.0, 0.0
-
-    def _avg_scores(self, D):
-        return (self._S * D[:, 0] - D[:, 1]) / self.t       # f̄_T = (S_T col0 - col1) / T
-
-    def _last_scores(self, D):
-        return self._sigma * D[:, 0]                         # f_{T+1} = sigma col0
