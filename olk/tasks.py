@@ -74,16 +74,23 @@ class Task:
                 raise DataError(f"{where}: row {i} (0-based) has a non-finite target {yf[i].item()!r}")
 
     # ----------------------------------------------------------- online pass
-    def online_pass(self, model, X, y, order, n_checkpoints: int = 50) -> dict:
-        """One online pass of `model` over rows `order` of (X, y): the task's metrics and learning curve."""
+    def online_pass(self, model, X, y, order, n_checkpoints: int = 50, held_out: "HeldOutCurve | None" = None) -> dict:
+        """One online pass of `model` over rows `order` of (X, y): the task's metrics and learning curve.
+        With ``held_out``, the model's output is also scored on held-out data after the examples its
+        ``points`` name (that scoring is left out of ``time_s``)."""
         model.bind(X)
         ylist = np.asarray(y, dtype=np.float64).tolist()
         olist = np.asarray(order, dtype=np.int64).tolist()
         cps = checkpoints(len(olist), n_checkpoints).tolist()
         loop = {"binary": _binary_loop, "probabilistic": _probabilistic_loop, "regression": _regression_loop}[self.name]
+        step = model.step
+        if held_out is not None:
+            step = held_out.probing(model, len(olist))
         t0 = time.perf_counter()
-        res = loop(model.step, ylist, olist, cps)
-        res["time_s"] = time.perf_counter() - t0
+        if held_out is not None:
+            held_out.start(t0)
+        res = loop(step, ylist, olist, cps)
+        res["time_s"] = time.perf_counter() - t0 - (held_out.paused if held_out is not None else 0.0)
         res.update({"n_examples": len(olist), "n_sv": model.n_sv_output, "n_sv_last": model.n_sv,
                     "n_updates": model.n_updates, "kernel_evals": model.kernel_evals})
         summary = model.run_summary() if hasattr(model, "run_summary") else {}     # optional in the contract
@@ -104,6 +111,66 @@ class Task:
         if self.labels == "binary":
             return 100.0 * float(np.mean(np.where(f >= 0.0, 1.0, -1.0) == yt))      # sign(0) = +1
         return float(np.mean((f - yt) ** 2))
+
+
+def test_points(n: int, count: int) -> list[int]:
+    """`count` evenly spaced example counts in [1, n], ending at n: where a held-out curve is scored (the
+    papers plot test accuracy against a linear number of examples)."""
+    if n <= 0 or count <= 0:
+        return []
+    return sorted({max(1, int(round(n * k / count))) for k in range(1, count + 1)})
+
+
+class HeldOutCurve:
+    """Test-set scores of a model's output classifier during its training: (examples or iterations seen,
+    #SV of the output, training time so far, the task's test metric) at each probe.  The probes' own time is
+    kept in ``paused``, so training times exclude it (the papers' accuracy-vs-training-time curves)."""
+
+    def __init__(self, task: "Task", Xt, yt, output=None, count: int = 10):
+        self.task, self.Xt, self.yt, self.output, self.count = task, Xt, yt, output, count
+        self.rows: list[tuple] = []
+        self.paused = 0.0
+        self._t0 = 0.0
+
+    def start(self, t0: float | None = None) -> None:
+        self._t0 = time.perf_counter() if t0 is None else t0
+        self.paused = 0.0
+
+    def probe(self, model, t: int) -> None:
+        """Score ``model`` now, after ``t`` examples (online) or outer iterations (batch)."""
+        t_in = time.perf_counter()
+        score = self.task.test_score(model, self.Xt, self.yt, output=self.output)
+        self.rows.append((int(t), int(model.n_sv_output), t_in - self._t0 - self.paused, score))
+        self.paused += time.perf_counter() - t_in
+
+    def probing(self, model, n: int):
+        """``model.step`` wrapped to probe after the examples ``test_points(n, count)`` name."""
+        points = iter(test_points(n, self.count))
+        nxt = [next(points, -1), 0]
+        step = model.step
+
+        def probing_step(i, yi):
+            s = step(i, yi)
+            nxt[1] += 1
+            if nxt[1] == nxt[0]:
+                self.probe(model, nxt[1])
+                nxt[0] = next(points, -1)
+            return s
+        return probing_step
+
+    def to_record(self) -> dict:
+        """The curve as a record field: {t, n_sv, train_time_s, <test metric>} lists."""
+        cols = list(zip(*self.rows)) if self.rows else [(), (), (), ()]
+        return {"t": list(cols[0]), "n_sv": list(cols[1]), "train_time_s": list(cols[2]),
+                self.task.test_metric: list(cols[3])}
+
+
+def log_odds_to_proba(score):
+    """P(y = +1) = 1 / (1 + e^-f) of a log-odds score f (scalar or array; scipy's overflow-free expit).  The
+    ``probabilistic`` task's one definition of a score's probability: its online log-loss and every
+    learner's ``predict_proba`` (:class:`~olk.algorithms.logistic.LogisticOutput`) use it."""
+    from scipy.special import expit
+    return expit(score)
 
 
 def _binary_loop(step, ylist, olist, cps):
@@ -142,7 +209,7 @@ def _probabilistic_loop(step, ylist, olist, cps):
         s = step(i, yi)
         if (s >= 0.0) != (yi > 0.0):
             mistakes += 1
-        p = 1.0 / (1.0 + math.exp(-s)) if s >= -700.0 else 0.0         # P(y = +1) from the log-odds
+        p = 1.0 / (1.0 + math.exp(-s)) if s >= -700.0 else 0.0         # log_odds_to_proba(s), scalar
         p = min(max(p if yi > 0.0 else 1.0 - p, _EPS), 1.0 - _EPS)
         logloss -= math.log(p)
         t += 1

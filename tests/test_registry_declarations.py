@@ -24,8 +24,13 @@ def test_base_defaults():
 
 
 @pytest.mark.parametrize("name", LEARNERS)
-def test_task_is_binary(name):
-    assert REGISTRY[name].task == "binary"
+def test_task_is_declared_and_probabilistic_learners_give_probabilities(name):
+    from olk.tasks import TASKS
+    cls = REGISTRY[name]
+    assert cls.task in TASKS
+    # the KLR learners (olk.algorithms.logistic) are the probabilistic ones; everything else classifies
+    assert (cls.task == "probabilistic") == name.startswith("klr_")
+    assert hasattr(cls, "predict_proba") == (cls.task == "probabilistic")
 
 
 @pytest.mark.parametrize("name", LEARNERS)
@@ -39,9 +44,10 @@ def test_outputs_are_the_choices_of_the_output_parameter(name):
         assert cls.outputs == tuple(param.choices) and param.default in cls.outputs
 
 
-def test_spa_and_oskl_offer_avg_and_last():
+def test_spa_oskl_and_online_klr_offer_avg_and_last():
     assert REGISTRY["spa"].outputs == REGISTRY["oskl"].outputs == ("avg", "last")
-    assert [n for n in LEARNERS if REGISTRY[n].outputs] == ["oskl", "spa"]
+    assert [n for n in LEARNERS if REGISTRY[n].outputs] == ["klr_aux", "klr_margin", "klr_nc", "oskl", "spa"]
+    assert all(REGISTRY[n].outputs == ("avg", "last") for n in ("klr_aux", "klr_margin", "klr_nc"))
 
 
 def test_every_style_is_declared_valid_and_distinct():

@@ -15,3 +15,5 @@ from . import omkc_u, omkc_ddpa, omkc_sdpa  # noqa: F401
 from . import bomkc_spa_dd  # noqa: F401
 from . import bomkc_dd, bomkc_sd  # noqa: F401
 from . import omkl_p1, omkl_p2, omkl_sua, omkl_mua, omkl_o, omkl_o_sua  # noqa: F401
+from . import klr_nc, klr_margin, klr_aux  # noqa: F401
+from . import klr_pcd, klr_dcd  # noqa: F401

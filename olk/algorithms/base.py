@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from .._core.svpool import RowSource, SVPool
 from ..errors import ConfigError, DataError
 from ..kernels import KernelSet
+from ..tasks import TASKS
 from .registry import EXACT, check_params_of
 
 
@@ -49,8 +50,9 @@ class KernelEstimator:
     display = "Base"
     params: tuple = ()
     aliases: tuple = ()
-    #: the task protocol it is run and scored with (a key of ``olk.tasks.TASKS``); every current
-    #: learner is a binary classifier
+    #: the task protocol it is run and scored with (a key of ``olk.tasks.TASKS``): "binary" (the
+    #: default), "probabilistic" (the KLR learners, via :class:`~olk.algorithms.logistic.LogisticOutput`)
+    #: or "regression"
     task = "binary"
     #: the named output classifiers it offers, e.g. ("avg", "last") for SPA and OSKL: exactly the choices of
     #: its ``output`` parameter, which picks the default one; () = a single output classifier, no parameter
@@ -142,7 +144,7 @@ class KernelEstimator:
         if y.shape[0] != n_rows:
             raise DataError(f"X has {n_rows} rows but y has {y.shape[0]}")
         check_finite_y(y)
-        if self.task != "binary":
+        if TASKS[self.task].labels != "binary":        # regression: real-valued targets, no classes_
             return np.ascontiguousarray(y, dtype=np.float64), classes
         if classes is None:
             if y.shape[0] == 0:

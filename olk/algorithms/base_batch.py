@@ -34,6 +34,11 @@ class BatchKernelLearner(KernelEstimator):
     name = "batch_base"
     display = "Batch"
     batch = True
+    #: True: ``fit(X, y, order=None, probe=None)`` calls ``probe()`` after each outer iteration (e.g. one
+    #: coordinate-descent sweep), with the model usable (``decision_function``) at that point; the engine
+    #: scores the test set there for an accuracy-vs-training-time curve and leaves the probe's own time out
+    #: of the training time
+    reports_progress = False
 
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel, random_state, **params)
