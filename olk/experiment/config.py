@@ -59,8 +59,10 @@ TOP_KEYS = {
     "table_layout": "table rendering options, e.g. {datasets_per_block: 2}",
     "unavailable": "datasets known to be unavailable offline: {name: reason}",
     "cv": "batch mode: cross-validation for tune grids, {folds: 3, max_rows: 5000} (max_rows: stratified subsample)",
+    "test_curve": "batch mode: score the output on the test set at this many points of training (online: evenly "
+                  "spaced example counts; batch learners: after each outer iteration) -> test_curves.csv",
 }
-DATASET_KEYS = {"name", "params", "preprocess", "kernel", "label", "test", "holdout"}
+DATASET_KEYS = {"name", "params", "preprocess", "kernel", "label", "test", "holdout", "folds", "part"}
 ALGO_KEYS = {"name", "label", "display", "params", "tune", "kernel", "sweep", "match_tune", "outputs"}
 CV_KEYS = {"folds", "max_rows"}
 KERNEL_TUNE_KEYS = ("kernel.gamma", "kernel.degree", "kernel.coef0")
@@ -81,6 +83,43 @@ class MatchRef:
         return {"match": self.label, "stat": self.stat, "agg": self.agg}
 
 
+@dataclass(frozen=True)
+class WidthRef:
+    """A Gaussian kernel's width taken from the data: sigma = the ``percentile``-th percentile of the pairwise
+    distances among a seeded sample of ``sample`` rows of the data the runs train on, gamma = 1/(2 sigma^2)
+    (the sparse online KLR paper's choice, after Mallapragada, Jin & Jain 2010).  Written in YAML as
+    ``kernel: {type: gaussian, gamma: {percentile: 5, sample: 2000}}``; the planner resolves it per dataset
+    (:func:`olk.experiment.data.kernel_width`) and every run records the resulting gamma."""
+
+    percentile: float = 5.0
+    sample: int = 2000
+
+    def to_json(self):
+        return {"percentile": self.percentile, "sample": self.sample}
+
+
+def _width_rule(spec, where: str):
+    """A single kernel whose gamma may be {percentile: P, sample: N}: the spec with a :class:`WidthRef` in it
+    (checked as a kernel with a placeholder gamma); anything else is returned as given."""
+    if not (isinstance(spec, dict) and isinstance(spec.get("gamma"), dict)):
+        return spec
+    g = spec["gamma"]
+    _check_keys(g, {"percentile", "sample"}, f"{where}.gamma")
+    if "percentile" not in g:
+        raise ConfigError(f"{where}.gamma: a data-dependent width needs 'percentile', e.g. {{percentile: 5}}")
+    ref = WidthRef(_number(g["percentile"], f"{where}.gamma.percentile", float, lo=0, lo_strict=True, hi=100),
+                   _number(g.get("sample", 2000), f"{where}.gamma.sample", int, lo=2))
+    out = {**spec, "gamma": ref}
+    kind = make_kernel({**spec, "gamma": 1.0}, where).kind
+    if kind != "gaussian":
+        raise ConfigError(f"{where}.gamma: a width from pairwise distances applies to the gaussian kernel, not {kind}")
+    return out
+
+
+def has_width_rule(spec) -> bool:
+    return isinstance(spec, dict) and isinstance(spec.get("gamma"), WidthRef)
+
+
 @dataclass
 class DatasetEntry:
     name: str
@@ -89,6 +128,8 @@ class DatasetEntry:
     kernel: dict | None = None
     test: str | None = None          # batch mode: name of the test part (default 'test')
     holdout: float | None = None     # batch mode: stratified test fraction when there is no test part
+    folds: int | None = None         # batch mode: k-fold evaluation of all the rows: repeat r tests on fold r mod k
+    part: str | None = None          # with folds: evaluate on this part of the dataset only (e.g. 'train')
 
 
 @dataclass
@@ -141,6 +182,7 @@ class ExperimentConfig:
     unavailable: dict = field(default_factory=dict)
     cv_folds: int = 3
     cv_max_rows: int | None = None
+    test_curve: int | None = None
 
     def algorithm(self, label: str) -> AlgorithmEntry:
         for a in self.algorithms:
@@ -343,8 +385,9 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
             isinstance(cfg.data_dir, list) and all(isinstance(x, str) for x in cfg.data_dir))):
         raise ConfigError(f"{_where(where0, 'data_dir')}: expected a directory path (or a list of paths), "
                           f"got {_show(cfg.data_dir)}")
-    kern = raw.get("kernel", {"type": "gaussian", "gamma": 1.0})
-    kernel_spec(kern, _where(where0, "kernel"))
+    kern = _width_rule(raw.get("kernel", {"type": "gaussian", "gamma": 1.0}), _where(where0, "kernel"))
+    if not has_width_rule(kern):
+        kernel_spec(kern, _where(where0, "kernel"))
     cfg.kernel = (list(kern) if isinstance(kern, (list, tuple)) else str(kern)) if is_kernel_set(kern) else \
         dict(kern) if isinstance(kern, dict) else {"type": str(kern)}
     tune = raw.get("tune") or {}
@@ -371,6 +414,11 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     cfg.cv_folds = _number(cv.get("folds", 3), _where(where0, "cv.folds"), int, lo=2)
     if cv.get("max_rows") is not None:
         cfg.cv_max_rows = _number(cv["max_rows"], _where(where0, "cv.max_rows"), int, lo=10)
+
+    if raw.get("test_curve") is not None:
+        cfg.test_curve = _number(raw["test_curve"], _where(where0, "test_curve"), int, lo=1, hi=10_000)
+        if cfg.mode != "batch":
+            raise ConfigError(f"{_where(where0, 'test_curve')}: held-out curves need a test set: set mode: batch")
 
     algos = raw.get("algorithms")
     if not algos or not isinstance(algos, list):
@@ -457,7 +505,9 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
                 raise ConfigError(f"{w}.params: '{lab}' is not an algorithm label of this config{did_you_mean(lab, run_labels)}")
             overrides[lab] = _algo_params(cfg.algorithm(lab).name, ps, f"{w}.params.{lab}")
         if d.get("kernel") is not None:
-            kernel_spec(d["kernel"], f"{w}.kernel")
+            d["kernel"] = _width_rule(d["kernel"], f"{w}.kernel")
+            if not has_width_rule(d["kernel"]):
+                kernel_spec(d["kernel"], f"{w}.kernel")
         holdout = d.get("holdout")
         if holdout is not None:
             holdout = _number(holdout, f"{w}.holdout", float, lo=0, lo_strict=True)
@@ -465,10 +515,21 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
                 raise ConfigError(f"{w}.holdout: the test fraction must be in (0, 1) (got {holdout})")
             if d.get("test") is not None:
                 raise ConfigError(f"{w}: give either 'test' (a test part) or 'holdout' (a fraction), not both")
+        folds = d.get("folds")
+        if folds is not None:
+            folds = _number(folds, f"{w}.folds", int, lo=2)
+            if d.get("test") is not None or holdout is not None:
+                raise ConfigError(f"{w}: 'folds' (k-fold evaluation of all rows) replaces 'test' and 'holdout'; give one")
+            if cfg.mode != "batch":
+                raise ConfigError(f"{w}.folds: k-fold evaluation tests on held-out folds: set mode: batch")
+        if d.get("part") is not None and folds is None:
+            raise ConfigError(f"{w}.part: only k-fold evaluation (folds: K) reads one part; batch mode otherwise "
+                              f"trains on the training part and tests on 'test'")
         if d["name"] not in cfg.unavailable:
             _check_dataset(d["name"], f"{w}.name")
         cfg.datasets.append(DatasetEntry(str(d["name"]), overrides, dict(d.get("preprocess") or {}), d.get("kernel"),
-                                         None if d.get("test") is None else str(d["test"]), holdout))
+                                         None if d.get("test") is None else str(d["test"]), holdout, folds,
+                                         None if d.get("part") is None else _name(d["part"], f"{w}.part", "a part name")))
     cfg.stages()
     return cfg
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, DataError
 from . import seeds
-from .config import ExperimentConfig
+from .config import ExperimentConfig, WidthRef
 from ..tasks import task_of
 
 
@@ -49,6 +49,13 @@ def _scaled(cfg: ExperimentConfig, name: str, X, y, part: str = "") -> tuple:
 def _batch_parts(cfg: ExperimentConfig, d, ds) -> tuple:
     """(X_train, y_train, X_test, y_test): the dataset's test part, or a seeded stratified holdout."""
     where = f"{cfg.path or cfg.name}: dataset {d.name}"
+    if d.folds:                    # k-fold evaluation: every run splits the rows itself (execute.py)
+        if d.part is not None:
+            if d.part not in ds.splits:
+                raise ConfigError(f"{where}.part: '{d.name}' has no part '{d.part}'; its parts: "
+                                  f"{', '.join(sorted(ds.splits)) or 'none (a single file)'}")
+            ds = ds.part(d.part)
+        return _scaled(cfg, d.name, ds.X, ds.y) + (None, None)
     if d.holdout is not None:
         tr, te = seeds.holdout_split(ds.y, d.holdout, cfg.seed, d.name)
         parts = [(ds.X[tr], ds.y[tr]), (ds.X[te], ds.y[te])]
@@ -68,3 +75,38 @@ def _batch_parts(cfg: ExperimentConfig, d, ds) -> tuple:
     for (X, y), name in zip(parts, ("train", "test")):
         out += _scaled(cfg, d.name, X, y, part=name)
     return tuple(out)
+
+
+def kernel_width(X, ref: WidthRef, seed: int, dataset: str) -> dict:
+    """The Gaussian width ``ref`` asks for on the rows of X: sigma = the ``ref.percentile``-th percentile of
+    the distances between the pairs of a seeded sample of ``ref.sample`` rows (all rows if fewer), and
+    gamma = 1 / (2 sigma^2).  Fully determined by (X, ref, seed, dataset)."""
+    import numpy as np
+    from sklearn.metrics import pairwise_distances
+    n = X.shape[0]
+    idx = seeds.subsample(n, min(1.0, ref.sample / n), seed, dataset, part="kernel-width") if n > ref.sample \
+        else np.arange(n)
+    D = pairwise_distances(X[idx])
+    sigma = float(np.percentile(D[np.triu_indices(len(idx), k=1)], ref.percentile))
+    if not sigma > 0:
+        raise ConfigError(f"dataset '{dataset}': the {ref.percentile:g}th percentile of the pairwise distances "
+                          f"of {len(idx)} sampled rows is 0 (duplicate rows); use a higher percentile")
+    return {"percentile": ref.percentile, "sample": int(len(idx)), "sigma": sigma, "gamma": 1.0 / (2.0 * sigma * sigma)}
+
+
+def kernel_widths(cfg: ExperimentConfig, data: dict, log=print) -> dict:
+    """{(dataset, WidthRef): width} for every data-dependent kernel width of ``cfg`` (a config- or dataset-level
+    ``gamma: {percentile: P}``), on the rows the runs train on (online mode: all rows; batch mode: the
+    training part; k-fold evaluation: all rows)."""
+    out = {}
+    for d in cfg.datasets:
+        if d.name not in data:
+            continue
+        for spec in (d.kernel or cfg.kernel,):
+            ref = spec.get("gamma") if isinstance(spec, dict) else None
+            if isinstance(ref, WidthRef) and (d.name, ref) not in out:
+                w = kernel_width(data[d.name][0], ref, cfg.seed, d.name)
+                out[(d.name, ref)] = w
+                log(f"olk: {d.name}: sigma = {w['sigma']:.4g} ({ref.percentile:g}th percentile of pairwise distances "
+                    f"of {w['sample']} rows), gamma = {w['gamma']:.4g}")
+    return out

@@ -14,7 +14,7 @@ import time
 from ..algorithms import registry as algo_registry
 from . import seeds
 from .spec import RunSpec
-from ..tasks import task_of
+from ..tasks import HeldOutCurve, task_of
 
 
 def _learner(spec: RunSpec):
@@ -28,6 +28,8 @@ def execute_run(spec: RunSpec, X, y, Xt=None, yt=None) -> dict:
     Online mode: one pass over permutation ``perm`` of (X, y) with the task's online protocol.
     Batch mode: (X, y) is the training set and (Xt, yt) the test set; a cross-validation run
     (``spec.fold`` set) trains on the other folds of the training set and tests on fold ``fold``.
+    With k-fold evaluation (``spec.eval_folds`` = k), (X, y) holds all the rows and permutation r trains on
+    the folds other than r mod k and tests on fold r mod k.
     """
     if spec.mode == "batch":
         return _execute_batch(spec, X, y, Xt, yt)
@@ -40,6 +42,9 @@ def execute_run(spec: RunSpec, X, y, Xt=None, yt=None) -> dict:
 
 def _execute_batch(spec: RunSpec, X, y, Xt, yt) -> dict:
     """Train on the training set (online learners: one pass over permutation ``perm``), test every output."""
+    if spec.eval_folds and spec.fold is None:
+        tr, te = seeds.eval_folds(y, spec.eval_folds, spec.seed, spec.dataset)[spec.perm % spec.eval_folds]
+        X, y, Xt, yt = X[tr], y[tr], X[te], y[te]
     if spec.fold is not None:
         tr, va = seeds.cv_folds(y, spec.cv["folds"], spec.cv["max_rows"], spec.seed, spec.dataset)[spec.fold]
         X, y, Xt, yt = X[tr], y[tr], X[va], y[va]
@@ -48,14 +53,29 @@ def _execute_batch(spec: RunSpec, X, y, Xt, yt) -> dict:
     model = _learner(spec)
     order = seeds.permutation(X.shape[0], spec.seed, spec.dataset, spec.perm, spec.shuffle)
     rec = spec.to_record()
+    curve = HeldOutCurve(task, Xt, yt, spec.params.get("output"), spec.test_curve) if spec.test_curve else None
     if getattr(cls, "batch", False):
         t0 = time.perf_counter()
-        model.fit(X, y, order)
-        elapsed = time.perf_counter() - t0
+        if curve is not None and getattr(cls, "reports_progress", False):
+            curve.start(t0)
+            it = [0]
+
+            def probe():
+                it[0] += 1
+                curve.probe(model, it[0])
+            model.fit(X, y, order, probe=probe)
+        else:
+            model.fit(X, y, order)
+        elapsed = time.perf_counter() - t0 - (curve.paused if curve is not None else 0.0)
         rec.update({"n_examples": int(X.shape[0]), "n_sv": model.n_sv, "n_sv_last": model.n_sv,
                     "n_updates": model.n_updates, "time_s": elapsed, "kernel_evals": model.kernel_evals})
+        summary = model.run_summary() if hasattr(model, "run_summary") else {}
+        if summary:
+            rec["summary"] = summary
     else:
-        rec.update(task.online_pass(model, X, y, order, spec.checkpoints))
+        rec.update(task.online_pass(model, X, y, order, spec.checkpoints, held_out=curve))
+    if curve is not None:
+        rec["test_curve"] = curve.to_record()
     rec["train_time_s"] = rec["time_s"]
     outputs = tuple(getattr(cls, "outputs", ()))
     by_out = {o: task.test_score(model, Xt, yt, output=o) for o in outputs}

@@ -24,14 +24,14 @@ import json
 from .. import __version__
 from ..errors import OlkError
 from ..kernels import kernel_spec
-from .config import ExperimentConfig, MatchRef
+from .config import ExperimentConfig, MatchRef, WidthRef
 
 KEY = "settings"            # experiment.json key holding the fingerprint
 _UNSET = object()
 
 
 def _default(o):
-    if isinstance(o, MatchRef):
+    if isinstance(o, (MatchRef, WidthRef)):
         return o.to_json()
     if hasattr(o, "item"):          # numpy scalar
         return o.item()
@@ -47,7 +47,7 @@ def _kernel(spec):
     """A kernel spec in canonical form ('gaussian' == {type: gaussian, gamma: 1}); as given if it has matches."""
     if spec is None:
         return None
-    if isinstance(spec, dict) and any(isinstance(v, MatchRef) for v in spec.values()):
+    if isinstance(spec, dict) and any(isinstance(v, (MatchRef, WidthRef)) for v in spec.values()):
         return spec
     try:
         return kernel_spec(spec)
@@ -61,7 +61,9 @@ def fingerprint(cfg: ExperimentConfig) -> dict:
         "olk_version": __version__, "mode": cfg.mode, "scale": cfg.scale, "seed": cfg.seed, "shuffle": cfg.shuffle,
         "checkpoints": cfg.checkpoints, "kernel": _kernel(cfg.kernel),
         "datasets": {d.name: {"preprocess": d.preprocess, "kernel": _kernel(d.kernel), "test": d.test,
-                              "holdout": d.holdout} for d in cfg.datasets},
+                              "holdout": d.holdout,
+                              **({"folds": d.folds, "part": d.part} if d.folds else {})}
+                     for d in cfg.datasets},
         "overrides": {d.name: d.params for d in cfg.datasets if d.params},
         "algorithms": {a.label: {"algorithm": a.name, "params": a.params, "tune": a.tune, "kernel": _kernel(a.kernel),
                                  "sweep": a.sweep, "match_tune": a.match_tune, "outputs": a.outputs}
@@ -69,6 +71,8 @@ def fingerprint(cfg: ExperimentConfig) -> dict:
     }
     if cfg.mode == "batch":
         fp["cv"] = {"folds": cfg.cv_folds, "max_rows": cfg.cv_max_rows}
+        if cfg.test_curve:
+            fp["test_curve"] = cfg.test_curve
     else:
         fp["tune_metric"] = cfg.tune_metric
     return _plain(fp)

@@ -31,7 +31,7 @@ from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean
 from ..kernels import is_kernel_set, kernel_spec
 from . import seeds
-from .config import ExperimentConfig, MatchRef, _algo_params, grid
+from .config import ExperimentConfig, MatchRef, WidthRef, _algo_params, grid
 from .spec import RunSpec
 from ..tasks import task_of
 
@@ -201,6 +201,9 @@ class Planner:
         self.log = log
         self.tuning: dict = {}
         self.skipped: dict = {}
+        #: (dataset, WidthRef) -> gamma of a data-dependent Gaussian width; the runner fills it from the
+        #: prepared data (olk.experiment.data.kernel_widths) before any spec is made
+        self.widths: dict = {}
         self.check()
 
     # ----------------------------------------------------------------- checks
@@ -253,7 +256,10 @@ class Planner:
             algo_seed=seeds.algorithm_seed(self.cfg.seed, d.name, perm, a.label) if cls.stochastic else None,
             setting=(setting_suffix(setting) if setting is not None else "") or None,
             holdout=d.holdout if batch else None,
-            test_part=(None if d.holdout is not None else (d.test or "test")) if batch else None,
+            test_part=(None if d.holdout is not None or d.folds else (d.test or "test")) if batch else None,
+            eval_folds=d.folds if batch else None,
+            eval_part=d.part if batch and d.folds else None,
+            test_curve=self.cfg.test_curve if batch and phase == "main" else None,
             fold=fold if batch else None,
             cv={"folds": self.cfg.cv_folds, "max_rows": self.cfg.cv_max_rows} if batch and fold is not None else None)
 
@@ -264,6 +270,8 @@ class Planner:
         if "kernel" in (values or {}):          # a tuned choice among kernels (tune: {kernel: [...]})
             spec = values["kernel"]
         grid = {k.split(".", 1)[1]: v for k, v in (values or {}).items() if k.startswith("kernel.")}
+        if isinstance(spec, dict) and isinstance(spec.get("gamma"), WidthRef) and "gamma" not in grid:
+            spec = {**spec, "gamma": self.widths[(d.name, spec["gamma"])]}
         if grid and not isinstance(spec, dict):
             raise ConfigError(f"{self._where(d, a)}: kernel.{next(iter(grid))} is tuned, but the kernel is a set "
                               f"of several ({spec if isinstance(spec, str) else len(spec)}); tune a single kernel")
@@ -402,9 +410,9 @@ class Planner:
         for d in datasets:
             for a in algos:
                 cls = algo_registry.REGISTRY[a.name]
-                reps = self.cfg.repeats if self.cfg.shuffle else 1
-                if getattr(cls, "order_free", False) and not cls.stochastic:
-                    reps = 1
+                reps = self.cfg.repeats if self.cfg.shuffle or d.folds else 1
+                if getattr(cls, "order_free", False) and not cls.stochastic and not d.folds:
+                    reps = 1                # (with k-fold evaluation every repeat has its own test fold)
                 for pt in self._settings(d, a):
                     p, kern = self._point(d, a, pt, chosen.get((d.name, a.label, setting_suffix(pt))) or {})
                     specs += [self.spec("main", d, a, p, r, kernel=kern, setting=pt) for r in range(reps)]

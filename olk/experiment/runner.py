@@ -26,7 +26,7 @@ from ..errors import Interrupted, OlkError
 from ..paths import project_dir
 from . import fingerprint
 from .config import ExperimentConfig
-from .data import prepare_data
+from .data import kernel_widths, prepare_data
 from .execute import execute_all, execute_run
 from .plan import Planner
 from .spec import RunSpec
@@ -87,6 +87,7 @@ class Runner:
         self.order: list[str] = []
         self.previous_meta: dict = {}
         self.plan: Planner | None = None
+        self.kernel_widths: dict = {}       # dataset -> data-dependent Gaussian width (config gamma: {percentile: P})
 
     # -------------------------------------------------------------- execution
     def _execute(self, specs: list[RunSpec], what: str) -> None:
@@ -124,6 +125,7 @@ class Runner:
             "n_jobs": self.n_jobs, "backend": self.backend, "compare": self.cfg.compare,
             "table_layout": self.cfg.table_layout, "unavailable": self.unavailable,
             "tuning": self.plan.tuning if self.plan else {},
+            "kernel_widths": self.kernel_widths,
             "datasets": [d.name for d in self.cfg.datasets], "mode": self.cfg.mode,
             "algorithms": [lab for a in self.cfg.algorithms for lab in (list(a.outputs) or [a.label])],
             fingerprint.KEY: fingerprint.fingerprint(self.cfg),
@@ -181,6 +183,9 @@ class Runner:
         self.plan = Planner(self.cfg, self._main_records, log=self.log)     # checks every spec up front
         started = _dt.datetime.now().isoformat(timespec="seconds")
         self.data = prepare_data(self.cfg, self.unavailable, log=self.log)
+        widths = kernel_widths(self.cfg, self.data, log=self.log)
+        self.plan.widths = {k: w["gamma"] for k, w in widths.items()}
+        self.kernel_widths = {ds: w for (ds, _), w in widths.items()}
         atomic_write_text(self.out / "experiment.json", json.dumps(self._meta("running", started), indent=2, default=str))
         try:
             for stage in self.cfg.stages():

@@ -49,6 +49,7 @@ def subsample(n: int, fraction: float, seed: int, dataset: str, part: str = "") 
 
 _HOLDOUT_KEY = 2 ** 31 + 2
 _CV_KEY = 2 ** 31 + 3
+_EVAL_KEY = 2 ** 31 + 4
 
 
 def _sklearn_seed(*keys: int) -> int:
@@ -75,3 +76,13 @@ def cv_folds(y: np.ndarray, folds: int, max_rows: int | None, seed: int, dataset
         idx = np.sort(idx)
     skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=rs)
     return [(idx[a], idx[b]) for a, b in skf.split(idx, y[idx])]
+
+
+def eval_folds(y: np.ndarray, folds: int, seed: int, dataset: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Stratified k-fold (train rows, test rows) over all the rows of a dataset: the k-fold *evaluation*
+    (dataset key ``folds``; permutation r tests on fold r mod k), seeded apart from the tuning folds of
+    :func:`cv_folds`; fully determined by (seed, dataset, folds)."""
+    from sklearn.model_selection import StratifiedKFold
+    skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=_sklearn_seed(seed, _key(dataset), _EVAL_KEY))
+    idx = np.arange(len(y))
+    return [(a, b) for a, b in skf.split(idx, y)]

@@ -18,6 +18,11 @@ RUN_COLUMNS = ["run_id", "experiment", "phase", "dataset", "algorithm", "label",
                "time_s", "kernel_evals", "test_accuracy", "train_time_s", "n_test", "setting", "fold"]
 
 
+#: held-out curves (batch mode, ``test_curve:``): one row per probe of a run
+TEST_CURVES = "test_curves.csv"
+TEST_CURVE_COLUMNS = ["run_id", "t", "n_sv", "train_time_s", "test_accuracy", "test_mse"]
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
@@ -54,7 +59,7 @@ class RunStore:
 
     def reset(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        for name in ("runs.jsonl", "runs.csv", "curves.csv"):
+        for name in ("runs.jsonl", "runs.csv", "curves.csv", TEST_CURVES):
             p = self.dir / name
             if p.exists():
                 p.unlink()
@@ -83,7 +88,7 @@ class RunStore:
         pass, e.g. SPA in batch mode) becomes one row per output classifier (SPA-last, SPA-avg), each
         with that output's test accuracy, run_id ``<run_id>:<output>``.
         """
-        rows, curves = [], []
+        rows, curves, held = [], [], []
         outputs = outputs or {}
         for rid in run_ids:
             rec = self._records[rid]
@@ -104,9 +109,18 @@ class RunStore:
             c = rec.get("curve") or {}
             for t, m in zip(c.get("t", []), c.get("mistake_rate", [])):
                 curves.append((rid, t, m))
+            h = rec.get("test_curve") or {}
+            for k, t in enumerate(h.get("t", [])):
+                held.append({"run_id": rid, **{c: h[c][k] for c in TEST_CURVE_COLUMNS[2:] if c in h}, "t": t})
         runs = pd.DataFrame(rows)
         cur = pd.DataFrame(curves, columns=["run_id", "t", "mistake_rate"])
         p1, p2 = self.dir / "runs.csv", self.dir / "curves.csv"
         atomic_write_text(p1, runs.to_csv(index=False))
         atomic_write_text(p2, cur.to_csv(index=False))
+        p3 = self.dir / TEST_CURVES
+        if held:
+            atomic_write_text(p3, pd.DataFrame(held).reindex(columns=TEST_CURVE_COLUMNS).dropna(axis=1, how="all")
+                              .to_csv(index=False))
+        elif p3.exists():
+            p3.unlink()
         return p1, p2

@@ -6,6 +6,11 @@
   (algorithm, parameter setting such as budget or beta), an algorithm's settings joined in time order.
 * :func:`plot_param_sensitivity` SPA Fig. 2 type: #SVs, time and accuracy as a function of one
   parameter (``x``, e.g. alpha), one line per value of another (``series``, e.g. beta).
+* :func:`plot_test_curves` the sparse online KLR paper's Figs. 1-3 and 5: held-out accuracy during training
+  (``test_curves.csv``, batch mode with ``test_curve:``) against the number of examples, the number of SVs
+  or the training time; one panel per dataset, one line per (algorithm, setting), mean over runs.
+* :func:`plot_sparsity_tradeoff` its Fig. 4: sparsity and accuracy relative to a reference algorithm against
+  a swept parameter (e.g. gamma - 1).
 * :func:`plot_all` draws those that apply to the directory.
 
 Uses matplotlib's object API with the Agg canvas (no pyplot, no global backend switch).  PDFs carry
@@ -183,16 +188,101 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
     return _save(fig, res, "learning_curves", out_dir)
 
 
-def _mean_curve(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Mean of the runs' curves on the union of their checkpoints (linear interpolation), restricted
-    to the t range every run covers."""
-    runs = [r.sort_values("t") for _, r in g.groupby("run_id", sort=False)]
-    lo = max(r["t"].iloc[0] for r in runs)
-    hi = min(r["t"].iloc[-1] for r in runs)
-    grid = np.unique(np.concatenate([r["t"].to_numpy(float) for r in runs]))
+def _mean_curve(g: pd.DataFrame, x: str = "t", y: str = "mistake_rate") -> tuple[np.ndarray, np.ndarray]:
+    """Mean of the runs' curves ``y`` vs ``x`` on the union of their x values (linear interpolation),
+    restricted to the x range every run covers."""
+    runs = [r.sort_values(x, kind="stable") for _, r in g.groupby("run_id", sort=False)]
+    lo = max(r[x].iloc[0] for r in runs)
+    hi = min(r[x].iloc[-1] for r in runs)
+    grid = np.unique(np.concatenate([r[x].to_numpy(float) for r in runs]))
     grid = grid[(grid >= lo) & (grid <= hi)]
-    ys = [np.interp(grid, r["t"].to_numpy(float), r["mistake_rate"].to_numpy(float)) for r in runs]
+    ys = [np.interp(grid, r[x].to_numpy(float), r[y].to_numpy(float)) for r in runs]
     return grid, np.mean(ys, axis=0)
+
+
+# ----------------------------------------------------------------------------- held-out curves
+#: x axes of the held-out curves: column of test_curves.csv -> axis label
+TEST_CURVE_X = {"t": "Number of training examples", "n_sv": "Number of support vectors",
+                "train_time_s": "Training time (s)"}
+
+
+def plot_test_curves(results_dir: str | Path | Results, x: str = "t", out_dir: str | Path | None = None) -> list[Path]:
+    """Held-out metric (test accuracy, or test MSE) during training vs ``x`` (t, n_sv or train_time_s): one
+    panel per dataset, one line per (algorithm, setting), the mean over runs (folds / permutations)."""
+    res = load_results(results_dir)
+    if x not in TEST_CURVE_X:
+        raise OlkError(f"unknown x axis '{x}'{did_you_mean(x, TEST_CURVE_X)}; choose {', '.join(TEST_CURVE_X)}")
+    tc = res.test_curves
+    if tc is None or tc.empty:
+        raise OlkError(f"{res.path / 'test_curves.csv'} is missing or empty; held-out curves need a batch-mode "
+                       "config with 'test_curve: N'")
+    y = "test_accuracy" if "test_accuracy" in tc.columns and tc["test_accuracy"].notna().any() else "test_mse"
+    data = tc.merge(res.main[["run_id", "dataset", "label", "setting"]], on="run_id")
+    datasets = [d for d in res.datasets if (data["dataset"] == d).any()]
+    fig, axes = _figure(len(datasets))
+    style = _styles(res)
+    dashes = ["-", "--", ":", "-."]
+    for ax, ds in zip(axes, datasets):
+        d = data[data["dataset"] == ds]
+        for lab, st in res.rows:
+            g = d[(d["label"] == lab) & (d["setting"] == st)].dropna(subset=[x, y])
+            if g.empty:
+                continue
+            xs, ys = _mean_curve(g, x, y)
+            k = [s for lb, s in res.rows if lb == lab].index(st)
+            colour, marker = style[lab]
+            ax.plot(xs, ys, label=res.display(lab, st), linewidth=1.4, color=colour, linestyle=dashes[k % len(dashes)],
+                    marker=marker, markersize=4)
+        if x == "train_time_s":
+            xs = d[x][d[x] > 0]
+            if len(xs) and xs.max() / xs.min() >= 20:
+                ax.set_xscale("log")
+        ax.set_title(ds)
+        ax.set_xlabel(TEST_CURVE_X[x])
+        ax.set_ylabel(_label(y))
+        ax.grid(True, alpha=0.3)
+    _legend(fig, axes)
+    return _save(fig, res, f"{_slug(y)}_vs_{_slug(x)}", out_dir)
+
+
+# ----------------------------------------------------------------------------- sparsity trade-off
+def plot_sparsity_tradeoff(results_dir: str | Path | Results, param: str = "gamma", reference: str | None = None,
+                           offset: float = 1.0, out_dir: str | Path | None = None) -> list[Path]:
+    """Sparse online KLR Fig. 4 type: sparsity (1 - #SV / #examples) and test accuracy relative to the
+    ``reference`` label's mean (default: the first label that does not sweep ``param``) against
+    ``param - offset`` (log x), one panel pair per dataset, mean over runs."""
+    res = load_results(results_dir)
+    df = param_values(res)
+    if param not in df.columns or "sparsity" not in df.columns:
+        raise OlkError(f"{res.path / 'runs.csv'}: a sparsity trade-off needs runs with a 'sparsity' column and a "
+                       f"swept parameter '{param}'")
+    swept = [lab for lab, g in df.groupby("label", sort=False) if g[param].nunique() > 1]
+    if not swept:
+        raise OlkError(f"parameter '{param}' takes a single value in every algorithm of {res.path / 'runs.csv'}")
+    labels = list(dict.fromkeys(df["label"]))
+    reference = reference or next((lab for lab in labels if lab not in swept), None)
+    datasets = [d for d in res.datasets if (df["dataset"] == d).any()]
+    fig, axes = _figure(2 * len(datasets), ncols=2)
+    metric = "test_accuracy" if res.is_batch else "accuracy"
+    for k, ds in enumerate(datasets):
+        d = df[df["dataset"] == ds]
+        ref = d[d["label"] == reference][metric].mean() if reference else d[metric].max()
+        ax_s, ax_r = axes[2 * k], axes[2 * k + 1]
+        for lab in swept:
+            g = d[d["label"] == lab].groupby(param, sort=True)[["sparsity", metric]].mean()
+            xv = g.index.to_numpy(float) - offset
+            keep = xv > 0
+            colour, marker = _styles(res)[lab]
+            ax_s.plot(xv[keep], g["sparsity"].to_numpy()[keep], marker=marker, color=colour, label=res.display(lab))
+            ax_r.plot(xv[keep], g[metric].to_numpy()[keep] / ref, marker=marker, color=colour, label=res.display(lab))
+        for ax, ylab in ((ax_s, "Sparsity"), (ax_r, f"Relative accuracy (vs {res.display(reference) if reference else 'best'})")):
+            ax.set_xscale("log")
+            ax.set_xlabel(f"{param} - {offset:g}" if offset else param)
+            ax.set_ylabel(ylab)
+            ax.set_title(ds)
+            ax.grid(True, alpha=0.3)
+    _legend(fig, axes[:2])
+    return _save(fig, res, f"sparsity_tradeoff_{_slug(param)}", out_dir)
 
 
 # ----------------------------------------------------------------------------- accuracy vs time
@@ -267,6 +357,7 @@ def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", 
                            f"parameters: {', '.join(keys) or 'none'}")
     written: list[Path] = []
     for (ds, lab), g in df.groupby(["dataset", "label"], sort=False):
+        g = g.assign(**{x: pd.to_numeric(g[x], errors="coerce")})     # a rule such as eta 'R/sqrt(T)' has no x
         g = g[g[x].notna()]
         if g[x].nunique() < 2:
             continue
@@ -318,6 +409,14 @@ def plot_all(results_dir: str | Path | Results, out_dir: str | Path | None = Non
     written: list[Path] = []
     if res.curves is not None and res.curves["run_id"].isin(res.main["run_id"]).any():
         written += plot_learning_curves(res, out_dir)
+    if res.test_curves is not None and res.test_curves["run_id"].isin(res.main["run_id"]).any():
+        for x in TEST_CURVE_X:
+            written += plot_test_curves(res, x=x, out_dir=out_dir)
+    if "sparsity" in res.main.columns and "gamma" in {k for p in res.main["_params"] for k in p}:
+        try:
+            written += plot_sparsity_tradeoff(res, out_dir=out_dir)
+        except OlkError:            # no sweep over gamma: nothing to trade off
+            pass
     varying = varying_params(res)
     if varying:
         written += plot_accuracy_vs_time(res, out_dir=out_dir)

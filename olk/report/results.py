@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from olk.errors import ConfigError, OlkError, did_you_mean
+from olk.experiment.store import TEST_CURVE_COLUMNS, TEST_CURVES
 from olk.tasks import TASKS
 
 #: Columns ``olk run`` writes to runs.csv (unknown extra columns are ignored).
@@ -62,10 +63,11 @@ METRICS: dict[str, tuple[str, str]] = {
     "log_loss": ("Log-loss", "float"),
     "n_updates": ("#Updates", "count"),                 # examples that changed the model (every learner)
     "mistake_bound": ("Mistake bound", "count"),        # a learner's run_summary() bound, e.g. omkl_* bound=True
+    "sparsity": ("Sparsity", "float"),                  # 1 - #SV / #examples (the sparse KLR paper's Table 2)
 }
 NUMERIC_COLUMNS = ("perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "time_s",
                    "kernel_evals", "test_accuracy", "train_time_s", "mse", "test_mse", "log_loss", "n_updates",
-                   "mistake_bound")
+                   "mistake_bound", "sparsity")
 
 ONLINE_METRICS = ("accuracy", "time_s", "n_sv")     # the binary task's (olk.tasks), for old results
 DEFAULT_DATASETS_PER_BLOCK = 2
@@ -88,6 +90,7 @@ class Results:
     runs: pd.DataFrame
     meta: dict[str, Any] = field(default_factory=dict)
     curves: pd.DataFrame | None = None
+    test_curves: pd.DataFrame | None = None     # held-out curves (test_curves.csv), batch mode with test_curve:
 
     @property
     def name(self) -> str:
@@ -164,7 +167,7 @@ def load_results(results_dir: str | Path | Results) -> Results:
     meta = _read_meta(path / "experiment.json")
     runs = _read_runs(path / "runs.csv")
     curves = _read_curves(path / "curves.csv")
-    return Results(path=path, runs=runs, meta=meta, curves=curves)
+    return Results(path=path, runs=runs, meta=meta, curves=curves, test_curves=_read_test_curves(path / TEST_CURVES))
 
 
 def resolve_results_dir(arg: str | Path) -> Path:
@@ -361,6 +364,24 @@ def _layout(spec: Any, file: Path, batch: bool, task: str = "binary") -> TableLa
     if sv not in ("int", "k"):
         raise ConfigError(f"{file}: table_layout.sv_format must be 'int' or 'k', not {sv!r}")
     return TableLayout(metrics=tuple(metrics), datasets_per_block=per, sv_format=sv)
+
+
+def _read_test_curves(file: Path) -> pd.DataFrame | None:
+    """test_curves.csv (run_id, t, n_sv, train_time_s, and the test metric), or None when absent."""
+    if not file.is_file():
+        return None
+    try:
+        df = pd.read_csv(file, dtype={"run_id": str})
+    except pd.errors.EmptyDataError:
+        return None
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise OlkError(f"{file} is not valid CSV ({str(e).strip().splitlines()[0]}); "
+                       "re-run `olk run` or delete the file") from None
+    missing = [c for c in TEST_CURVE_COLUMNS[:4] if c not in df.columns]
+    if missing:
+        raise OlkError(f"{file} is missing column(s) {', '.join(repr(c) for c in missing)}; "
+                       f"expected {','.join(TEST_CURVE_COLUMNS[:4])},<test metric>")
+    return df
 
 
 def _read_curves(file: Path) -> pd.DataFrame | None:
