@@ -8,6 +8,8 @@ STAMP   = $(VENV)/.olk-installed
 JOBS   ?= 2
 # options of bench/bench_multi.py, e.g. make bench BENCH_MULTI="--scale 0.5"
 BENCH_MULTI ?=
+# options of bench/bench_klr.py, e.g. make bench BENCH_KLR="--scale 0.1"
+BENCH_KLR ?=
 
 .PHONY: install demo test regress bench reproduce-all clean help
 
@@ -39,6 +41,7 @@ bench: $(STAMP)
 	$(PY) bench/bench.py
 	$(PY) bench/bench.py --batch
 	$(PY) bench/bench_multi.py $(BENCH_MULTI)
+	$(PY) bench/bench_klr.py $(BENCH_KLR)
 
 reproduce-all: $(STAMP)
 	@for c in configs/*.yaml; do \
