@@ -121,6 +121,12 @@ def test_points(n: int, count: int) -> list[int]:
     return sorted({max(1, int(round(n * k / count))) for k in range(1, count + 1)})
 
 
+#: where a results directory keeps the held-out curves (one row per probe of a run) and its columns: the
+#: fields of :meth:`HeldOutCurve.to_record` (the last two: the binary / regression tasks' test metric)
+TEST_CURVES = "test_curves.csv"
+TEST_CURVE_COLUMNS = ["run_id", "t", "n_sv", "train_time_s", "test_accuracy", "test_mse"]
+
+
 class HeldOutCurve:
     """Test-set scores of a model's output classifier during its training: (examples or iterations seen,
     #SV of the output, training time so far, the task's test metric) at each probe.  The probes' own time is

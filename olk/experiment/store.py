@@ -13,14 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..tasks import TEST_CURVE_COLUMNS, TEST_CURVES
+
 RUN_COLUMNS = ["run_id", "experiment", "phase", "dataset", "algorithm", "label", "display", "params", "kernel",
                "perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "n_sv_last", "n_updates",
                "time_s", "kernel_evals", "test_accuracy", "train_time_s", "n_test", "setting", "fold"]
-
-
-#: held-out curves (batch mode, ``test_curve:``): one row per probe of a run
-TEST_CURVES = "test_curves.csv"
-TEST_CURVE_COLUMNS = ["run_id", "t", "n_sv", "train_time_s", "test_accuracy", "test_mse"]
 
 
 def atomic_write_text(path: Path, text: str) -> None:
