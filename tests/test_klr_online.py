@@ -65,6 +65,8 @@ def test_gradient_is_minus_derivative_of_h_and_h_bounds_loss(aux):
         assert m.neg_grad(z) == pytest.approx(num, rel=1e-5, abs=1e-9), z
         loss = math.log1p(math.exp(-z)) if z > -30 else -z
         assert m.h(z) >= loss - 1e-12 and 0.0 <= m.sample_prob(z) <= 1.0
+    for z in (700.0, 800.0, 1e6):                     # e^-z (nearly) underflows: no division by zero, no step
+        assert 0.0 <= m.sample_prob(z) <= 1.0 and 0.0 <= m.neg_grad(z) < 1e-300
 
 
 # ------------------------------------------------------------------ a hand-computed NC stream

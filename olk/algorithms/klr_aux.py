@@ -72,8 +72,8 @@ class Auxiliary(OnlineKLR):
     def h(self, z: float) -> float:
         """The auxiliary function h(z), without overflow."""
         g = self.gamma
-        if self.aux == "shift":                                       # ln(gamma + e^-z)
-            return math.log(g + pexp(-z)) if z >= 0.0 else -z + math.log1p(g * pexp(z))
+        if self.aux == "shift":                   # ln(gamma + e^-z) = ln gamma + ln(1 + e^-z / gamma): = l(z) at gamma = 1
+            return math.log(g) + math.log1p(pexp(-z) / g) if z >= 0.0 else -z + math.log1p(g * pexp(z))
         if self.aux == "scale":                                       # ln(1 + gamma e^-z) = l(z - ln gamma)
             return logit_loss(z - math.log(g))
         return max(logit_loss(z), logit_loss(self.delta))            # cutoff
@@ -81,7 +81,8 @@ class Auxiliary(OnlineKLR):
     def sample_prob(self, z):
         if self.aux == "cutoff" and z <= self.delta:
             return 1.0
-        return logit_loss(z) / self.h(z)                              # Eq. (6)
+        h = self.h(z)                 # 0 only when e^-z underflows (z > ~745): then l(z) = 0 too, and so is the step
+        return logit_loss(z) / h if h > 0.0 else 0.0                  # Eq. (6)
 
     def neg_grad(self, z):
         g = self.gamma
