@@ -4,8 +4,8 @@ Online Learning for Large-Scale Sparse Kernel Logistic Regression", AAAI 2012.
 Gaussian kernel, gamma = 1/(2 sigma^2) with sigma = the 5th percentile of the pairwise distances of a seeded
 2,000-row sample of the data the learners train on (the paper's choice, as ``configs/klr_*.yaml``); R = 1000.
 
-Part 1, online learners, one pass over permutation 0 of ijcnn1 (train+test, 141,691 rows; min-max scaled by
-``load_dataset``, as the experiments do): NC (``klr_nc``, eta = R/sqrt(T)), Auxiliary (``klr_aux``, h(z) =
+Part 1, online learners, one pass over permutation 0 of ijcnn1 (train+test, 141,691 rows, as ``load_dataset``
+gives it: LIBSVM's ijcnn1 is already scaled): NC (``klr_nc``, eta = R/sqrt(T)), Auxiliary (``klr_aux``, h(z) =
 ln(gamma + e^-z), gamma = 2, eta = R/sqrt(T)) and Margin (``klr_margin``, eta = 1: the rule R/sqrt(T) gives
 eta >= 2 on large T, which Eq. 5 forbids).  Printed per learner: learning-loop time, #SV, sparsity
 1 - #SV/T, kernel evaluations, kernel evaluations per second and online accuracy.  NC and Auxiliary alternate
