@@ -146,11 +146,12 @@ class OnlineKLR(LogisticOutput, ProjectedAverage, OnlineKernelLearner):
     # ---------------------------------------------------------------------- inspection
     @property
     def sparsity(self) -> float:
-        """The paper's sparsity: the fraction of received examples that are not support vectors."""
+        """The paper's sparsity: the fraction of received examples that are not support vectors (the report
+        derives the same number from each run's n_sv and n_examples)."""
         return 1.0 - self.n_sv / self.t if self.t else float("nan")
 
     def run_summary(self) -> dict:
-        return {"eta_used": self.eta_, "sparsity": self.sparsity, "f_norm": math.sqrt(self._sqnorm),
+        return {"eta_used": self.eta_, "f_norm": math.sqrt(self._sqnorm),
                 "n_projections": self.n_projections}
 
 
