@@ -57,13 +57,8 @@ def _execute_batch(spec: RunSpec, X, y, Xt, yt) -> dict:
     if getattr(cls, "batch", False):
         t0 = time.perf_counter()
         if curve is not None and getattr(cls, "reports_progress", False):
-            curve.start(t0)
-            it = [0]
-
-            def probe():
-                it[0] += 1
-                curve.probe(model, it[0])
-            model.fit(X, y, order, probe=probe)
+            curve.start(t0)                   # point k = the model after its k-th outer iteration
+            model.fit(X, y, order, probe=lambda: curve.probe(model, len(curve.rows) + 1))
         else:
             model.fit(X, y, order)
         elapsed = time.perf_counter() - t0 - (curve.paused if curve is not None else 0.0)
