@@ -10,8 +10,8 @@ p_t = l(z_t) / h(z_t); the larger h is above l (gamma), the sparser the classifi
 >>> d = load_dataset("a9a-small")                         # bundled sample: 2,000 rows, 123 features
 >>> X, y, X_test, y_test = d.X[:1000], d.y[:1000], d.X[1000:], d.y[1000:]
 >>> model = make("klr_aux", kernel={"type": "gaussian", "gamma": 0.4}, R=100, eta=1.0, gamma=2, random_state=0)
->>> model.partial_fit(X, y).n_sv                          # NC keeps all 1,000
-553
+>>> 540 <= model.partial_fit(X, y).n_sv <= 570           # 553 SVs here (declared +-1% across hosts); NC keeps 1,000
+True
 >>> round(float((model.predict(X_test) == y_test).mean()), 2)
 0.81
 """
