@@ -177,10 +177,19 @@ def sweep(ctx, config, n_jobs, backend, repeats, datasets, algorithms, scale, ou
     Any parameter can also be given as an option of its own: --beta 5,10,20 is --set beta=5,10,20
     (and --spa.eta 0.1,1 is --set spa.eta=0.1,1)."""
     from .experiment import Runner
-    items = list(sets) + _param_options(ctx.args)
+    options = _param_options(ctx.args)
+    items = list(sets) + options
     if not items:
         raise ConfigError("olk sweep: nothing to sweep; give --set PARAM=V1,V2,... or e.g. --beta 5,10,20")
-    cfg = _prepare(config, repeats, datasets, scale, items, algorithms, sweep=True)
+    try:
+        cfg = _prepare(config, repeats, datasets, scale, items, algorithms, sweep=True)
+    except ConfigError as e:            # name a parameter given as --PARAM the way it was typed, not as --set PARAM
+        msg = str(e)
+        for it in options:
+            key = it.split("=", 1)[0].strip()
+            if msg.startswith(f"--set {key}:"):
+                raise ConfigError(f"--{key}{msg[len('--set ' + key):]}") from None
+        raise
     runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
                     command=_command_line(), log=lambda m: click.echo(m, err=True))
     _finish(runner.run(), quiet)

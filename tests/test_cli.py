@@ -101,3 +101,13 @@ def test_cli_option_errors(tmp_path, capsys):
         code, out, err = _run(argv + ["--out", str(tmp_path / "o")] if argv[0] in ("run", "sweep") else argv, capsys)
         assert code == 2, (argv, err)
         assert msg in err and len(err.strip().splitlines()) == 1, (argv, err)
+
+
+def test_a_mistyped_sweep_option_is_named_as_typed(tmp_path, capsys):
+    cfg = tmp_path / "g.yaml"
+    cfg.write_text(GOOD)
+    code, out, err = _run(["sweep", str(cfg), "--bta", "5,10", "--out", str(tmp_path / "s")], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("olk: error: --bta: ") and "did you mean 'beta'" in err
+    code, out, err = _run(["sweep", str(cfg), "--set", "bta=5", "--out", str(tmp_path / "s")], capsys)
+    assert code == 2 and err.startswith("olk: error: --set bta: ")
