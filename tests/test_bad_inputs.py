@@ -230,7 +230,7 @@ CASES = [
     Case("sweep-nothing", ["sweep", "{tmp}/c.yaml"], "nothing to sweep", files={"c.yaml": GOOD}),
     Case("sweep-bad-value-label", ["sweep", "{tmp}/c.yaml", "--set", "spa.beta=-3,5"],
          "--set spa.beta: must be > 0 (got -3.0)", files={"c.yaml": GOOD}),
-    Case("sweep-bad-value-shorthand", ["sweep", "{tmp}/c.yaml", "--beta", "5,-3"], "--set beta: must be > 0",
+    Case("sweep-bad-value-shorthand", ["sweep", "{tmp}/c.yaml", "--beta", "5,-3"], "--beta: must be > 0 (got -3.0)",
          files={"c.yaml": GOOD}),
     Case("sweep-unknown-label", ["sweep", "{tmp}/c.yaml", "--set", "spq.beta=1,2"],
          "--set spq.beta: no algorithm labelled 'spq'", files={"c.yaml": GOOD}),
