@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.svpool import RowSource, SVPool
 from ..errors import DataError
-from .base import KernelEstimator, check_finite_X, n_rows
+from .base import KernelEstimator, OnlineKernelLearner, check_finite_X, n_rows
 
 
 class BatchKernelLearner(KernelEstimator):
@@ -82,3 +83,37 @@ class BatchKernelLearner(KernelEstimator):
     # --------------------------------------------------- scikit-learn surface
     def fit(self, X, y, order=None):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+class PooledBatchLearner(BatchKernelLearner):
+    """A batch learner whose model is a kernel expansion over training rows kept in the shared SV pool
+    (Pegasos, the batch KLR solvers): the online learners' pool plumbing (``_make_pool``, ``bind``, the
+    layout/width checks of ``_source_for``) and the pool's scores.  ``fit`` binds the training data
+    (``self.pool = None`` first for a fresh model) and leaves the coefficients in pool column 0."""
+
+    def __init__(self, kernel=None, random_state=None, **params):
+        super().__init__(kernel=kernel, random_state=random_state, **params)
+        self.pool: SVPool | None = None
+        self.src: RowSource | None = None
+
+    _make_pool = OnlineKernelLearner._make_pool
+    bind = OnlineKernelLearner.bind
+
+    def _source_for(self, X) -> RowSource:
+        src = OnlineKernelLearner._source_for(self, X)
+        if src.sparse != self.pool.sparse:
+            raise DataError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
+                            + " data; pass data in the same layout")
+        self._check_width(src.n_features)
+        return src
+
+    def _pool_scores(self, X) -> np.ndarray:
+        """sum_s coef_s k(sv_s, x) (pool column 0) for every row of X; zeros before any fit."""
+        if self.pool is None:
+            check_finite_X(X)
+            return np.zeros(n_rows(X))
+        return self.pool.decision_matrix(self._source_for(X))[:, 0]
+
+    @property
+    def kernel_evals(self) -> int:
+        return 0 if self.pool is None else int(self.pool.n_kernel_evals)

@@ -8,7 +8,7 @@ docstring.  Both solve the paper's Eq. (1), with no bias term:
 
     min_f  P(f) = lam/2 |f|_H^2 + 1/n sum_i log(1 + exp(-y_i f(x_i))),   f = sum_j beta_j k(x_j, .)
 
-Trained with one call, ``fit(X, y)`` (:class:`~olk.algorithms.base_batch.BatchKernelLearner`); ``fit(X, y,
+Trained with one call, ``fit(X, y)`` (:class:`~olk.algorithms.base_batch.PooledBatchLearner`); ``fit(X, y,
 probe=callback)`` calls ``callback()`` after every sweep over the coordinates (``reports_progress``), the
 test accuracy vs training time curve of the paper's Figure 5.  KLR is dense: every training example ends
 up with a non-zero coefficient (``n_sv`` = n), which is the paper's point against batch KLR.
@@ -35,9 +35,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._core.svpool import RowSource, SVPool
-from ..errors import DataError
-from .base import OnlineKernelLearner, check_finite_X, n_rows
-from .base_batch import BatchKernelLearner
+from .base_batch import PooledBatchLearner
 from .logistic import LogisticOutput
 from .registry import POSITIVE, Param, Reproducibility, register
 
@@ -106,7 +104,7 @@ def set_pool_coefs(pool: SVPool, beta: np.ndarray) -> None:
     pool.add_col_vector(0, beta)
 
 
-class KLRBatchLearner(LogisticOutput, BatchKernelLearner):
+class KLRBatchLearner(LogisticOutput, PooledBatchLearner):
     """What the batch KLR learners (PCD, DCD) share: the training rows in the shared SV pool (slot j = row j,
     coefficient beta_j in column 0, so ``decision_function`` is one ``pool.decision_matrix`` call), the
     kernel columns (:class:`KernelColumns`), the progress probe and the attributes set by ``fit``:
@@ -134,18 +132,12 @@ class KLRBatchLearner(LogisticOutput, BatchKernelLearner):
 
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel=kernel, random_state=random_state, **params)
-        self.pool: SVPool | None = None
-        self.src: RowSource | None = None
         self.n_train_ = 0
         self._beta = np.zeros(0)
         self.n_iter_ = 0
         self.objective_ = float("nan")
         self.objective_path_: list[float] = []
         self.kernel_cached_ = False
-
-    # the pool plumbing of the online learners (same pool, same layout/width checks)
-    _make_pool = OnlineKernelLearner._make_pool
-    bind = OnlineKernelLearner.bind
 
     def fit(self, X, y, order=None, probe=None):
         """Solve Eq. (1) on (X, y) from scratch.  `order` is accepted and ignored (cyclic sweeps over the rows
@@ -190,29 +182,15 @@ class KLRBatchLearner(LogisticOutput, BatchKernelLearner):
         """beta: f(x) = sum_j beta_j k(x_j, x) over the training rows j (a copy)."""
         return self._beta.copy()
 
-    def _source_for(self, X) -> RowSource:
-        src = OnlineKernelLearner._source_for(self, X)
-        if src.sparse != self.pool.sparse:
-            raise DataError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
-                            + " data; pass data in the same layout")
-        self._check_width(src.n_features)
-        return src
-
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """f(x) = sum_j beta_j k(x_j, x), the log-odds log P(+1|x)/P(-1|x), for every row; `output` is ignored."""
-        if self.pool is None:
-            check_finite_X(X)
-            return np.zeros(n_rows(X))
-        return self.pool.decision_matrix(self._source_for(X))[:, 0]
+        return self._pool_scores(X)
 
     @property
     def n_sv(self) -> int:
         """Training rows with a non-zero coefficient."""
         return int(np.count_nonzero(self._beta))
 
-    @property
-    def kernel_evals(self) -> int:
-        return 0 if self.pool is None else int(self.pool.n_kernel_evals)
 
 
 @register

@@ -2,7 +2,7 @@
 SVM", ICML 2007 (SPA paper ref [37]); the kernelized algorithm is Figure 3 of the journal version,
 Mathematical Programming 127(1), 2011.  A batch baseline of the SPA paper's Table 3 (Section 6.1.4).
 
-Trained with one call, ``fit(X, y)`` (:class:`~olk.algorithms.base_batch.BatchKernelLearner`): T
+Trained with one call, ``fit(X, y)`` (:class:`~olk.algorithms.base_batch.PooledBatchLearner`): T
 stochastic sub-gradient steps on rows drawn with the learner's RNG.
 
 >>> from olk.algorithms import make
@@ -19,15 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.svpool import RowSource, SVPool
-from ..errors import DataError
-from .base import OnlineKernelLearner, check_finite_X, n_rows
-from .base_batch import BatchKernelLearner
+from .base_batch import PooledBatchLearner
 from .registry import POSITIVE, Param, register
 
 
 @register
-class Pegasos(BatchKernelLearner):
+class Pegasos(PooledBatchLearner):
     """Kernelized Pegasos (Shalev-Shwartz, Singer & Srebro, "Pegasos: Primal Estimated sub-GrAdient
     SOlver for SVM", ICML 2007, SPA paper ref [37]; the kernelized algorithm is Figure 3, "Pegasos
     kernelized", of the journal version, Mathematical Programming 127(1), 2011).
@@ -69,15 +66,9 @@ class Pegasos(BatchKernelLearner):
 
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel=kernel, random_state=random_state, **params)
-        self.pool: SVPool | None = None
-        self.src: RowSource | None = None
         self.sv_slot_: dict[int, int] = {}     # training row -> pool slot
         self.n_train_ = 0
         self._scale = 0.0                      # 1 / (lam T) of the output classifier
-
-    # the pool plumbing of the online learners (same pool, same layout/width checks)
-    _make_pool = OnlineKernelLearner._make_pool
-    bind = OnlineKernelLearner.bind
 
     def _draw(self, n: int, T: int) -> np.ndarray:
         """The T training rows i_1..i_T, uniform with replacement (override to fix them in tests)."""
@@ -127,25 +118,11 @@ class Pegasos(BatchKernelLearner):
             a[rows] = np.abs(self.pool.coefs[slots, 0])
         return a
 
-    def _source_for(self, X) -> RowSource:
-        src = OnlineKernelLearner._source_for(self, X)
-        if src.sparse != self.pool.sparse:
-            raise DataError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
-                            + " data; pass data in the same layout")
-        self._check_width(src.n_features)
-        return src
-
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """f(x) = (1/(lam T)) sum_j alpha_j y_j k(x_j, x) for every row; `output` is ignored."""
-        if self.pool is None:
-            check_finite_X(X)
-            return np.zeros(n_rows(X))
-        return self.pool.decision_matrix(self._source_for(X))[:, 0] * self._scale
+        return self._pool_scores(X) * self._scale
 
     @property
     def n_sv(self) -> int:
         return 0 if self.pool is None else int(self.pool.n_sv)
 
-    @property
-    def kernel_evals(self) -> int:
-        return 0 if self.pool is None else int(self.pool.n_kernel_evals)
