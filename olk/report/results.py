@@ -368,8 +368,9 @@ def _layout(spec: Any, file: Path, batch: bool, task: str = "binary") -> TableLa
     return TableLayout(metrics=tuple(metrics), datasets_per_block=per, sv_format=sv)
 
 
-def _read_test_curves(file: Path) -> pd.DataFrame | None:
-    """test_curves.csv (run_id, t, n_sv, train_time_s, and the test metric), or None when absent."""
+def _read_curve_file(file: Path, required, expected: str) -> pd.DataFrame | None:
+    """A curves CSV written by `olk run` (None when absent or empty), with the `required` columns; a broken
+    file is a one-line OlkError naming it."""
     if not file.is_file():
         return None
     try:
@@ -379,27 +380,21 @@ def _read_test_curves(file: Path) -> pd.DataFrame | None:
     except (pd.errors.ParserError, UnicodeDecodeError) as e:
         raise OlkError(f"{file} is not valid CSV ({str(e).strip().splitlines()[0]}); "
                        "re-run `olk run` or delete the file") from None
-    missing = [c for c in TEST_CURVE_COLUMNS[:4] if c not in df.columns]
+    missing = [c for c in required if c not in df.columns]
     if missing:
-        raise OlkError(f"{file} is missing column(s) {', '.join(repr(c) for c in missing)}; "
-                       f"expected {','.join(TEST_CURVE_COLUMNS[:4])},<test metric>")
+        raise OlkError(f"{file} is missing column(s) {', '.join(repr(c) for c in missing)}; expected {expected}")
     return df
 
 
+def _read_test_curves(file: Path) -> pd.DataFrame | None:
+    """test_curves.csv (run_id, t, n_sv, train_time_s, and the test metric), or None when absent."""
+    return _read_curve_file(file, TEST_CURVE_COLUMNS[:4], f"{','.join(TEST_CURVE_COLUMNS[:4])},<test metric>")
+
+
 def _read_curves(file: Path) -> pd.DataFrame | None:
-    if not file.is_file():
+    df = _read_curve_file(file, CURVE_COLUMNS, "run_id,t,mistake_rate")
+    if df is None:
         return None
-    try:
-        df = pd.read_csv(file, dtype={"run_id": str})
-    except pd.errors.EmptyDataError:
-        return None
-    except (pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise OlkError(f"{file} is not valid CSV ({str(e).strip().splitlines()[0]}); "
-                       "re-run `olk run` or delete the file") from None
-    missing = [c for c in CURVE_COLUMNS if c not in df.columns]
-    if missing:
-        raise OlkError(f"{file} is missing column(s) {', '.join(repr(c) for c in missing)}; "
-                       "expected run_id,t,mistake_rate")
     df = df[list(CURVE_COLUMNS)].copy()
     df["run_id"] = df["run_id"].astype(str).str.strip()
     for col in ("t", "mistake_rate"):
