@@ -167,18 +167,8 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
     datasets = [d for d in res.datasets if (data["dataset"] == d).any()]
     fig, axes = _figure(len(datasets))
     style = _styles(res)
-    styles = ["-", "--", ":", "-."]
     for ax, ds in zip(axes, datasets):
-        d = data[data["dataset"] == ds]
-        for lab, st in res.rows:
-            g = d[(d["label"] == lab) & (d["setting"] == st)]
-            if g.empty:
-                continue
-            t, y = _mean_curve(g)
-            k = [s for lb, s in res.rows if lb == lab].index(st)
-            colour, marker = style[lab]
-            ax.plot(t, y, label=res.display(lab, st), linewidth=1.4, color=colour, linestyle=styles[k % len(styles)],
-                    marker=marker, markersize=5, markevery=(0.012 * (_stable_index(lab, 8)), 0.1))
+        _mean_lines(ax, res, style, data[data["dataset"] == ds], "t", "mistake_rate", markersize=5, spread_marks=True)
         ax.set_xscale("log")
         ax.set_title(ds)
         ax.set_xlabel("Number of examples")
@@ -186,6 +176,23 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
         ax.grid(True, which="major", alpha=0.3)
     _legend(fig, axes)
     return _save(fig, res, "learning_curves", out_dir)
+
+
+def _mean_lines(ax, res: Results, style: dict, d: pd.DataFrame, x: str, y: str, markersize: float,
+                spread_marks: bool = False) -> None:
+    """One panel's lines: the mean curve (:func:`_mean_curve`) of every (label, setting) of ``res`` in the
+    curve rows ``d``, in the label's colour and marker; a label's settings differ by line style."""
+    dashes = ["-", "--", ":", "-."]
+    for lab, st in res.rows:
+        g = d[(d["label"] == lab) & (d["setting"] == st)].dropna(subset=[x, y])
+        if g.empty:
+            continue
+        xs, ys = _mean_curve(g, x, y)
+        k = [s for lb, s in res.rows if lb == lab].index(st)
+        colour, marker = style[lab]
+        ax.plot(xs, ys, label=res.display(lab, st), linewidth=1.4, color=colour, linestyle=dashes[k % len(dashes)],
+                marker=marker, markersize=markersize,
+                markevery=(0.012 * (_stable_index(lab, 8)), 0.1) if spread_marks else None)
 
 
 def _mean_curve(g: pd.DataFrame, x: str = "t", y: str = "mistake_rate") -> tuple[np.ndarray, np.ndarray]:
@@ -221,18 +228,9 @@ def plot_test_curves(results_dir: str | Path | Results, x: str = "t", out_dir: s
     datasets = [d for d in res.datasets if (data["dataset"] == d).any()]
     fig, axes = _figure(len(datasets))
     style = _styles(res)
-    dashes = ["-", "--", ":", "-."]
     for ax, ds in zip(axes, datasets):
         d = data[data["dataset"] == ds]
-        for lab, st in res.rows:
-            g = d[(d["label"] == lab) & (d["setting"] == st)].dropna(subset=[x, y])
-            if g.empty:
-                continue
-            xs, ys = _mean_curve(g, x, y)
-            k = [s for lb, s in res.rows if lb == lab].index(st)
-            colour, marker = style[lab]
-            ax.plot(xs, ys, label=res.display(lab, st), linewidth=1.4, color=colour, linestyle=dashes[k % len(dashes)],
-                    marker=marker, markersize=4)
+        _mean_lines(ax, res, style, d, x, y, markersize=4)
         if x == "train_time_s":
             xs = d[x][d[x] > 0]
             if len(xs) and xs.max() / xs.min() >= 20:
