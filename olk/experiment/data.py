@@ -102,11 +102,10 @@ def kernel_widths(cfg: ExperimentConfig, data: dict, log=print) -> dict:
     for d in cfg.datasets:
         if d.name not in data:
             continue
-        for spec in (d.kernel or cfg.kernel,):
-            ref = spec.get("gamma") if isinstance(spec, dict) else None
-            if isinstance(ref, WidthRef) and (d.name, ref) not in out:
-                w = kernel_width(data[d.name][0], ref, cfg.seed, d.name)
-                out[(d.name, ref)] = w
-                log(f"olk: {d.name}: sigma = {w['sigma']:.4g} ({ref.percentile:g}th percentile of pairwise distances "
-                    f"of {w['sample']} rows), gamma = {w['gamma']:.4g}")
+        spec = d.kernel or cfg.kernel
+        ref = spec.get("gamma") if isinstance(spec, dict) else None
+        if isinstance(ref, WidthRef):
+            w = out[(d.name, ref)] = kernel_width(data[d.name][0], ref, cfg.seed, d.name)
+            log(f"olk: {d.name}: sigma = {w['sigma']:.4g} ({ref.percentile:g}th percentile of pairwise distances "
+                f"of {w['sample']} rows), gamma = {w['gamma']:.4g}")
     return out
