@@ -5,12 +5,24 @@ The arithmetic lives in one place too: ``SVPool._kval`` in :mod:`olk._core.svpoo
 each derived from the inner product <x, x'> and the squared norms that the pool computes once per SV.
 Adding a kernel type = one :class:`KernelType` row below + one branch in ``_kval``.
 
+A kernel may read a *view* of the rows, a column range [lo, hi) (a multi-view dataset's feature block,
+e.g. mfeat's ``fou``), and linear/polynomial kernels may be *normalised* to k(x, x) = 1.  A kernel set
+can be written per view: ``{views: [fou, kar], each: [linear, chi2], normalize: true}`` is the 4 kernels
+(fou: linear, chi2; kar: linear, chi2).  View names are resolved to columns with the dataset's views
+(:func:`resolve_views`; the experiment planner does it per dataset).
+
 >>> k = make_kernel({"type": "rbf", "gamma": 0.4})
 >>> k, k.label()
-(Kernel(kind='gaussian', gamma=0.4, degree=2.0, coef0=1.0), 'gaussian(gamma=0.4)')
+(Kernel(kind='gaussian', gamma=0.4, degree=2.0, coef0=1.0, view=None, cols=None, normalize=False), 'gaussian(gamma=0.4)')
 >>> ks = KernelSet.of([{"type": "linear"}, {"type": "poly", "degree": 3}])
 >>> len(ks), ks.pool_args()["codes"]
 (2, [0, 2])
+>>> ks = KernelSet.of(resolve_views({"views": ["a", "b"], "each": ["linear", "chi2"], "normalize": True},
+...                                 {"a": (0, 3), "b": (3, 5)}))
+>>> [k.label() for k in ks]
+['linear[norm]@a', 'chi2(gamma=1)@a', 'linear[norm]@b', 'chi2(gamma=1)@b']
+>>> ks.pool_args()["views"]
+[(0, 3), (0, 3), (3, 5), (3, 5)]
 """
 from __future__ import annotations
 
@@ -32,15 +44,22 @@ class KernelType:
     aliases: tuple = ()
     checks: dict = field(default_factory=dict)  # parameter -> (predicate, requirement text)
     fixed: dict = field(default_factory=dict)   # Kernel fields this kind pins (e.g. linear: degree 1)
+    unit_diagonal: bool = False                 # k(x, x) = 1 already: ``normalize`` is a no-op (pinned False)
 
 
 KERNEL_TYPES: dict[str, KernelType] = {t.name: t for t in (
     KernelType("linear", 0, "<x, x'>", fixed={"gamma": 1.0, "degree": 1.0, "coef0": 0.0}),
     KernelType("gaussian", 1, "exp(-gamma ||x - x'||^2)", {"gamma": 1.0}, aliases=("rbf",),
-               checks={"gamma": (lambda v: v > 0, "> 0")}),
+               checks={"gamma": (lambda v: v > 0, "> 0")}, unit_diagonal=True),
     KernelType("polynomial", 2, "(gamma <x, x'> + coef0) ** degree  (gamma=1, coef0=c: the papers' (x.x' + c)^p)",
                {"gamma": 1.0, "degree": 2.0, "coef0": 1.0}, aliases=("poly",)),
+    # Zhang, Marszalek, Lazebnik & Schmid, IJCV 2007 (the OKS paper's chi-square kernel): features >= 0
+    KernelType("chi2", 3, "exp(-gamma sum_j (x_j - x'_j)^2 / (x_j + x'_j))  (x, x' >= 0; 0/0 terms are 0)",
+               {"gamma": 1.0}, aliases=("chi-square", "chisquare", "chi_square"),
+               checks={"gamma": (lambda v: v > 0, "> 0")}, unit_diagonal=True),
 )}
+#: the keys of a kernel besides its type's parameters
+_KERNEL_FIELDS = ("view", "cols", "normalize")
 KINDS = tuple(KERNEL_TYPES)
 _ALIASES = {a: t.name for t in KERNEL_TYPES.values() for a in t.aliases}
 
@@ -53,6 +72,9 @@ class Kernel:
     gamma: float = 1.0
     degree: float = 2.0
     coef0: float = 1.0
+    view: str | None = None         # the view's name (labels); None: all columns, or an unnamed range
+    cols: tuple | None = None       # the columns [lo, hi) it reads (0-based); None: all (or `view` unresolved)
+    normalize: bool = False         # k(x, x') / sqrt(k(x, x) k(x', x')) (linear, polynomial)
 
     @property
     def type(self) -> KernelType:
@@ -63,14 +85,30 @@ class Kernel:
         return {p: getattr(self, p) for p in self.type.params}
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, **self.params()}
+        """The canonical form a run spec holds (view, cols, normalize only when set, so the ids of
+        whole-row kernels do not change)."""
+        out = {"kind": self.kind, **self.params()}
+        if self.view is not None:
+            out["view"] = self.view
+        if self.cols is not None:
+            out["cols"] = list(self.cols)
+        if self.normalize:
+            out["normalize"] = True
+        return out
 
     def label(self) -> str:
         ps = self.params()
         if self.kind == "polynomial":        # the order the papers write it in
             ps = {"degree": self.degree, "coef0": self.coef0, "gamma": self.gamma}
         short = {"polynomial": "poly"}.get(self.kind, self.kind)
-        return short + (f"({', '.join(f'{k}={v:g}' for k, v in ps.items())})" if ps else "")
+        out = short + (f"({', '.join(f'{k}={v:g}' for k, v in ps.items())})" if ps else "")
+        if self.normalize:
+            out += "[norm]"
+        if self.view is not None:
+            out += f"@{self.view}"
+        elif self.cols is not None:
+            out += f"@[{self.cols[0]}:{self.cols[1]}]"
+        return out
 
     def pool_args(self) -> dict:
         """Arguments for :class:`olk._core.svpool.SVPool` describing this single kernel."""
@@ -90,6 +128,8 @@ class KernelSet:
             return spec
         if isinstance(spec, str) and spec.lower() in KERNEL_PRESETS:
             return kernel_preset(spec, where)
+        if _is_per_view(spec):
+            spec = expand_views(spec, where)
         if isinstance(spec, (list, tuple)):
             if not spec:
                 raise ConfigError(f"{where}: needs at least one kernel")
@@ -122,8 +162,30 @@ class KernelSet:
 
     def pool_args(self) -> dict:
         """Codes and parameters for :class:`olk._core.svpool.SVPool`, one entry per kernel."""
+        for k in self.kernels:
+            if k.view is not None and k.cols is None:
+                raise ConfigError(f"kernel {k.label()}: view '{k.view}' is not resolved to columns; give "
+                                  f"view: [lo, hi] (0-based column range), or use a dataset that declares its views")
         return {"codes": [k.type.code for k in self.kernels], "gammas": [k.gamma for k in self.kernels],
-                "coef0s": [k.coef0 for k in self.kernels], "degrees": [k.degree for k in self.kernels]}
+                "coef0s": [k.coef0 for k in self.kernels], "degrees": [k.degree for k in self.kernels],
+                "views": [k.cols for k in self.kernels], "normalize": [k.normalize for k in self.kernels]}
+
+    def check_data(self, X, where: str = "X") -> None:
+        """The data a learner is given must fit the kernels: every view inside its columns, and the columns a
+        chi2 kernel reads non-negative (a one-line DataError naming the kernel and the fix otherwise)."""
+        from .errors import DataError
+        n = X.shape[1]
+        for k in self.kernels:
+            lo, hi = k.cols if k.cols is not None else (0, n)
+            if k.cols is not None and hi > n:
+                raise DataError(f"{where}: kernel {k.label()} reads columns {lo}..{hi - 1}, but the data has {n}")
+            if k.kind == "chi2":
+                part = X[:, lo:hi]
+                vals = part.data if hasattr(part, "tocsr") else part
+                if vals.size and float(vals.min()) < 0.0:
+                    raise DataError(f"{where}: the chi2 kernel {k.label()} needs non-negative features, and "
+                                    f"columns {lo}..{hi - 1} have {float(vals.min()):g}; scale them first "
+                                    f"(preprocess: {{scale: minmax01}})")
 
 
 def _spa16() -> tuple:
@@ -175,10 +237,14 @@ def make_kernel(spec, where: str = "kernel") -> Kernel:
                           f"one of {', '.join(KINDS)}, or a kernel set for multi-kernel learners: {', '.join(KERNEL_PRESETS)}")
     kt = KERNEL_TYPES[kind]
     vals = dict(kt.params)
+    extra = _kernel_fields(spec, where)
     for key, val in spec.items():
+        if key in _KERNEL_FIELDS:
+            continue
         if key not in kt.params:
-            raise ConfigError(f"{where}.{key}: not a parameter of the {kind} kernel{did_you_mean(key, kt.params)}"
-                              f"; allowed: {', '.join(sorted(kt.params)) or 'none'}")
+            allowed = [*kt.params, *_KERNEL_FIELDS]
+            raise ConfigError(f"{where}.{key}: not a parameter of the {kind} kernel{did_you_mean(key, allowed)}"
+                              f"; allowed: {', '.join(sorted(allowed))}")
         try:
             vals[key] = float(val)
         except (TypeError, ValueError):
@@ -188,12 +254,94 @@ def make_kernel(spec, where: str = "kernel") -> Kernel:
     for key, (ok, req) in kt.checks.items():
         if not ok(vals[key]):
             raise ConfigError(f"{where}.{key}: must be {req} (got {vals[key]:g})")
-    return Kernel(kind, **{**vals, **kt.fixed})
+    if kt.unit_diagonal:
+        extra["normalize"] = False
+    return Kernel(kind, **{**vals, **kt.fixed}, **extra)
+
+
+def _kernel_fields(spec: dict, where: str) -> dict:
+    """view / cols / normalize of a kernel spec, checked: ``view`` is a view name or a [lo, hi] column range
+    (0-based, hi exclusive); ``cols`` the resolved range of a named view."""
+    out = {}
+    if "normalize" in spec:
+        if not isinstance(spec["normalize"], bool):
+            raise ConfigError(f"{where}.normalize: expected true or false, got {spec['normalize']!r}")
+        out["normalize"] = spec["normalize"]
+    view, cols = spec.get("view"), spec.get("cols")
+    if isinstance(view, (list, tuple)):
+        view, cols = None, view
+    elif view is not None and not isinstance(view, str):
+        raise ConfigError(f"{where}.view: expected a view name (e.g. fou) or a column range [lo, hi], got {view!r}")
+    if cols is not None:
+        if (not isinstance(cols, (list, tuple)) or len(cols) != 2
+                or not all(isinstance(c, int) and not isinstance(c, bool) for c in cols) or not 0 <= cols[0] < cols[1]):
+            raise ConfigError(f"{where}.view: a column range is [lo, hi] with 0 <= lo < hi (0-based, hi excluded), "
+                              f"got {cols!r}")
+        out["cols"] = (int(cols[0]), int(cols[1]))
+    if view is not None:
+        out["view"] = str(view)
+    return out
+
+
+def _is_per_view(spec) -> bool:
+    return isinstance(spec, dict) and "views" in spec
+
+
+def expand_views(spec: dict, where: str = "kernel") -> list:
+    """A per-view kernel set ``{views: [v1, v2, ...], each: [k1, k2, ...], normalize: bool}`` -> the list of
+    kernel specs, view-major (v1:k1, v1:k2, ..., v2:k1, ...), each with ``view`` set and ``normalize`` from the
+    outer key unless the kernel gives its own.  The kernel specs are copied as given (a data-dependent gamma
+    stays for the planner to resolve).
+
+    >>> [k["view"] + ":" + k["type"] for k in expand_views({"views": ["a", "b"], "each": ["linear", "chi2"]})]
+    ['a:linear', 'a:chi2', 'b:linear', 'b:chi2']
+    """
+    unknown = set(spec) - {"views", "each", "normalize"}
+    if unknown:
+        key = sorted(unknown)[0]
+        raise ConfigError(f"{where}.{key}: a per-view kernel set has keys views, each, normalize"
+                          f"{did_you_mean(key, ['views', 'each', 'normalize'])}")
+    views, each = spec.get("views"), spec.get("each")
+    if not isinstance(views, (list, tuple)) or not views or not all(isinstance(v, (str, list, tuple)) for v in views):
+        raise ConfigError(f"{where}.views: expected a list of view names (or [lo, hi] column ranges), got {views!r}")
+    if not isinstance(each, (list, tuple)) or not each:
+        raise ConfigError(f"{where}.each: expected the list of kernels to build on every view, got {each!r}")
+    out = []
+    for v in views:
+        for i, k in enumerate(each):
+            k = {"type": k} if isinstance(k, str) else k
+            if not isinstance(k, dict):
+                raise ConfigError(f"{where}.each[{i}]: expected a kernel like {{type: gaussian, gamma: 0.4}}, got {k!r}")
+            k = {**k, "view": list(v) if isinstance(v, (list, tuple)) else v}
+            if "normalize" in spec and "normalize" not in k:
+                k["normalize"] = spec["normalize"]
+            out.append(k)
+    return out
+
+
+def resolve_views(spec, views: dict | None, where: str = "kernel"):
+    """A kernel spec (one, a list, a per-view set) with every view *name* given its columns from ``views``
+    ({name: (lo, hi)}, a dataset's ``meta['views']``): an unknown name is a one-line ConfigError with a
+    did-you-mean.  Specs without views are returned unchanged (presets too)."""
+    if _is_per_view(spec):
+        spec = expand_views(spec, where)
+    if isinstance(spec, (list, tuple)):
+        return [resolve_views(k, views, f"{where}[{i}]") for i, k in enumerate(spec)]
+    if not isinstance(spec, dict) or not isinstance(spec.get("view"), str) or spec.get("cols") is not None:
+        return spec
+    name = spec["view"]
+    if not views or name not in views:
+        have = f"its views: {', '.join(views)}" if views else "the dataset declares no views (give view: [lo, hi])"
+        raise ConfigError(f"{where}.view: unknown view '{name}'{did_you_mean(name, list(views or ()))}; {have}")
+    lo, hi = views[name]
+    return {**spec, "cols": [int(lo), int(hi)]}
 
 
 def is_kernel_set(spec) -> bool:
-    """Whether a kernel as a config gives it names several kernels: a list of them, or a preset name (``spa16``)."""
-    return isinstance(spec, (list, tuple)) or (isinstance(spec, str) and spec.lower() in KERNEL_PRESETS)
+    """Whether a kernel as a config gives it names several kernels: a list of them, a per-view set
+    (``{views: [...], each: [...]}``) or a preset name (``spa16``)."""
+    return isinstance(spec, (list, tuple)) or _is_per_view(spec) or \
+        (isinstance(spec, str) and spec.lower() in KERNEL_PRESETS)
 
 
 def kernel_spec(spec, where: str = "kernel"):

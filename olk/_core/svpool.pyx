@@ -1,14 +1,24 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Shared support-vector core: one pool of SVs, several kernels, several coefficient columns.
 
-Every kernel olk supports is a function of the inner product <x, x'> and the two squared norms:
+Every kernel olk supports is a function of one *product* of x and x' and the two *self-products*:
 
 * linear      k(x, x') = <x, x'>
 * gaussian    k(x, x') = exp(-gamma ||x - x'||^2) = exp(-gamma (|x|^2 + |x'|^2 - 2 <x, x'>))
 * polynomial  k(x, x') = (gamma <x, x'> + coef0) ** degree
+* chi2        k(x, x') = exp(-gamma sum_j (x_j - x'_j)^2 / (x_j + x'_j))          (x, x' >= 0)
+              = exp(-gamma (|x|_1 + |x'|_1 - 2 c(x, x'))),   c(x, x') = sum_j 2 x_j x'_j / (x_j + x'_j)
 
-so the pool computes <x, sv_i> once per SV and derives every kernel's value from it.  Each
-coefficient column c belongs to one kernel (``col_kernel[c]``); the decision values are
+(the chi-square identity: (a - b)^2 / (a + b) = (a + b) - 4ab / (a + b), and c's terms vanish where either
+entry is 0, so c costs one pass over the SV's non-zeros, like <x, x'>).  Linear and polynomial kernels may
+be *normalised*, k(x, x') / sqrt(k(x, x) k(x', x')), from the same self-products (gaussian and chi2 already
+have k(x, x) = 1).  A kernel reads a *view*: a column range [lo, hi) of the rows (a multi-view dataset's
+feature block; default: all columns).  The distinct (view, product) pairs of a pool are its *measures*;
+per SV the pool keeps each measure's self-product (|x|^2 on the view, or |x|_1 for chi2) and, for a query,
+computes each measure's product at most once per SV, only when an owning column needs it.  A pool of
+full-row kernels has one measure, <x, x'> on all columns: the pool computes <x, sv_i> once per SV and
+derives every kernel's value from it.  Each coefficient column c belongs to one kernel
+(``col_kernel[c]``); the decision values are
 
     out[c] = sum_i coef[i, c] * k_{col_kernel[c]}(sv_i, x)
 
@@ -219,8 +229,9 @@ cdef enum:
     K_LINEAR = 0
     K_GAUSSIAN = 1
     K_POLY = 2
+    K_CHI2 = 3
 
-N_KERNEL_CODES = 3
+N_KERNEL_CODES = 4
 
 
 cdef class RowSource:
@@ -310,6 +321,9 @@ cdef class SVPool:
     codes : sequence of int — kernel code per kernel (``olk.kernels.KernelSet.pool_args()`` gives
         codes and parameters; the codes are the branches of ``_kval``)
     gammas, coef0s, degrees : sequences of float — kernel parameters per kernel
+    views : sequence of (lo, hi) or None per kernel — the column range [lo, hi) the kernel reads (None or
+        hi = -1: all columns)
+    normalize : sequence of bool per kernel — k(x, x') / sqrt(k(x, x) k(x', x')) (linear, polynomial)
     col_kernel : sequence of int — kernel index of each coefficient column (default: column c -> kernel 0)
     capacity : int — initial slot capacity (grows by doubling)
     """
@@ -320,10 +334,18 @@ cdef class SVPool:
     cdef double[::1] gamma, coef0, degree
     cdef int[::1] int_degree      # degree as an int when it is a whole number in [0, 64], else -1
     cdef int[::1] col_kernel
+    cdef int[::1] knorm           # kernel k is normalised (linear / polynomial)
+    cdef int[::1] kmeas           # measure (view, product) kernel k reads
+    cdef readonly Py_ssize_t n_meas
+    cdef Py_ssize_t[::1] m_lo, m_hi   # measure m's columns [lo, hi); hi = -1: all columns (the row's |x|^2 cached)
+    cdef int[::1] m_chi           # measure m's product: 0 = <x, x'> (self: |x|^2), 1 = chi2's c(x, x') (self: |x|_1)
+    cdef double[:, ::1] mnorm     # (capacity, n_meas): each SV's self-product per measure
+    cdef double[::1] qnorm        # the current query's self-product per measure
+    cdef double[::1] mprod        # the current query's product with SV mstamp[m], per measure
+    cdef Py_ssize_t[::1] mstamp
     cdef double[:, ::1] coef
     cdef uint64_t[::1] owners     # bit c set <=> coef[s, c] != 0 (kept for every column, n_cols <= 64)
     cdef bint masked              # n_cols <= 64: owners is maintained and used
-    cdef double[::1] sqnorm
     cdef cnp.int64_t[::1] tag
     cdef double[:, ::1] dense
     cdef Py_ssize_t[::1] sp_start
@@ -336,7 +358,8 @@ cdef class SVPool:
     cdef Py_ssize_t[::1] kstamp  # the SV slot kv[k] was last computed for (per-kernel membership)
 
     def __init__(self, Py_ssize_t n_features, bint sparse, codes=(K_GAUSSIAN,), gammas=(1.0,),
-                 coef0s=None, degrees=None, col_kernel=None, Py_ssize_t capacity=256):
+                 coef0s=None, degrees=None, col_kernel=None, Py_ssize_t capacity=256, views=None,
+                 normalize=None):
         cdef Py_ssize_t k
         self.n_features = n_features
         self.sparse = sparse
@@ -358,6 +381,7 @@ cdef class SVPool:
         if ck.ndim != 1 or ck.size < 1 or ck.min() < 0 or ck.max() >= self.n_kernels:
             raise ValueError("col_kernel must list kernel indices in [0, n_kernels)")
         self.col_kernel = ck.copy()
+        self._measures(views, normalize)
         self.n_cols = ck.size
         self.n_sv = 0
         self.n_kernel_evals = 0
@@ -365,7 +389,7 @@ cdef class SVPool:
         self.coef = np.zeros((self.capacity, self.n_cols), dtype=np.float64)
         self.masked = self.n_cols <= 64
         self.owners = np.zeros(self.capacity, dtype=np.uint64)
-        self.sqnorm = np.zeros(self.capacity, dtype=np.float64)
+        self.mnorm = np.zeros((self.capacity, self.n_meas), dtype=np.float64)
         self.tag = np.zeros(self.capacity, dtype=np.int64)
         self.kv = np.zeros(self.n_kernels, dtype=np.float64)
         self.kstamp = np.full(self.n_kernels, -1, dtype=np.intp)
@@ -379,6 +403,40 @@ cdef class SVPool:
             self.work = np.zeros(n_features, dtype=np.float64)
         else:
             self.dense = np.zeros((self.capacity, n_features), dtype=np.float64)
+
+    def _measures(self, views, normalize):
+        """Kernel k -> its measure (view, product); the distinct measures in order of first use."""
+        cdef Py_ssize_t k
+        views = [None] * self.n_kernels if views is None else list(views)
+        norm = [False] * self.n_kernels if normalize is None else list(normalize)
+        if len(views) != self.n_kernels or len(norm) != self.n_kernels:
+            raise ValueError("views and normalize need one entry per kernel")
+        keys, kmeas = [], []
+        for k in range(self.n_kernels):
+            v = views[k]
+            lo, hi = (0, -1) if v is None else (int(v[0]), int(v[1]))
+            if hi != -1 and not 0 <= lo < hi:
+                raise ValueError(f"kernel {k}: view [{lo}, {hi}) is not a non-empty column range")
+            if (lo, hi) != (0, -1) and hi > self.n_features:
+                raise ValueError(f"kernel {k}: view [{lo}, {hi}) exceeds the {self.n_features} features")
+            key = (lo, hi, 1 if self.kind[k] == K_CHI2 else 0)
+            if key not in keys:
+                keys.append(key)
+            kmeas.append(keys.index(key))
+        self.n_meas = len(keys)
+        self.kmeas = np.asarray(kmeas, dtype=np.intc)
+        self.knorm = np.asarray([bool(b) for b in norm], dtype=np.intc)
+        self.m_lo = np.asarray([key[0] for key in keys], dtype=np.intp)
+        self.m_hi = np.asarray([key[1] for key in keys], dtype=np.intp)
+        self.m_chi = np.asarray([key[2] for key in keys], dtype=np.intc)
+        self.qnorm = np.zeros(self.n_meas, dtype=np.float64)
+        self.mprod = np.zeros(self.n_meas, dtype=np.float64)
+        self.mstamp = np.full(self.n_meas, -1, dtype=np.intp)
+
+    def pool_views(self):
+        """(lo, hi, chi2) of every measure, and each kernel's measure (introspection and tests)."""
+        return ([(int(self.m_lo[m]), int(self.m_hi[m]), bool(self.m_chi[m])) for m in range(self.n_meas)],
+                [int(self.kmeas[k]) for k in range(self.n_kernels)])
 
     # ------------------------------------------------------------------ guards
     # The loops run without bounds checks, so every Python-visible entry point checks its indices once
@@ -418,7 +476,11 @@ cdef class SVPool:
             "kind": np.asarray(self.kind).copy(), "gamma": np.asarray(self.gamma).copy(),
             "coef0": np.asarray(self.coef0).copy(), "degree": np.asarray(self.degree).copy(),
             "col_kernel": np.asarray(self.col_kernel).copy(), "n_kernel_evals": self.n_kernel_evals,
-            "coef": self.coefs, "sqnorm": np.asarray(self.sqnorm)[:n].copy(), "tag": self.tags,
+            "views": [None if self.m_hi[self.kmeas[k]] == -1 else (int(self.m_lo[self.kmeas[k]]),
+                                                                   int(self.m_hi[self.kmeas[k]]))
+                      for k in range(self.n_kernels)],
+            "normalize": [bool(self.knorm[k]) for k in range(self.n_kernels)],
+            "coef": self.coefs, "mnorm": np.asarray(self.mnorm)[:n].copy(), "tag": self.tags,
         }
         if self.sparse:
             starts = np.asarray(self.sp_start)[:n]
@@ -439,7 +501,10 @@ cdef class SVPool:
         np.asarray(self.coef)[:n] = state["coef"]
         for s in range(n):
             self._remask(s)
-        np.asarray(self.sqnorm)[:n] = state["sqnorm"]
+        if "mnorm" in state:
+            np.asarray(self.mnorm)[:n] = state["mnorm"]
+        else:                                   # a pickle from before views: one full-row measure
+            np.asarray(self.mnorm)[:n, 0] = state["sqnorm"]
         np.asarray(self.tag)[:n] = state["tag"]
         if self.sparse:
             lens = np.asarray(state["sp_len"], dtype=np.intp)
@@ -461,10 +526,10 @@ cdef class SVPool:
     cdef void _grow_slots(self):
         cdef Py_ssize_t new = self.capacity * 2
         c = np.zeros((new, self.n_cols), dtype=np.float64); c[:self.n_sv] = np.asarray(self.coef)[:self.n_sv]
-        s = np.zeros(new, dtype=np.float64); s[:self.n_sv] = np.asarray(self.sqnorm)[:self.n_sv]
+        s = np.zeros((new, self.n_meas), dtype=np.float64); s[:self.n_sv] = np.asarray(self.mnorm)[:self.n_sv]
         t = np.zeros(new, dtype=np.int64); t[:self.n_sv] = np.asarray(self.tag)[:self.n_sv]
         o = np.zeros(new, dtype=np.uint64); o[:self.n_sv] = np.asarray(self.owners)[:self.n_sv]
-        self.coef = c; self.sqnorm = s; self.tag = t; self.owners = o
+        self.coef = c; self.mnorm = s; self.tag = t; self.owners = o
         if self.sparse:
             a = np.zeros(new, dtype=np.intp); a[:self.n_sv] = np.asarray(self.sp_start)[:self.n_sv]
             b = np.zeros(new, dtype=np.intp); b[:self.n_sv] = np.asarray(self.sp_len)[:self.n_sv]
@@ -508,7 +573,8 @@ cdef class SVPool:
         for j in range(self.n_cols):
             self.coef[s, j] = cv[j]
         self._remask(s)
-        self.sqnorm[s] = src._sqn[i]
+        for j in range(self.n_meas):
+            self.mnorm[s, j] = self._row_self(src, i, j)
         self.tag[s] = tag
         if self.sparse:
             a = src.indptr[i]; b = src.indptr[i + 1]; ln = b - a
@@ -538,7 +604,8 @@ cdef class SVPool:
             for j in range(self.n_cols):
                 self.coef[s, j] = self.coef[last, j]
             self.owners[s] = self.owners[last]
-            self.sqnorm[s] = self.sqnorm[last]
+            for j in range(self.n_meas):
+                self.mnorm[s, j] = self.mnorm[last, j]
             self.tag[s] = self.tag[last]
             if self.sparse:
                 self.sp_start[s] = self.sp_start[last]
@@ -666,8 +733,9 @@ cdef class SVPool:
         self._check_kernel(k)
         out = np.empty(self.n_sv, dtype=np.float64)
         cdef double[::1] o = out
-        for s in range(self.n_sv):
-            o[s] = self._kval(k, self.sqnorm[s], self.sqnorm[s], self.sqnorm[s])
+        cdef Py_ssize_t m = self.kmeas[k]
+        for s in range(self.n_sv):              # the product of a row with itself is its self-product
+            o[s] = self._kval(k, self.mnorm[s, m], self.mnorm[s, m], self.mnorm[s, m])
         return out
 
     @property
@@ -687,17 +755,25 @@ cdef class SVPool:
         return int(self.n_sv * self.n_features)
 
     # ---------------------------------------------------------------- kernels
-    cdef inline double _kval(self, Py_ssize_t k, double dot, double qn, double sn) noexcept nogil:
+    cdef inline double _kval(self, Py_ssize_t k, double prod, double qn, double sn) noexcept nogil:
+        """Kernel k's value from its measure's product of x and x' (``prod``) and their self-products (qn, sn)."""
         cdef int kd = self.kind[k]
-        cdef double d2
-        if kd == K_GAUSSIAN:
-            d2 = qn + sn - 2.0 * dot
+        cdef double d2, v, z
+        if kd == K_GAUSSIAN or kd == K_CHI2:    # squared distance |x|^2 + |x'|^2 - 2<x,x'>; chi2: |x|_1 + |x'|_1 - 2c
+            d2 = qn + sn - 2.0 * prod
             if d2 < 0.0:
                 d2 = 0.0
             return olk_exp(-self.gamma[k] * d2)
         elif kd == K_POLY:
-            return self._ipow(k, self.gamma[k] * dot + self.coef0[k])
-        return dot
+            v = self._ipow(k, self.gamma[k] * prod + self.coef0[k])
+            if self.knorm[k]:
+                z = self._ipow(k, self.gamma[k] * qn + self.coef0[k]) * self._ipow(k, self.gamma[k] * sn + self.coef0[k])
+                return v / sqrt(z) if z > 0.0 else 0.0
+            return v
+        if self.knorm[k]:
+            z = qn * sn
+            return prod / sqrt(z) if z > 0.0 else 0.0
+        return prod
 
     cdef inline double _ipow(self, Py_ssize_t k, double base) noexcept nogil:
         """base ** degree: repeated multiplication for integer degrees (portable bits), libm pow otherwise."""
@@ -715,42 +791,134 @@ cdef class SVPool:
         for j in range(src.indptr[i], src.indptr[i + 1]):
             self.work[src.indices[j]] = v * src.data[j]
 
-    cdef inline double _dot(self, RowSource src, Py_ssize_t i, Py_ssize_t s) noexcept nogil:
-        """<x_i, sv_s>; in sparse mode the query must already be scattered into self.work."""
-        cdef Py_ssize_t j, a, e, d
-        cdef double acc = 0.0
-        cdef const double* q
-        cdef double* v
+    cdef inline void _scatter_sv(self, Py_ssize_t q, double v) noexcept nogil:
+        """Like :meth:`_scatter`, for the stored SV in slot q (sparse mode)."""
+        cdef Py_ssize_t j, a = self.sp_start[q], e = self.sp_start[q] + self.sp_len[q]
+        for j in range(a, e):
+            self.work[self.sp_idx[j]] = v * self.sp_val[j]
+
+    cdef inline const double* _qrow(self, RowSource src, Py_ssize_t i) noexcept nogil:
+        """The dense query row's data (dense mode; the sparse query is scattered into ``work`` instead)."""
+        if self.sparse:
+            return NULL
+        return &src.dense[i, 0]
+
+    cdef inline Py_ssize_t _lower(self, const int* idx, Py_ssize_t a, Py_ssize_t e, Py_ssize_t col) noexcept nogil:
+        """The first position p in [a, e) with idx[p] >= col (idx sorted ascending), else e."""
+        cdef Py_ssize_t mid
+        while a < e:
+            mid = (a + e) // 2
+            if idx[mid] < col:
+                a = mid + 1
+            else:
+                e = mid
+        return a
+
+    cdef inline double _prod(self, const double* q, Py_ssize_t qlen, Py_ssize_t s, Py_ssize_t m) noexcept nogil:
+        """Measure m's product of the query with SV s: <x, sv_s> on the measure's columns, or chi2's
+        c(x, sv_s) = sum 2 x_j v_j / (x_j + v_j).  Dense: the query row q (its first qlen columns; narrower rows
+        are zero beyond); sparse: the query is scattered into ``work``, and the SV's run is cut to the view by
+        binary search (its indices are sorted)."""
+        cdef Py_ssize_t j, a, e, lo = self.m_lo[m], hi = self.m_hi[m]
+        cdef double acc = 0.0, x, v, t
+        cdef double* row
+        cdef bint chi = self.m_chi[m]
         if self.sparse:
             a = self.sp_start[s]; e = a + self.sp_len[s]
-            for j in range(a, e):
-                acc += self.work[self.sp_idx[j]] * self.sp_val[j]
+            if hi != -1:
+                a = self._lower(&self.sp_idx[0], a, e, lo)
+                e = self._lower(&self.sp_idx[0], a, e, hi)
+            if chi:
+                for j in range(a, e):
+                    x = self.work[self.sp_idx[j]]
+                    v = self.sp_val[j]
+                    t = x + v
+                    if t > 0.0:
+                        acc += 2.0 * x * v / t
+            else:
+                for j in range(a, e):
+                    acc += self.work[self.sp_idx[j]] * self.sp_val[j]
+            return acc
+        row = &self.dense[s, 0]
+        if hi == -1:
+            hi = qlen
+        elif hi > qlen:
+            hi = qlen
+        if chi:
+            for j in range(lo, hi):
+                x = q[j]
+                v = row[j]
+                t = x + v
+                if t > 0.0:
+                    acc += 2.0 * x * v / t
         else:
-            d = src.n_features
-            q = &src.dense[i, 0]
-            v = &self.dense[s, 0]
-            for j in range(d):
-                acc += q[j] * v[j]
+            for j in range(lo, hi):
+                acc += q[j] * row[j]
         return acc
 
+    cdef double _row_self(self, RowSource src, Py_ssize_t i, Py_ssize_t m) noexcept nogil:
+        """Measure m's self-product of row i of src: |x|^2 on the view (all columns: the source's cached
+        |x_i|^2), or |x|_1 on the view for chi2 (c(x, x) = sum_j x_j)."""
+        cdef Py_ssize_t j, a, e, lo = self.m_lo[m], hi = self.m_hi[m]
+        cdef double acc = 0.0, v
+        cdef bint chi = self.m_chi[m]
+        if hi == -1 and not chi:
+            return src._sqn[i]
+        if src.sparse:
+            a = src.indptr[i]; e = src.indptr[i + 1]
+            if hi != -1:
+                a = self._lower(<const int*> &src.indices[0], a, e, lo)
+                e = self._lower(<const int*> &src.indices[0], a, e, hi)
+            for j in range(a, e):
+                v = src.data[j]
+                acc += v if chi else v * v
+            return acc
+        if hi == -1 or hi > src.n_features:
+            hi = src.n_features
+        for j in range(lo, hi):
+            v = src.dense[i, j]
+            acc += v if chi else v * v
+        return acc
+
+    cdef inline void _query(self, RowSource src, Py_ssize_t i) noexcept nogil:
+        """Start a pass for query row i: its self-products per measure, product stamps reset."""
+        cdef Py_ssize_t m
+        for m in range(self.n_meas):
+            self.qnorm[m] = self._row_self(src, i, m)
+            self.mstamp[m] = -1
+
+    cdef inline double _mprod(self, const double* q, Py_ssize_t qlen, Py_ssize_t s, Py_ssize_t m) noexcept nogil:
+        """:meth:`_prod`, computed at most once per (SV, measure) of a pass."""
+        if self.mstamp[m] != s:
+            self.mprod[m] = self._prod(q, qlen, s, m)
+            self.mstamp[m] = s
+        return self.mprod[m]
+
+    cdef inline double _kval_at(self, Py_ssize_t k, const double* q, Py_ssize_t qlen, Py_ssize_t s) noexcept nogil:
+        """k_k(x, sv_s) for the query of the current pass (its self-products in qnorm)."""
+        cdef Py_ssize_t m = self.kmeas[k]
+        return self._kval(k, self._mprod(q, qlen, s, m), self.qnorm[m], self.mnorm[s, m])
+
     cdef void _decide(self, RowSource src, Py_ssize_t i, double* out) noexcept nogil:
-        cdef Py_ssize_t s, c, k
-        cdef double dot, qn = src._sqn[i], kv0
+        cdef Py_ssize_t s, c
+        cdef double kv0
         cdef Py_ssize_t nk = self.n_kernels, nc = self.n_cols
+        cdef const double* q = self._qrow(src, i)
         for c in range(nc):
             out[c] = 0.0
         if self.n_sv == 0:
             return
         if self.sparse:
             self._scatter(src, i, 1.0)
+        self._query(src, i)
         if nk == 1:
             for s in range(self.n_sv):
-                kv0 = self._kval(0, self._dot(src, i, s), qn, self.sqnorm[s])
+                kv0 = self._kval(0, self._prod(q, src.n_features, s, 0), self.qnorm[0], self.mnorm[s, 0])
                 for c in range(nc):
                     out[c] += self.coef[s, c] * kv0
             self.n_kernel_evals += self.n_sv
         else:
-            self.n_kernel_evals += self._decide_members(src, i, qn, out)
+            self.n_kernel_evals += self._decide_members(q, src.n_features, out)
         if self.sparse:
             self._scatter(src, i, 0.0)
 
@@ -760,14 +928,14 @@ cdef class SVPool:
             return self.owners[s]
         return self.owners[s] & (((<uint64_t>1) << (c1 - c0)) - 1) << c0
 
-    cdef inline long long _add_owned(self, Py_ssize_t s, uint64_t m, double dot, double qn,
+    cdef inline long long _add_owned(self, Py_ssize_t s, uint64_t m, const double* q, Py_ssize_t qlen,
                                      double* out) noexcept nogil:
         """out[c] += coef[s, c] k_c(sv_s, x) for the columns c whose bits are set in m (columns that OWN SV s),
-        in column order, from <sv_s, x> = dot and |x|^2 = qn.  Each kernel value is computed at most once per
-        SV (kstamp: the caller resets it before its pass) and only for a kernel with an owning column, so a
-        classifier that does not own a pooled SV costs nothing, never an exp().  Bit-identical to evaluating
-        every kernel: a skipped term is coef * k = +-0.0, and out[c] + (+-0.0) == out[c] (out[c] starts at
-        +0.0 and a sum of doubles is never -0.0).  Returns the kernel evaluations made."""
+        in column order.  Each kernel value is computed at most once per SV (kstamp: the caller resets it
+        before its pass), and each measure's product too (mstamp), only for a kernel with an owning column,
+        so a classifier that does not own a pooled SV costs nothing, never an exp().  Bit-identical to
+        evaluating every kernel: a skipped term is coef * k = +-0.0, and out[c] + (+-0.0) == out[c] (out[c]
+        starts at +0.0 and a sum of doubles is never -0.0).  Returns the kernel evaluations made."""
         cdef Py_ssize_t c, k
         cdef long long evals = 0
         while m:
@@ -775,14 +943,14 @@ cdef class SVPool:
             m &= m - 1
             k = self.col_kernel[c]
             if self.kstamp[k] != s:
-                self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
+                self.kv[k] = self._kval_at(k, q, qlen, s)
                 self.kstamp[k] = s
                 evals += 1
             out[c] += self.coef[s, c] * self.kv[k]
         return evals
 
-    cdef inline long long _add_scanned(self, Py_ssize_t s, Py_ssize_t c0, Py_ssize_t c1, double dot, double qn,
-                                       double* out) noexcept nogil:
+    cdef inline long long _add_scanned(self, Py_ssize_t s, Py_ssize_t c0, Py_ssize_t c1, const double* q,
+                                       Py_ssize_t qlen, double* out) noexcept nogil:
         """:meth:`_add_owned` without the bitmask (pools of more than 64 columns): columns c0..c1-1 scanned,
         a column with coef[s, c] == 0 skipped."""
         cdef Py_ssize_t c, k
@@ -793,29 +961,35 @@ cdef class SVPool:
             if cf != 0.0:
                 k = self.col_kernel[c]
                 if self.kstamp[k] != s:
-                    self.kv[k] = self._kval(k, dot, qn, self.sqnorm[s])
+                    self.kv[k] = self._kval_at(k, q, qlen, s)
                     self.kstamp[k] = s
                     evals += 1
                 out[c] += cf * self.kv[k]
         return evals
 
-    cdef long long _decide_members(self, RowSource src, Py_ssize_t i, double qn, double* out) noexcept nogil:
-        """Several kernels: out[c] += coef[s, c] k_c(sv_s, x_i) over the owning columns only (:meth:`_add_owned`);
-        one inner product per SV serves every kernel, and none for an SV no column owns.  Returns the kernel
-        evaluations made."""
-        cdef Py_ssize_t s, k
-        cdef long long evals = 0
+    cdef inline void _reset_stamps(self) noexcept nogil:
+        cdef Py_ssize_t k
         for k in range(self.n_kernels):
             self.kstamp[k] = -1
+        for k in range(self.n_meas):
+            self.mstamp[k] = -1
+
+    cdef long long _decide_members(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil:
+        """Several kernels: out[c] += coef[s, c] k_c(sv_s, x) over the owning columns only (:meth:`_add_owned`);
+        one product per (SV, measure) serves every kernel reading it, and none for an SV no column owns.
+        Returns the kernel evaluations made."""
+        cdef Py_ssize_t s
+        cdef long long evals = 0
         cdef uint64_t m
+        self._reset_stamps()
         if self.masked:
             for s in range(self.n_sv):
                 m = self.owners[s]
-                if m != 0:                                 # no owning column: no inner product
-                    evals += self._add_owned(s, m, self._dot(src, i, s), qn, out)
+                if m != 0:                                 # no owning column: no product at all
+                    evals += self._add_owned(s, m, q, qlen, out)
             return evals
         for s in range(self.n_sv):
-            evals += self._add_scanned(s, 0, self.n_cols, self._dot(src, i, s), qn, out)
+            evals += self._add_scanned(s, 0, self.n_cols, q, qlen, out)
         return evals
 
     def decision(self, RowSource src, Py_ssize_t i, double[::1] out):
@@ -837,17 +1011,29 @@ cdef class SVPool:
         self._decide(src, i, &tmp[0])
         return tmp[0]
 
+    cdef inline const double* _sv_query(self, Py_ssize_t q) noexcept nogil:
+        """Make the stored SV q the query of a pass: its self-products in qnorm, stamps reset, its row
+        scattered into ``work`` (sparse; undo with ``_scatter_sv(q, 0.0)``); returns its dense row (or NULL)."""
+        cdef Py_ssize_t m
+        for m in range(self.n_meas):
+            self.qnorm[m] = self.mnorm[q, m]
+        self._reset_stamps()
+        if self.sparse:
+            self._scatter_sv(q, 1.0)
+            return NULL
+        return &self.dense[q, 0]
+
     def decision_sv(self, Py_ssize_t q, double[::1] out, Py_ssize_t col=-1):
         """Like :meth:`decision`, at the stored SV in slot q: out[c] = sum_s coef[s, c] k_c(sv_s, sv_q).
 
         Lets a learner evaluate f at one of its own SVs without keeping the data it came from (the
         Forgetron's f(x_r)); the same bits as :meth:`decision` on the row the SV was copied from.  With
         ``col`` >= 0 only out[col] is computed (other entries untouched), visiting only the SVs column col
-        owns: no inner product at all for the rest of a shared pool."""
-        cdef Py_ssize_t s, c, k, j, a = 0, e = 0, c0 = 0, c1 = self.n_cols
-        cdef double qn
+        owns: no product at all for the rest of a shared pool."""
+        cdef Py_ssize_t s, c, c0 = 0, c1 = self.n_cols
         cdef long long evals = 0
         cdef uint64_t m
+        cdef const double* qrow
         if q < 0 or q >= self.n_sv:
             raise IndexError(f"SV slot {q} out of range (n_sv={self.n_sv})")
         if out.shape[0] < self.n_cols:
@@ -856,56 +1042,36 @@ cdef class SVPool:
             raise IndexError(f"coefficient column {col} out of range (n_cols={self.n_cols})")
         if col >= 0:
             c0 = col; c1 = col + 1
-        qn = self.sqnorm[q]
         for c in range(c0, c1):
             out[c] = 0.0
-        if self.sparse:
-            a = self.sp_start[q]; e = a + self.sp_len[q]
-            for j in range(a, e):
-                self.work[self.sp_idx[j]] = self.sp_val[j]
-        for k in range(self.n_kernels):
-            self.kstamp[k] = -1
+        qrow = self._sv_query(q)
         for s in range(self.n_sv):
             if self.masked:
                 m = self._owners_in(s, c0, c1)
-                if m != 0:                                 # no owning column: no inner product
-                    evals += self._add_owned(s, m, self._sv_dot(q, s), qn, &out[0])
+                if m != 0:                                 # no owning column: no product
+                    evals += self._add_owned(s, m, qrow, self.n_features, &out[0])
             elif col < 0 or self.coef[s, col] != 0.0:
-                evals += self._add_scanned(s, c0, c1, self._sv_dot(q, s), qn, &out[0])
+                evals += self._add_scanned(s, c0, c1, qrow, self.n_features, &out[0])
         if self.sparse:
-            for j in range(a, e):
-                self.work[self.sp_idx[j]] = 0.0
+            self._scatter_sv(q, 0.0)
         self.n_kernel_evals += evals
-
-    cdef inline double _sv_dot(self, Py_ssize_t q, Py_ssize_t s) noexcept nogil:
-        """<sv_q, sv_s>; in sparse mode sv_q must already be scattered into self.work."""
-        cdef Py_ssize_t j, a, e
-        cdef double acc = 0.0
-        if self.sparse:
-            a = self.sp_start[s]; e = a + self.sp_len[s]
-            for j in range(a, e):
-                acc += self.work[self.sp_idx[j]] * self.sp_val[j]
-        else:
-            for j in range(self.n_features):
-                acc += self.dense[q, j] * self.dense[s, j]
-        return acc
 
     def kernel_values(self, RowSource src, Py_ssize_t i, double[:, ::1] out):
         """out[k, s] = k_k(x_i, sv_s) for all kernels k and live SVs s (out: n_kernels x >= n_sv)."""
         cdef Py_ssize_t s, k
-        cdef double dot, qn
+        cdef const double* q
         self._check_src(src, i)
-        qn = src._sqn[i]
         if out.shape[0] < self.n_kernels or out.shape[1] < self.n_sv:
             raise ValueError("out too small")
         if self.n_sv == 0:
             return
+        q = self._qrow(src, i)
         if self.sparse:
             self._scatter(src, i, 1.0)
+        self._query(src, i)
         for s in range(self.n_sv):
-            dot = self._dot(src, i, s)
             for k in range(self.n_kernels):
-                out[k, s] = self._kval(k, dot, qn, self.sqnorm[s])
+                out[k, s] = self._kval_at(k, q, src.n_features, s)
         if self.sparse:
             self._scatter(src, i, 0.0)
         self.n_kernel_evals += self.n_sv * self.n_kernels
@@ -913,20 +1079,21 @@ cdef class SVPool:
     def kernel_row(self, RowSource src, Py_ssize_t i, Py_ssize_t k, const Py_ssize_t[::1] slots):
         """k_k(x_i, sv_s) for the given slots only (e.g. the SVs one classifier of a shared pool owns)."""
         cdef Py_ssize_t j, s
-        cdef double qn
+        cdef const double* q
         self._check_src(src, i)
         self._check_kernel(k)
-        qn = src._sqn[i]
         out = np.empty(slots.shape[0], dtype=np.float64)
         cdef double[::1] o = out
         for j in range(slots.shape[0]):
             if slots[j] < 0 or slots[j] >= self.n_sv:
                 raise IndexError(f"SV slot {slots[j]} out of range (n_sv={self.n_sv})")
+        q = self._qrow(src, i)
         if self.sparse:
             self._scatter(src, i, 1.0)
+        self._query(src, i)
         for j in range(slots.shape[0]):
             s = slots[j]
-            o[j] = self._kval(k, self._dot(src, i, s), qn, self.sqnorm[s])
+            o[j] = self._kval_at(k, q, src.n_features, s)
         if self.sparse:
             self._scatter(src, i, 0.0)
         self.n_kernel_evals += slots.shape[0]
@@ -936,30 +1103,21 @@ cdef class SVPool:
         """k_k(x_i, x_i)."""
         self._check_src(src, i)
         self._check_kernel(k)
-        cdef double qn = src._sqn[i]
+        cdef double qn = self._row_self(src, i, self.kmeas[k])
         return self._kval(k, qn, qn, qn)
 
     def sv_kernel(self, Py_ssize_t a, Py_ssize_t b, Py_ssize_t k=0):
         """k_k(sv_a, sv_b) between two stored SVs."""
-        cdef Py_ssize_t j, x, e, d
-        cdef double dot = 0.0
+        cdef const double* qrow
+        cdef double v
         self._check_slot(a)
         self._check_slot(b)
         self._check_kernel(k)
+        qrow = self._sv_query(a)
+        v = self._kval_at(k, qrow, self.n_features, b)
         if self.sparse:
-            x = self.sp_start[a]; e = x + self.sp_len[a]
-            for j in range(x, e):
-                self.work[self.sp_idx[j]] = self.sp_val[j]
-            x = self.sp_start[b]; e = x + self.sp_len[b]
-            for j in range(x, e):
-                dot += self.work[self.sp_idx[j]] * self.sp_val[j]
-            x = self.sp_start[a]; e = x + self.sp_len[a]
-            for j in range(x, e):
-                self.work[self.sp_idx[j]] = 0.0
-        else:
-            for j in range(self.n_features):
-                dot += self.dense[a, j] * self.dense[b, j]
-        return self._kval(k, dot, self.sqnorm[a], self.sqnorm[b])
+            self._scatter_sv(a, 0.0)
+        return v
 
     def decision_matrix(self, RowSource src):
         """(n_rows, n_cols) decision values for every row of `src` (batch prediction on a test set)."""
@@ -979,6 +1137,7 @@ def _rebuild_pool(state):
     """Unpickle an :class:`SVPool` (see ``SVPool.__reduce__``)."""
     pool = SVPool(state["n_features"], state["sparse"], codes=state["kind"],
                   gammas=state["gamma"], coef0s=state["coef0"], degrees=state["degree"],
-                  col_kernel=state["col_kernel"], capacity=max(4, state["coef"].shape[0]))
+                  col_kernel=state["col_kernel"], capacity=max(4, state["coef"].shape[0]),
+                  views=state.get("views"), normalize=state.get("normalize"))
     pool._set_state(state)
     return pool
