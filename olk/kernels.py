@@ -170,6 +170,39 @@ class KernelSet:
                 "coef0s": [k.coef0 for k in self.kernels], "degrees": [k.degree for k in self.kernels],
                 "views": [k.cols for k in self.kernels], "normalize": [k.normalize for k in self.kernels]}
 
+    def gram(self, A, B=None):
+        """The (m, n_A, n_B) kernel matrices k_k(a_i, b_j) of every kernel of the set (B = None: A itself),
+        computed by the SV core (:meth:`olk._core.svpool.SVPool.kernel_values`: one product per (pair, measure)
+        for all m kernels), so a batch learner's Gram matrices are the online learners' kernel values bit for
+        bit.  A, B: dense arrays or CSR matrices of one layout.
+
+        >>> import numpy as np
+        >>> G = KernelSet.of([{"type": "linear"}, {"type": "chi2", "gamma": 1.0}]).gram(np.array([[1., 0.], [1., 1.]]))
+        >>> G[0].tolist(), np.round(G[1], 4).tolist()
+        ([[1.0, 1.0], [1.0, 2.0]], [[1.0, 0.3679], [0.3679, 1.0]])
+        """
+        import numpy as np
+        import scipy.sparse as sp
+        from ._core.svpool import RowSource, SVPool
+        B = A if B is None else B
+        self.check_data(A, "A")
+        self.check_data(B, "B")
+        sparse = sp.issparse(A)
+        if sparse != sp.issparse(B):
+            A, B = sp.csr_matrix(A), sp.csr_matrix(B)
+            sparse = True
+        d = max(A.shape[1], B.shape[1])
+        pool = SVPool(d, sparse, capacity=max(4, B.shape[0]), **self.pool_args())
+        sb, sa = RowSource(B), RowSource(A)
+        for j in range(B.shape[0]):
+            pool.add(sb, j, [1.0])
+        out = np.empty((len(self), A.shape[0], B.shape[0]))
+        row = np.empty((len(self), max(1, B.shape[0])))
+        for i in range(A.shape[0]):
+            pool.kernel_values(sa, i, row)
+            out[:, i, :] = row[:, :B.shape[0]]
+        return out
+
     def check_data(self, X, where: str = "X") -> None:
         """The data a learner is given must fit the kernels: every view inside its columns, and the columns a
         chi2 kernel reads non-negative (a one-line DataError naming the kernel and the fix otherwise)."""
@@ -199,8 +232,16 @@ def _spa16() -> tuple:
     return polys + gaussians
 
 
+def _amkl17() -> tuple:
+    """The 17 Gaussian kernels of the AMKL paper's experiments (Hong & Chae, eq. (56); ../shared/spec/amkl_raker.md
+    Section 1): exp(-||x - x'||^2 / (2 sigma_i^2)) with sigma_i = 10^((i - 9)/2), i = 1..17 (10^-4 ... 10^4), i.e.
+    olk's Gaussian with gamma = 1 / (2 sigma_i^2) = 10^(9 - i) / 2.  The random-feature learners draw each
+    kernel's frequencies with scale 1/sigma_i = sqrt(2 gamma); the exact-kernel baselines evaluate it directly."""
+    return tuple(Kernel("gaussian", gamma=float(f"5e{8 - i}")) for i in range(1, 18))   # parsed: correctly rounded
+
+
 #: named kernel dictionaries for multi-kernel learners: ``KernelSet.preset(name)``
-KERNEL_PRESETS: dict[str, Callable[[], tuple]] = {"spa16": _spa16}
+KERNEL_PRESETS: dict[str, Callable[[], tuple]] = {"spa16": _spa16, "amkl17": _amkl17}
 
 
 def kernel_preset(name: str, where: str = "kernels") -> "KernelSet":
@@ -335,6 +376,15 @@ def resolve_views(spec, views: dict | None, where: str = "kernel"):
         raise ConfigError(f"{where}.view: unknown view '{name}'{did_you_mean(name, list(views or ()))}; {have}")
     lo, hi = views[name]
     return {**spec, "cols": [int(lo), int(hi)]}
+
+
+def kernel_count(spec) -> int:
+    """How many kernels a kernel spec names (without validating its values: a gamma may still be a rule)."""
+    if isinstance(spec, str) and spec.lower() in KERNEL_PRESETS:
+        return len(KERNEL_PRESETS[spec.lower()]())
+    if _is_per_view(spec):
+        return len(spec.get("views") or ()) * len(spec.get("each") or ())
+    return len(spec) if isinstance(spec, (list, tuple)) else 1
 
 
 def is_kernel_set(spec) -> bool:

@@ -78,7 +78,7 @@ def test_gaussian_width_is_the_percentile_of_pairwise_distances(run):
     ({"datasets": [{"name": "a9a-small", "folds": 3, "holdout": 0.3}]}, "replaces 'test' and 'holdout'"),
     ({"datasets": [{"name": "a9a-small", "part": "train"}]}, "only k-fold evaluation"),
     ({"datasets": [{"name": "a9a-small", "folds": 1}]}, "folds: must be >= 2"),
-    ({"kernel": {"type": "polynomial", "gamma": {"percentile": 5}}}, "applies to the gaussian kernel"),
+    ({"kernel": {"type": "polynomial", "gamma": {"percentile": 5}}}, "applies to the gaussian and chi2 kernels"),
     ({"kernel": {"type": "gaussian", "gamma": {"percentil": 5}}}, "did you mean 'percentile'"),
     ({"test_curve": 0}, "test_curve: must be >= 1"),
 ])

@@ -200,6 +200,8 @@ class OnlineKernelLearner(KernelEstimator):
 
     def bind(self, X) -> RowSource:
         """Make the rows of X (CSR or dense float64) the ones ``step(i, y)`` refers to."""
+        if not isinstance(X, RowSource):
+            self.kernels.check_data(X)      # views inside the columns, chi2's columns non-negative
         src = X if isinstance(X, RowSource) else RowSource(X)
         if self.pool is None:
             self.pool = self._make_pool(src.n_features, src.sparse)

@@ -63,7 +63,7 @@ TOP_KEYS = {
                   "spaced example counts; batch learners: after each outer iteration) -> test_curves.csv",
 }
 DATASET_KEYS = {"name", "params", "preprocess", "kernel", "label", "test", "holdout", "folds", "part"}
-ALGO_KEYS = {"name", "label", "display", "params", "tune", "kernel", "sweep", "match_tune", "outputs"}
+ALGO_KEYS = {"name", "label", "display", "params", "tune", "kernel", "sweep", "match_tune", "outputs", "epochs"}
 CV_KEYS = {"folds", "max_rows"}
 KERNEL_TUNE_KEYS = ("kernel.gamma", "kernel.degree", "kernel.coef0")
 TUNE_KEYS = {"metric", "perm"}
@@ -87,9 +87,12 @@ class MatchRef:
 class WidthRef:
     """A Gaussian kernel's width taken from the data: sigma = the ``percentile``-th percentile of the pairwise
     distances among a seeded sample of ``sample`` rows of the data the runs train on, gamma = 1/(2 sigma^2)
-    (the sparse online KLR paper's choice, after Mallapragada, Jin & Jain 2010).  Written in YAML as
+    (the sparse online KLR paper's choice, after Mallapragada, Jin & Jain 2010).  A chi2 kernel takes the same
+    percentile of the chi-square distances sum_j (x_j - x'_j)^2 / (x_j + x'_j), and gamma = 1 / that value
+    (Zhang et al., IJCV 2007, scale the chi2 distance by its mean; olk uses a percentile, the median with
+    ``percentile: 50``).  A kernel on a view measures the distances on the view's columns.  Written in YAML as
     ``kernel: {type: gaussian, gamma: {percentile: 5, sample: 2000}}``; the planner resolves it per dataset
-    (:func:`olk.experiment.data.kernel_width`) and every run records the resulting gamma."""
+    (and view) (:func:`olk.experiment.data.kernel_width`) and every run records the resulting gamma."""
 
     percentile: float = 5.0
     sample: int = 2000
@@ -99,8 +102,13 @@ class WidthRef:
 
 
 def _width_rule(spec, where: str):
-    """A single kernel whose gamma may be {percentile: P, sample: N}: the spec with a :class:`WidthRef` in it
-    (checked as a kernel with a placeholder gamma); anything else is returned as given."""
+    """A kernel whose gamma may be {percentile: P, sample: N}: the spec with a :class:`WidthRef` in it
+    (checked as a kernel with a placeholder gamma); in a list of kernels or a per-view set
+    (``{views, each}``) every kernel may have one.  Anything else is returned as given."""
+    if isinstance(spec, (list, tuple)):
+        return [_width_rule(k, f"{where}[{i}]") for i, k in enumerate(spec)]
+    if isinstance(spec, dict) and "views" in spec and isinstance(spec.get("each"), (list, tuple)):
+        return {**spec, "each": [_width_rule(k, f"{where}.each[{i}]") for i, k in enumerate(spec["each"])]}
     if not (isinstance(spec, dict) and isinstance(spec.get("gamma"), dict)):
         return spec
     g = spec["gamma"]
@@ -111,18 +119,43 @@ def _width_rule(spec, where: str):
                    _number(g.get("sample", 2000), f"{where}.gamma.sample", int, lo=2))
     out = {**spec, "gamma": ref}
     kind = make_kernel({**spec, "gamma": 1.0}, where).kind
-    if kind != "gaussian":
-        raise ConfigError(f"{where}.gamma: a width from pairwise distances applies to the gaussian kernel, not {kind}")
+    if kind not in ("gaussian", "chi2"):
+        raise ConfigError(f"{where}.gamma: a width from pairwise distances applies to the gaussian and chi2 "
+                          f"kernels, not {kind}")
     return out
 
 
 def has_width_rule(spec) -> bool:
+    """Whether a kernel spec (one, a list, a per-view set) has a data-dependent gamma anywhere."""
+    if isinstance(spec, (list, tuple)):
+        return any(has_width_rule(k) for k in spec)
+    if isinstance(spec, dict) and "views" in spec:
+        return has_width_rule(spec.get("each") or [])
     return isinstance(spec, dict) and isinstance(spec.get("gamma"), WidthRef)
+
+
+def with_widths(spec, gamma_of):
+    """The spec with every data-dependent gamma replaced by ``gamma_of(kernel_dict)`` (placeholders for
+    validation: ``lambda k: 1.0``)."""
+    if isinstance(spec, (list, tuple)):
+        return [with_widths(k, gamma_of) for k in spec]
+    if isinstance(spec, dict) and "views" in spec:
+        return {**spec, "each": with_widths(spec.get("each") or [], gamma_of)}
+    if isinstance(spec, dict) and isinstance(spec.get("gamma"), WidthRef):
+        return {**spec, "gamma": gamma_of(spec)}
+    return spec
+
+
+def width_key(kernel: dict) -> tuple:
+    """What a data-dependent width depends on besides the dataset: (WidthRef, kernel kind, columns or None);
+    ``kernel`` is one kernel's spec with its views resolved (:func:`olk.kernels.resolve_views`)."""
+    k = make_kernel({**kernel, "gamma": 1.0})
+    return kernel["gamma"], k.kind, k.cols
 
 
 @dataclass
 class DatasetEntry:
-    name: str
+    name: str                        # the id runs, tables and -d use: the entry's `label`, else its `name`
     params: dict = field(default_factory=dict)      # label -> {param: value}
     preprocess: dict = field(default_factory=dict)
     kernel: dict | None = None
@@ -130,6 +163,10 @@ class DatasetEntry:
     holdout: float | None = None     # batch mode: stratified test fraction when there is no test part
     folds: int | None = None         # batch mode: k-fold evaluation of all the rows: repeat r tests on fold r mod k
     part: str | None = None          # with folds: evaluate on this part of the dataset only (e.g. 'train')
+    source: str = ""                 # what is loaded: the registry name or file path (the YAML `name`)
+
+    def __post_init__(self):
+        self.source = self.source or self.name
 
 
 @dataclass
@@ -144,6 +181,7 @@ class AlgorithmEntry:
     sweep: dict = field(default_factory=dict)       # param -> list of values: one setting per grid point
     match_tune: dict = field(default_factory=dict)  # {grid: {param: [...]}, target: MatchRef}
     outputs: dict = field(default_factory=dict)     # batch mode: result label -> output ('last'/'avg')
+    epochs: int | None = None       # batch mode, online learner: passes over the training set (the OKS paper: 2)
 
     def depends_on(self) -> set[str]:
         refs = [v for v in self.params.values() if isinstance(v, MatchRef)]
@@ -315,7 +353,7 @@ def _kernel_entry(spec, where: str):
         return None
     if is_kernel_set(spec):
         kernel_spec(spec, where)
-        return list(spec) if isinstance(spec, (list, tuple)) else str(spec)
+        return list(spec) if isinstance(spec, (list, tuple)) else dict(spec) if isinstance(spec, dict) else str(spec)
     if not isinstance(spec, dict):
         make_kernel(spec, where)
         return {"type": str(spec)}
@@ -386,10 +424,9 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         raise ConfigError(f"{_where(where0, 'data_dir')}: expected a directory path (or a list of paths), "
                           f"got {_show(cfg.data_dir)}")
     kern = _width_rule(raw.get("kernel", {"type": "gaussian", "gamma": 1.0}), _where(where0, "kernel"))
-    if not has_width_rule(kern):
-        kernel_spec(kern, _where(where0, "kernel"))
-    cfg.kernel = (list(kern) if isinstance(kern, (list, tuple)) else str(kern)) if is_kernel_set(kern) else \
-        dict(kern) if isinstance(kern, dict) else {"type": str(kern)}
+    kernel_spec(with_widths(kern, lambda k: 1.0), _where(where0, "kernel"))
+    cfg.kernel = list(kern) if isinstance(kern, (list, tuple)) else dict(kern) if isinstance(kern, dict) else \
+        str(kern) if is_kernel_set(kern) else {"type": str(kern)}
     tune = raw.get("tune") or {}
     if not isinstance(tune, dict):
         raise ConfigError(f"{_where(where0, 'tune')}: expected a mapping like {{metric: accuracy}}")
@@ -462,8 +499,15 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
                     raise ConfigError(f"{w}.outputs: label '{lab}' used twice")
                 labels.add(lab)
         kern = _kernel_entry(a.get("kernel"), f"{w}.kernel")
+        epochs = a.get("epochs")
+        if epochs is not None:
+            epochs = _number(epochs, f"{w}.epochs", int, lo=1)
+            if cfg.mode != "batch" or getattr(cls, "batch", False):
+                raise ConfigError(f"{w}.epochs: several passes over the training set are for an online learner in "
+                                  f"batch mode ({reg} {'is a batch learner' if getattr(cls, 'batch', False) else 'runs online here: set mode: batch'})")
         cfg.algorithms.append(AlgorithmEntry(reg, label, str(a.get("display", cls.display if label == reg else label)),
-                                             params, tune_grid, kern, sweep, match_tune, dict(outputs)))
+                                             params, tune_grid, kern, sweep, match_tune, dict(outputs),
+                                             epochs if epochs and epochs > 1 else None))
     run_labels = {a.label for a in cfg.algorithms}
     for a in cfg.algorithms:
         refs = [(f"params.{p}", v) for p, v in a.params.items()]
@@ -487,8 +531,12 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
             raise ConfigError(f"{w}: expected a dataset name or a mapping with 'name'")
         _check_keys(d, DATASET_KEYS, w)
         d = {**d, "name": _name(d["name"], f"{w}.name", "a dataset name or path")}
+        source = d["name"]
+        if d.get("label") is not None:         # one dataset in several tasks: {name: mfeat, label: mfeat-3v8, ...}
+            d["name"] = _name(d["label"], f"{w}.label", "an id for this entry, e.g. mfeat-3v8")
         if d["name"] in seen:
-            raise ConfigError(f"{w}: dataset '{d['name']}' listed twice")
+            raise ConfigError(f"{w}: dataset '{d['name']}' listed twice"
+                              f"{'' if d.get('label') else '; give each entry its own label: (e.g. label: ' + d['name'] + '-2)'}")
         seen.add(d["name"])
         overrides = {}
         for key in ("params", "preprocess"):
@@ -506,8 +554,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
             overrides[lab] = _algo_params(cfg.algorithm(lab).name, ps, f"{w}.params.{lab}")
         if d.get("kernel") is not None:
             d["kernel"] = _width_rule(d["kernel"], f"{w}.kernel")
-            if not has_width_rule(d["kernel"]):
-                kernel_spec(d["kernel"], f"{w}.kernel")
+            kernel_spec(with_widths(d["kernel"], lambda k: 1.0), f"{w}.kernel")
         holdout = d.get("holdout")
         if holdout is not None:
             holdout = _number(holdout, f"{w}.holdout", float, lo=0, lo_strict=True)
@@ -525,11 +572,12 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         if d.get("part") is not None and folds is None:
             raise ConfigError(f"{w}.part: only k-fold evaluation (folds: K) reads one part; batch mode otherwise "
                               f"trains on the training part and tests on 'test'")
-        if d["name"] not in cfg.unavailable:
-            _check_dataset(d["name"], f"{w}.name")
+        if d["name"] not in cfg.unavailable and source not in cfg.unavailable:
+            _check_dataset(source, f"{w}.name")
         cfg.datasets.append(DatasetEntry(str(d["name"]), overrides, dict(d.get("preprocess") or {}), d.get("kernel"),
                                          None if d.get("test") is None else str(d["test"]), holdout, folds,
-                                         None if d.get("part") is None else _name(d["part"], f"{w}.part", "a part name")))
+                                         None if d.get("part") is None else _name(d["part"], f"{w}.part", "a part name"),
+                                         source=str(source)))
     cfg.stages()
     return cfg
 

@@ -62,11 +62,13 @@ def fingerprint(cfg: ExperimentConfig) -> dict:
         "checkpoints": cfg.checkpoints, "kernel": _kernel(cfg.kernel),
         "datasets": {d.name: {"preprocess": d.preprocess, "kernel": _kernel(d.kernel), "test": d.test,
                               "holdout": d.holdout,
-                              **({"folds": d.folds, "part": d.part} if d.folds else {})}
+                              **({"folds": d.folds, "part": d.part} if d.folds else {}),
+                              **({"source": d.source} if d.source != d.name else {})}
                      for d in cfg.datasets},
         "overrides": {d.name: d.params for d in cfg.datasets if d.params},
         "algorithms": {a.label: {"algorithm": a.name, "params": a.params, "tune": a.tune, "kernel": _kernel(a.kernel),
-                                 "sweep": a.sweep, "match_tune": a.match_tune, "outputs": a.outputs}
+                                 "sweep": a.sweep, "match_tune": a.match_tune, "outputs": a.outputs,
+                                 **({"epochs": a.epochs} if a.epochs else {})}
                        for a in cfg.algorithms},
     }
     if cfg.mode == "batch":

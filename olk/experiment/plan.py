@@ -29,9 +29,9 @@ import numpy as np
 
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean
-from ..kernels import is_kernel_set, kernel_spec
+from ..kernels import is_kernel_set, kernel_count, kernel_spec, resolve_views
 from . import seeds
-from .config import ExperimentConfig, MatchRef, WidthRef, _algo_params, grid
+from .config import ExperimentConfig, MatchRef, _algo_params, grid, width_key, with_widths
 from .spec import RunSpec
 from ..tasks import task_of
 
@@ -201,9 +201,11 @@ class Planner:
         self.log = log
         self.tuning: dict = {}
         self.skipped: dict = {}
-        #: (dataset, WidthRef) -> gamma of a data-dependent Gaussian width; the runner fills it from the
-        #: prepared data (olk.experiment.data.kernel_widths) before any spec is made
+        #: (dataset, WidthRef, kind, cols) -> gamma of a data-dependent kernel width; the runner fills it from
+        #: the prepared data (olk.experiment.data.kernel_widths) before any spec is made
         self.widths: dict = {}
+        #: dataset -> {view name: (lo, hi)} of a multi-view dataset (olk.experiment.data.prepare_data)
+        self.views: dict = {}
         self.check()
 
     # ----------------------------------------------------------------- checks
@@ -230,7 +232,7 @@ class Planner:
                         first = first or {**p0, **_algo_part(cands[0])}
                         self.skipped.setdefault((d.name, a.label), []).append(setting_suffix(pt))
                 kern = d.kernel or a.kernel or self.cfg.kernel
-                n_k = len(kernel_spec(kern)) if is_kernel_set(kern) and "kernel" not in a.tune else 1
+                n_k = kernel_count(kern) if "kernel" not in a.tune else 1
                 cls = algo_registry.REGISTRY[a.name]
                 if n_k > cls.max_kernels:
                     raise ConfigError(f"{self._where(d, a)}: {a.name} learns with {cls.max_kernels} kernel(s), and "
@@ -260,6 +262,7 @@ class Planner:
             eval_folds=d.folds if batch else None,
             eval_part=d.part if batch and d.folds else None,
             test_curve=self.cfg.test_curve if batch and phase == "main" else None,
+            epochs=a.epochs if batch else None,
             fold=fold if batch else None,
             cv={"folds": self.cfg.cv_folds, "max_rows": self.cfg.cv_max_rows} if batch and fold is not None else None)
 
@@ -270,8 +273,9 @@ class Planner:
         if "kernel" in (values or {}):          # a tuned choice among kernels (tune: {kernel: [...]})
             spec = values["kernel"]
         grid = {k.split(".", 1)[1]: v for k, v in (values or {}).items() if k.startswith("kernel.")}
-        if isinstance(spec, dict) and isinstance(spec.get("gamma"), WidthRef) and "gamma" not in grid:
-            spec = {**spec, "gamma": self.widths[(d.name, spec["gamma"])]}
+        spec = resolve_views(spec, self.views.get(d.name), f"{self._where(d, a)}: kernel")
+        if "gamma" not in grid:
+            spec = with_widths(spec, lambda k: self.widths[(d.name, *width_key(k))])
         if grid and not isinstance(spec, dict):
             raise ConfigError(f"{self._where(d, a)}: kernel.{next(iter(grid))} is tuned, but the kernel is a set "
                               f"of several ({spec if isinstance(spec, str) else len(spec)}); tune a single kernel")

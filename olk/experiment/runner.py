@@ -182,10 +182,15 @@ class Runner:
                                      fingerprint.fingerprint(self.cfg), log=self.log)
         self.plan = Planner(self.cfg, self._main_records, log=self.log)     # checks every spec up front
         started = _dt.datetime.now().isoformat(timespec="seconds")
-        self.data = prepare_data(self.cfg, self.unavailable, log=self.log)
-        widths = kernel_widths(self.cfg, self.data, log=self.log)
+        views: dict = {}
+        self.data = prepare_data(self.cfg, self.unavailable, log=self.log, views=views)
+        widths = kernel_widths(self.cfg, self.data, log=self.log, views=views)
+        self.plan.views = views
         self.plan.widths = {k: w["gamma"] for k, w in widths.items()}
-        self.kernel_widths = {ds: w for (ds, _), w in widths.items()}
+        self.kernel_widths = {}             # dataset -> its width, or the list of its widths (kernels on views)
+        for (ds, *_), w in widths.items():
+            self.kernel_widths[ds] = w if ds not in self.kernel_widths else \
+                [*(v if isinstance(v := self.kernel_widths[ds], list) else [v]), w]
         atomic_write_text(self.out / "experiment.json", json.dumps(self._meta("running", started), indent=2, default=str))
         try:
             for stage in self.cfg.stages():

@@ -18,7 +18,7 @@ from typing import Optional
 #: fields whose values identify a run (its id); ``fold``/``cv``/``test_part``/``holdout`` only when set
 _ID_KEYS = ("mode", "dataset", "preprocess", "scale", "shuffle", "seed", "perm", "algorithm", "label", "params",
             "kernel", "checkpoints")
-_OPTIONAL_ID_KEYS = ("fold", "cv", "test_part", "holdout", "eval_folds", "eval_part", "test_curve")
+_OPTIONAL_ID_KEYS = ("fold", "cv", "test_part", "holdout", "eval_folds", "eval_part", "test_curve", "epochs")
 
 
 def run_id_of(fields: dict) -> str:
@@ -59,6 +59,7 @@ class RunSpec:
     eval_folds: Optional[int] = None    # batch mode: k-fold evaluation, permutation r tests on fold r mod k
     eval_part: Optional[str] = None     # ... of this part of the dataset only (None: all its rows)
     test_curve: Optional[int] = None    # batch mode: held-out scores at this many points of the training
+    epochs: Optional[int] = None        # batch mode, online learner: passes over the training set (None: 1)
     run_id: str = field(default="", compare=False)
 
     def __post_init__(self):
@@ -81,6 +82,8 @@ class RunSpec:
                 rec["eval_part"] = self.eval_part
             if self.test_curve:
                 rec["test_curve_points"] = self.test_curve
+            if self.epochs:
+                rec["epochs"] = self.epochs
             if self.fold is not None:
                 rec["fold"] = self.fold
                 rec["cv"] = dict(self.cv or {})
