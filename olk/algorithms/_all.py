@@ -17,3 +17,6 @@ from . import bomkc_dd, bomkc_sd  # noqa: F401
 from . import omkl_p1, omkl_p2, omkl_sua, omkl_mua, omkl_o, omkl_o_sua  # noqa: F401
 from . import klr_nc, klr_margin, klr_aux  # noqa: F401
 from . import klr_pcd, klr_dcd  # noqa: F401
+from . import oks, oks_convex  # noqa: F401
+from . import oks_svm, som_svm, om1, mutron, musvm, alsvm, simplemkl, kernel_svm  # noqa: F401
+from . import om2  # noqa: F401
