@@ -13,7 +13,7 @@ import click
 from olk.errors import OlkError
 from olk.report.results import load_results
 
-PLOT_KINDS = ("curves", "time", "sensitivity", "test", "tradeoff", "all")
+PLOT_KINDS = ("curves", "time", "sensitivity", "test", "tradeoff", "kernels", "all")
 
 
 def _fail(e: Exception) -> click.ClickException:
@@ -92,13 +92,16 @@ def compare_cmd(results_dir: str, tols: tuple[str, ...], paper: str | None, tabl
               help="curves: mistake rate vs #examples; time: accuracy vs time (SPA Fig. 1); "
                    "sensitivity: metrics vs a parameter (SPA Fig. 2); test: held-out accuracy during training "
                    "vs --x t|n_sv|train_time_s (KLR Figs. 1-3, 5); tradeoff: sparsity and relative accuracy vs "
-                   "--x PARAM - 1 (KLR Fig. 4); all: whichever apply.")
+                   "--x PARAM - 1 (KLR Fig. 4); kernels: LIBSVM's test accuracy on every kernel with the kernels "
+                   "each method of --selections DIR selected (OKS Figs. 1-2); all: whichever apply.")
 @click.option("--x", "x_param", default=None, help="Sensitivity / tradeoff: parameter on the x axis (e.g. alpha, "
               "gamma); test: t, n_sv or train_time_s.")
 @click.option("--series", default=None, help="Sensitivity: parameter giving one line per value (e.g. beta).")
+@click.option("--selections", type=click.Path(file_okay=False), default=None,
+              help="Kernels: a results directory whose runs record selected_kernel (default RESULTS_DIR).")
 @click.option("--out-dir", type=click.Path(file_okay=False), default=None,
               help="Directory for the figures (default RESULTS_DIR/figures).")
-def plot_cmd(results_dir: str, kind: str, x_param: str | None, series: str | None,
+def plot_cmd(results_dir: str, kind: str, x_param: str | None, series: str | None, selections: str | None,
                  out_dir: str | None) -> None:
     """Figures of RESULTS_DIR as PNG and PDF (default into RESULTS_DIR/figures/)."""
     from olk.report import plots
@@ -113,6 +116,8 @@ def plot_cmd(results_dir: str, kind: str, x_param: str | None, series: str | Non
             files = plots.plot_test_curves(res, x=x_param or "t", out_dir=out_dir)
         elif kind == "tradeoff":
             files = plots.plot_sparsity_tradeoff(res, param=x_param or "gamma", out_dir=out_dir)
+        elif kind == "kernels":
+            files = plots.plot_kernel_selection(res, selections=selections, out_dir=out_dir)
         elif kind == "sensitivity":
             if x_param is None:
                 varying = plots.varying_params(res)

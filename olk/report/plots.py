@@ -398,6 +398,50 @@ def varying_params(res: Results) -> dict[tuple[str, str], list[str]]:
     return out
 
 
+# ----------------------------------------------------------------------------- kernel selection
+def plot_kernel_selection(results_dir: str | Path | Results, selections: str | Path | Results | None = None,
+                          out_dir: str | Path | None = None) -> list[Path]:
+    """OKS (AAAI 2012) Figs. 1-2 type: the test accuracy of LIBSVM on every kernel of the set (the ground
+    truth: the ``index`` sweep of a ``kernel_svm`` entry in ``results_dir``), one panel per dataset, with the
+    kernels each method of ``selections`` (a results directory whose runs record ``selected_kernel``; default
+    ``results_dir`` itself) selected marked on it, one marker row per method (marker size: how many runs chose
+    that kernel)."""
+    res = load_results(results_dir)
+    sel = res if selections is None else load_results(selections)
+    df = param_values(res)
+    truth = df[df["algorithm"] == "kernel_svm"] if "algorithm" in df.columns else df.iloc[:0]
+    if truth.empty or "index" not in truth.columns:
+        raise OlkError(f"{res.path / 'runs.csv'}: the kernel figure needs kernel_svm runs with a sweep over "
+                       f"'index' (LIBSVM on every kernel of the set)")
+    picks = sel.main[sel.main["selected_kernel"].notna()] if "selected_kernel" in sel.main.columns else sel.main.iloc[:0]
+    datasets = [d for d in res.datasets if (truth["dataset"] == d).any()]
+    fig, axes = _figure(len(datasets), ncols=1)
+    styles = _styles(sel)
+    for ax, ds in zip(axes, datasets):
+        g = truth[truth["dataset"] == ds].groupby("index", sort=True)["test_accuracy"].mean()
+        kx = g.index.to_numpy(int) + 1
+        ax.bar(kx, g.to_numpy(), color="#cccccc", edgecolor="#888888", label="LIBSVM on the kernel (ground truth)")
+        lo = float(g.min())
+        labels = [lab for lab in dict.fromkeys(picks["label"]) if (picks[(picks["dataset"] == ds)]["label"] == lab).any()]
+        for j, lab in enumerate(labels):
+            ks = picks[(picks["dataset"] == ds) & (picks["label"] == lab)]["selected_kernel"].astype(int) + 1
+            counts = ks.value_counts()
+            colour, marker = styles.get(lab, ("#000000", "o"))
+            yv = [float(g.get(k - 1, lo)) + 0.6 * (j + 1) for k in counts.index]
+            ax.scatter(counts.index, yv, s=30 + 25 * counts.to_numpy(), marker=marker, color=colour,
+                       label=sel.display(lab), zorder=3)
+        ax.set_xticks(kx)
+        ax.set_xlim(kx.min() - 0.6, kx.max() + 0.6)
+        ax.set_ylim(max(0.0, lo - 5.0), 100.0 + 0.6 * (len(labels) + 2))
+        ax.set_xlabel("kernel (1-based, the set's order)")
+        ax.set_ylabel("Test accuracy (%)")
+        ax.set_title(ds)
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.set_size_inches(max(PANEL_W, 0.35 * len(truth["index"].unique()) + 2), PANEL_H * len(datasets))
+    _legend(fig, axes[:1])
+    return _save(fig, res, "kernel_selection", out_dir)
+
+
 # ----------------------------------------------------------------------------- all
 def plot_all(results_dir: str | Path | Results, out_dir: str | Path | None = None) -> list[Path]:
     """Every figure that applies: learning curves if curves.csv has data; accuracy vs time and
@@ -415,6 +459,9 @@ def plot_all(results_dir: str | Path | Results, out_dir: str | Path | None = Non
             written += plot_sparsity_tradeoff(res, out_dir=out_dir)
         except OlkError:            # no sweep over gamma: nothing to trade off
             pass
+    if "algorithm" in res.main.columns and (res.main["algorithm"] == "kernel_svm").any():
+        written += plot_kernel_selection(res, out_dir=out_dir)
+        return written
     varying = varying_params(res)
     if varying:
         written += plot_accuracy_vs_time(res, out_dir=out_dir)

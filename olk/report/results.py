@@ -64,10 +64,13 @@ METRICS: dict[str, tuple[str, str]] = {
     "n_updates": ("#Updates", "count"),                 # examples that changed the model (every learner)
     "mistake_bound": ("Mistake bound", "count"),        # a learner's run_summary() bound, e.g. omkl_* bound=True
     "sparsity": ("Sparsity", "float"),                  # 1 - #SV / #examples (the sparse KLR paper's Table 2)
+    # a kernel-selection learner's run_summary() choice (0-based index into its kernel set), shown as the OKS
+    # paper's "opt-K": every run's choice, 1-based, sorted ("10,10,11,11,13")
+    "selected_kernel": ("Selected kernel", "list"),
 }
 NUMERIC_COLUMNS = ("perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "time_s",
                    "kernel_evals", "test_accuracy", "train_time_s", "mse", "test_mse", "log_loss", "n_updates",
-                   "mistake_bound")
+                   "mistake_bound", "selected_kernel")
 
 ONLINE_METRICS = ("accuracy", "time_s", "n_sv")     # the binary task's (olk.tasks), for old results
 DEFAULT_DATASETS_PER_BLOCK = 2
@@ -407,8 +410,8 @@ def aggregate(results: str | Path | Results, metrics: tuple[str, ...] | list[str
     """Mean and sample std (ddof=1) of each metric per (dataset, label, setting) over ``phase`` runs.
 
     Returns a tidy frame with columns ``dataset, algorithm, display, setting, metric, mean, std,
-    n_runs`` (``algorithm`` is the paper-algorithm label); groups in config order.  ``n_runs`` counts
-    the runs in the group; mean/std skip empty cells.
+    n_runs, values`` (``algorithm`` is the paper-algorithm label); groups in config order.  ``n_runs`` counts
+    the runs in the group; mean/std skip empty cells; ``values`` lists a "list" metric's runs (1-based ids).
     """
     res = load_results(results)
     metrics = list(metrics or METRICS)
@@ -426,6 +429,7 @@ def aggregate(results: str | Path | Results, metrics: tuple[str, ...] | list[str
                 "mean": float(vals.mean()) if len(vals) else math.nan,
                 "std": float(vals.std(ddof=1)) if len(vals) > 1 else math.nan,
                 "n_runs": int(len(g)),
+                "values": ",".join(str(int(v) + 1) for v in sorted(vals)) if METRICS[m][1] == "list" else "",
             })
-    cols = ["dataset", "algorithm", "display", "setting", "metric", "mean", "std", "n_runs"]
+    cols = ["dataset", "algorithm", "display", "setting", "metric", "mean", "std", "n_runs", "values"]
     return pd.DataFrame.from_records(records, columns=cols)

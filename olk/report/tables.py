@@ -97,7 +97,8 @@ def build_table(results_dir: str | Path | Results) -> Table:
             have = [by_key.get((ds, row[0], row[1], m)) for m in metrics]
             if any(h is not None for h in have):
                 status[row, ds] = "ok"
-                cells[row, ds] = {m: format_cell(h.mean, h.std, METRICS[m][1], layout.sv_format)
+                cells[row, ds] = {m: (h.values or "n/a") if h is not None and METRICS[m][1] == "list" else
+                                  format_cell(h.mean, h.std, METRICS[m][1], layout.sv_format)
                                   if h is not None else "n/a" for m, h in zip(metrics, have)}
             else:
                 text = UNAVAILABLE if ds in res.unavailable else NOT_RUN
