@@ -413,7 +413,8 @@ def plot_kernel_selection(results_dir: str | Path | Results, selections: str | P
     if truth.empty or "index" not in truth.columns:
         raise OlkError(f"{res.path / 'runs.csv'}: the kernel figure needs kernel_svm runs with a sweep over "
                        f"'index' (LIBSVM on every kernel of the set)")
-    picks = sel.main[sel.main["selected_kernel"].notna()] if "selected_kernel" in sel.main.columns else sel.main.iloc[:0]
+    picks = sel.main[sel.main["selected_kernel"].notna() & (sel.main["algorithm"] != "kernel_svm")] \
+        if "selected_kernel" in sel.main.columns else sel.main.iloc[:0]     # kernel_svm "selects" its index
     datasets = [d for d in res.datasets if (truth["dataset"] == d).any()]
     fig, axes = _figure(len(datasets), ncols=1)
     styles = _styles(sel)
