@@ -13,7 +13,7 @@ held-out data with them, and the tables, ``olk compare`` and ``olk report`` pick
 * ``regression`` — real-valued y_t; the score is the prediction.  Metrics: mean squared error of the
   online predictions (made before each update) and its learning curve; batch mode: test MSE.  An active
   learner (one that decides whether to ask for y_t) exposes ``n_labels``: the labelling efficiency
-  n_labels / T is recorded with it.
+  n_labels / T is recorded with it (1 for every other regressor: it uses every label).
 
 The learning-loop time covers predict + update + the metric's bookkeeping, nothing else.
 """
@@ -99,6 +99,9 @@ class Task:
         if getattr(model, "n_labels", None) is not None:
             res["n_labels"] = int(model.n_labels)
             res["label_efficiency"] = model.n_labels / len(olist) if olist else float("nan")
+        elif self.name == "regression":     # a learner that is not active uses every label: rho = 1 (AMKL Table III)
+            res["n_labels"] = len(olist)
+            res["label_efficiency"] = 1.0 if olist else float("nan")
         return res
 
     # ------------------------------------------------------------ held-out

@@ -18,7 +18,12 @@ def _data(n=80, d=5, seed=0):
 
 
 def _kw(name):
-    return {"budget": 6} if "budget" in {p.name for p in REGISTRY[name].params} else {}
+    kw = {"budget": 6} if "budget" in {p.name for p in REGISTRY[name].params} else {}
+    if REGISTRY[name].task == "regression":         # step 1/sqrt(T): a stream of single examples must be told T
+        kw["horizon"] = 80
+    if "eta_cap" in {p.name for p in REGISTRY[name].params}:
+        kw["eta_cap"] = 0.01                        # random features: T = 80 < D^2 diverges uncapped (raker.py)
+    return kw
 
 
 @pytest.mark.parametrize("layout", ["dense", "sparse", "dict"])
@@ -34,7 +39,11 @@ def test_a_stream_of_single_examples_gives_the_partial_fit_model(name, layout):
         stream.learn_one(x, y[i])
     np.testing.assert_array_equal(stream.decision_function(XX), whole.decision_function(XX))
     assert stream.n_sv == whole.n_sv and stream.t == whole.t == len(y)
-    assert [stream.predict_one(X[i]) for i in range(5)] == list(whole.predict(XX[:5]))
+    one, batch = [stream.predict_one(X[i]) for i in range(5)], list(whole.predict(XX[:5]))
+    if REGISTRY[name].task == "regression":         # a real prediction: one row vs a matrix product (BLAS) may
+        np.testing.assert_allclose(one, batch, rtol=1e-12)      # differ in the last bit
+    else:
+        assert one == batch
 
 
 def test_learn_one_uses_the_labels_of_classes_and_refuses_others():

@@ -20,3 +20,5 @@ from . import klr_pcd, klr_dcd  # noqa: F401
 from . import oks, oks_convex  # noqa: F401
 from . import oks_svm, som_svm, om1, mutron, musvm, alsvm, simplemkl, kernel_svm  # noqa: F401
 from . import om2  # noqa: F401
+from . import kogd_reg, omkr  # noqa: F401
+from . import random_features, raker, omkl_aks, amkl, amkl_aks  # noqa: F401

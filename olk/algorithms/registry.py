@@ -68,12 +68,13 @@ class Reproducibility:
     mistakes: int = 0
     accuracy: float = 0.0
     n_sv: float = 0.0
+    mse: float = 1e-6           # regression: relative, on the mean online MSE (and labelling efficiency)
     reason: str = "olk's own compiled loops and seeded RNG only"
 
     def label(self) -> str:
         if self.exact:
             return "exact"
-        return f"±{self.mistakes} mistakes/run, ±{self.accuracy:g} points, ±{self.n_sv:.0%} #SV"
+        return f"±{self.mistakes} mistakes/run, ±{self.accuracy:g} points, ±{self.n_sv:.0%} #SV, ±{self.mse:g} MSE (rel.)"
 
 
 EXACT = Reproducibility()

@@ -116,6 +116,7 @@ def _load_registered(spec: DatasetSpec, split, data_dir, user_pre: dict, verify:
             t = fit_target_scale(yfit, tscale)
             if t is not None:
                 y = y * t[0] + t[1]
+                meta["target_scale"] = {"scale": t[0], "offset": t[1]}     # y_loaded = scale * y_file + offset
     meta["preprocess"] = {**pre, "scale": scale, "scale_fit": fit_on if scale != "none" else None}
     meta["storage"] = "sparse" if want_sparse else "dense"
 
@@ -255,16 +256,18 @@ def _load_user_file(path: Path, pre: dict, sparse) -> Dataset:
         X, y = X[sub], y[sub]
     scale = pre.get("scale", "none")
     X = apply_scaler(X, fit_scaler(X, scale), src)
+    target = {}
     if task == "regression":
         t = fit_target_scale(y, pre.get("target_scale", "none"))
         if t is not None:
             y = y * t[0] + t[1]
+            target = {"target_scale": {"scale": t[0], "offset": t[1]}}
     if sparse is None:
         sparse = sp.issparse(X) and X.nnz < _SPARSE_DENSITY * max(1, X.shape[0] * X.shape[1])
     X = canonical_X(X, sparse=bool(sparse))
     meta = {"source": "file", "files": [{"split": None, "path": src, "sha256": sha, "verified": False}],
             "cache": {"hits": int(hit), "misses": int(not hit)},
             "preprocess": {**pre, "scale": scale, "scale_fit": "all" if scale != "none" else None},
-            "storage": "sparse" if sparse else "dense", **info}
+            "storage": "sparse" if sparse else "dense", **info, **target}
     return Dataset(path.name, X, np.ascontiguousarray(y, dtype=np.float64), task, int(X.shape[1]), {},
                    meta).validate()

@@ -15,10 +15,13 @@ from ..kernels import resolve_views
 from ..tasks import task_of
 
 
-def prepare_data(cfg: ExperimentConfig, unavailable: dict, log=print, views: dict | None = None) -> dict[str, tuple]:
+def prepare_data(cfg: ExperimentConfig, unavailable: dict, log=print, views: dict | None = None,
+                 targets: dict | None = None) -> dict[str, tuple]:
     """dataset name -> arrays, for every dataset of ``cfg`` that can be loaded.  A registry dataset that is
     not available offline is added to ``unavailable`` (its cells read 'not run') instead of failing.  The
-    views of a multi-view dataset ({name: (lo, hi)}, from its ``meta['views']``) go into ``views``."""
+    views of a multi-view dataset ({name: (lo, hi)}, from its ``meta['views']``) go into ``views``; a regression
+    target the loader scaled (``target_scale: minmax01``), {scale, offset} with y = scale y_file + offset, into
+    ``targets`` (the report turns MSEs back into the file's units with it)."""
     from ..data import get_registry, load_dataset
     reg = get_registry()
     tasks = {task_of(algo_registry.REGISTRY[a.name]) for a in cfg.algorithms}
@@ -37,6 +40,8 @@ def prepare_data(cfg: ExperimentConfig, unavailable: dict, log=print, views: dic
             raise e
         if views is not None and ds.meta.get("views"):
             views[d.name] = {v: tuple(c) for v, c in ds.meta["views"].items()}
+        if targets is not None and ds.meta.get("target_scale"):
+            targets[d.name] = dict(ds.meta["target_scale"])
         for task in sorted(tasks, key=lambda t: t.name):
             task.check_labels(ds.y, f"dataset '{d.name}'", kind=ds.task)
         data[d.name] = _batch_parts(cfg, d, ds) if cfg.mode == "batch" else _scaled(cfg, d.name, ds.X, ds.y)

@@ -409,12 +409,14 @@ class Planner:
 
     def main(self, datasets, algos, chosen: dict) -> list[RunSpec]:
         """Step 3: the chosen parameters on every permutation (one run for an order-free, deterministic
-        learner such as LIBSVM: the same model whatever the order)."""
+        learner such as LIBSVM: the same model whatever the order).  Without shuffling (``shuffle: false``,
+        the data's own order) a deterministic learner runs once and a stochastic one ``repeats`` times, each
+        with its own seed (e.g. the AMKL paper's random features over file-order streams)."""
         specs = []
         for d in datasets:
             for a in algos:
                 cls = algo_registry.REGISTRY[a.name]
-                reps = self.cfg.repeats if self.cfg.shuffle or d.folds else 1
+                reps = self.cfg.repeats if self.cfg.shuffle or d.folds or cls.stochastic else 1
                 if getattr(cls, "order_free", False) and not cls.stochastic and not d.folds:
                     reps = 1                # (with k-fold evaluation every repeat has its own test fold)
                 for pt in self._settings(d, a):

@@ -59,6 +59,9 @@ def summarize(out_dir: Path) -> dict:
                 continue
             run = {"algorithm": rec["algorithm"], "params": rec["params"], "mistakes": rec.get("mistakes"),
                    "n_sv": rec["n_sv"], "accuracy": rec.get("accuracy"), "n_examples": rec["n_examples"]}
+            for m in ("mse", "label_efficiency"):       # regression runs (olk.tasks): online MSE, labels used
+                if rec.get(m) is not None:
+                    run[m] = rec[m]
             if rec.get("mode") == "batch":     # batch mode: the test accuracy of every output classifier
                 run["kernel"] = rec["kernel"]
                 run["test_accuracy"] = rec.get("test_accuracy_by_output") or {"default": rec["test_accuracy"]}
@@ -90,7 +93,7 @@ def compare_to_baseline(current: dict, baseline: dict, name: str) -> RegressRepo
                                 + (f", kernel {b.get('kernel')} -> {c.get('kernel')}" if c.get("kernel") != b.get("kernel") else ""))
             continue
         if repro.exact:
-            for m in ("mistakes", "n_sv", "n_examples", "accuracy", "test_accuracy"):
+            for m in ("mistakes", "n_sv", "n_examples", "accuracy", "test_accuracy", "mse", "label_efficiency"):
                 if c.get(m) != b.get(m):
                     rep.failures.append(f"{name}: {k}: {m} changed {b.get(m)} -> {c.get(m)} "
                                         f"({c['algorithm']} declares exact reproducibility)")
@@ -118,6 +121,17 @@ def compare_to_baseline(current: dict, baseline: dict, name: str) -> RegressRepo
             if abs(ca - ba) > repro.accuracy + 1e-9:
                 rep.failures.append(f"{name}: {ds}/{label}: mean {what} {ba:.3f} -> {ca:.3f} "
                                     f"(tolerance ±{repro.accuracy:g} points)")
+        for m in ("mse", "label_efficiency"):           # regression: relative tolerance on the mean
+            cv, bv = [c.get(m) for c, _, _ in pairs], [b.get(m) for _, b, _ in pairs]
+            if all(v is None for v in cv + bv):
+                continue
+            if any(v is None for v in cv + bv):
+                rep.failures.append(f"{name}: {ds}/{label}: {m} missing (baseline {bv}, now {cv})")
+                continue
+            ca, ba = float(np.mean(cv)), float(np.mean(bv))
+            if abs(ca - ba) > repro.mse * max(abs(ba), 1e-300):
+                rep.failures.append(f"{name}: {ds}/{label}: mean {m} {ba:.6g} -> {ca:.6g} "
+                                    f"(tolerance ±{repro.mse:.0e} relative)")
         cs = np.mean([c["n_sv"] for c, _, _ in pairs])
         bs = np.mean([b["n_sv"] for _, b, _ in pairs])
         if abs(cs - bs) > repro.n_sv * max(bs, 1.0):

@@ -88,6 +88,7 @@ class Runner:
         self.previous_meta: dict = {}
         self.plan: Planner | None = None
         self.kernel_widths: dict = {}       # dataset -> data-dependent Gaussian width (config gamma: {percentile: P})
+        self.target_scales: dict = {}       # dataset -> {scale, offset} of a regression target scaled on loading
 
     # -------------------------------------------------------------- execution
     def _execute(self, specs: list[RunSpec], what: str) -> None:
@@ -126,6 +127,7 @@ class Runner:
             "table_layout": self.cfg.table_layout, "unavailable": self.unavailable,
             "tuning": self.plan.tuning if self.plan else {},
             "kernel_widths": self.kernel_widths,
+            "target_scales": self.target_scales,
             "datasets": [d.name for d in self.cfg.datasets], "mode": self.cfg.mode,
             "algorithms": [lab for a in self.cfg.algorithms for lab in (list(a.outputs) or [a.label])],
             fingerprint.KEY: fingerprint.fingerprint(self.cfg),
@@ -183,7 +185,7 @@ class Runner:
         self.plan = Planner(self.cfg, self._main_records, log=self.log)     # checks every spec up front
         started = _dt.datetime.now().isoformat(timespec="seconds")
         views: dict = {}
-        self.data = prepare_data(self.cfg, self.unavailable, log=self.log, views=views)
+        self.data = prepare_data(self.cfg, self.unavailable, log=self.log, views=views, targets=self.target_scales)
         widths = kernel_widths(self.cfg, self.data, log=self.log, views=views)
         self.plan.views = views
         self.plan.widths = {k: w["gamma"] for k, w in widths.items()}

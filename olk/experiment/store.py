@@ -18,6 +18,11 @@ from ..tasks import TEST_CURVE_COLUMNS, TEST_CURVES
 RUN_COLUMNS = ["run_id", "experiment", "phase", "dataset", "algorithm", "label", "display", "params", "kernel",
                "perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "n_sv_last", "n_updates",
                "time_s", "kernel_evals", "test_accuracy", "train_time_s", "n_test", "setting", "fold"]
+#: the other tasks' metrics (olk.tasks): columns of runs.csv only when some run has them, so a classification
+#: experiment's runs.csv keeps RUN_COLUMNS exactly
+TASK_COLUMNS = ["mse", "test_mse", "log_loss", "n_labels", "label_efficiency"]
+#: learning-curve values by task (olk.tasks.Task.curve): curves.csv has run_id, t and the ones present
+CURVE_VALUES = ["mistake_rate", "mse"]
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -90,6 +95,7 @@ class RunStore:
         for rid in run_ids:
             rec = self._records[rid]
             row = {k: rec.get(k) for k in RUN_COLUMNS}
+            row.update({k: rec[k] for k in TASK_COLUMNS if rec.get(k) is not None})
             row["params"] = json.dumps(rec.get("params", {}), sort_keys=True)
             row["kernel"] = json.dumps(rec.get("kernel", {}), sort_keys=True)
             for k, v in sorted((rec.get("params") or {}).items()):
@@ -104,13 +110,14 @@ class RunStore:
             else:
                 rows.append(row)
             c = rec.get("curve") or {}
-            for t, m in zip(c.get("t", []), c.get("mistake_rate", [])):
-                curves.append((rid, t, m))
+            for k, t in enumerate(c.get("t", [])):
+                curves.append({"run_id": rid, "t": t, **{v: c[v][k] for v in CURVE_VALUES if v in c}})
             h = rec.get("test_curve") or {}
             for k, t in enumerate(h.get("t", [])):
                 held.append({"run_id": rid, **{c: h[c][k] for c in TEST_CURVE_COLUMNS[2:] if c in h}, "t": t})
         runs = pd.DataFrame(rows)
-        cur = pd.DataFrame(curves, columns=["run_id", "t", "mistake_rate"])
+        cur = pd.DataFrame(curves)
+        cur = cur.reindex(columns=["run_id", "t", "mistake_rate"] + [v for v in CURVE_VALUES[1:] if v in cur.columns])
         p1, p2 = self.dir / "runs.csv", self.dir / "curves.csv"
         atomic_write_text(p1, runs.to_csv(index=False))
         atomic_write_text(p2, cur.to_csv(index=False))
