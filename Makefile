@@ -10,6 +10,8 @@ JOBS   ?= 2
 BENCH_MULTI ?=
 # options of bench/bench_klr.py, e.g. make bench BENCH_KLR="--scale 0.1"
 BENCH_KLR ?=
+# options of bench/bench_amkl.py, e.g. make bench BENCH_AMKL="--pairs 5"
+BENCH_AMKL ?=
 
 .PHONY: install demo test regress bench reproduce-all clean help
 
@@ -42,6 +44,7 @@ bench: $(STAMP)
 	$(PY) bench/bench.py --batch
 	$(PY) bench/bench_multi.py $(BENCH_MULTI)
 	$(PY) bench/bench_klr.py $(BENCH_KLR)
+	$(PY) bench/bench_amkl.py $(BENCH_AMKL)
 
 reproduce-all: $(STAMP)
 	@for c in configs/*.yaml; do \

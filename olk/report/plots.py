@@ -167,12 +167,15 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
     datasets = [d for d in res.datasets if (data["dataset"] == d).any()]
     fig, axes = _figure(len(datasets))
     style = _styles(res)
+    y = "mistake_rate" if data.get("mistake_rate") is not None and data["mistake_rate"].notna().any() else "mse"
     for ax, ds in zip(axes, datasets):
-        _mean_lines(ax, res, style, data[data["dataset"] == ds], "t", "mistake_rate", markersize=5, spread_marks=True)
+        _mean_lines(ax, res, style, data[data["dataset"] == ds], "t", y, markersize=5, spread_marks=True)
         ax.set_xscale("log")
         ax.set_title(ds)
         ax.set_xlabel("Number of examples")
-        ax.set_ylabel("Online mistake rate (%)")
+        ax.set_ylabel("Online mistake rate (%)" if y == "mistake_rate" else "Online MSE (running average)")
+        if y == "mse":
+            ax.set_yscale("log")
         ax.grid(True, which="major", alpha=0.3)
     _legend(fig, axes)
     return _save(fig, res, "learning_curves", out_dir)

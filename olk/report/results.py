@@ -67,10 +67,13 @@ METRICS: dict[str, tuple[str, str]] = {
     # a kernel-selection learner's run_summary() choice (0-based index into its kernel set), shown as the OKS
     # paper's "opt-K": every run's choice, 1-based, sorted ("10,10,11,11,13")
     "selected_kernel": ("Selected kernel", "list"),
+    "label_efficiency": ("Efficiency ρ", "float"),
+    "mse_original": ("MSE (file units)", "float"),      # derived: the online MSE before the target scaling     # an active learner's labels requested / T (AMKL's ρ)
+    "n_labels": ("#Labels", "count"),
 }
 NUMERIC_COLUMNS = ("perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "time_s",
                    "kernel_evals", "test_accuracy", "train_time_s", "mse", "test_mse", "log_loss", "n_updates",
-                   "mistake_bound", "selected_kernel")
+                   "mistake_bound", "selected_kernel", "label_efficiency", "n_labels", "mse", "test_mse")
 
 ONLINE_METRICS = ("accuracy", "time_s", "n_sv")     # the binary task's (olk.tasks), for old results
 DEFAULT_DATASETS_PER_BLOCK = 2
@@ -83,6 +86,15 @@ class TableLayout:
     metrics: tuple[str, ...] = ONLINE_METRICS
     datasets_per_block: int = DEFAULT_DATASETS_PER_BLOCK
     sv_format: str = "int"  # 'int' -> 9,876 ; 'k' -> 9.9k
+    units: tuple = ()       # ((metric, factor), ...): cells in units of factor, e.g. the AMKL paper's MSE x 1e-3
+
+    def unit(self, metric: str) -> float:
+        return dict(self.units).get(metric, 1.0)
+
+    def header(self, metric: str) -> str:
+        """The column header: the metric's name, with its unit when the layout gives one ('MSE (x1e-3)')."""
+        u = self.unit(metric)
+        return METRICS[metric][0] + ("" if u == 1.0 else f" (x{u:g})")
 
 
 @dataclass
@@ -169,6 +181,11 @@ def load_results(results_dir: str | Path | Results) -> Results:
     path = resolve_results_dir(results_dir)
     meta = _read_meta(path / "experiment.json")
     runs = _read_runs(path / "runs.csv")
+    if "mse" in runs.columns:
+        # the MSE in the data file's target units: the loader's target scaling (y = a y_file + b) undone,
+        # MSE_file = MSE / a^2 (experiment.json target_scales; no scaling: the same number)
+        a = runs["dataset"].map(lambda d: ((meta.get("target_scales") or {}).get(d) or {}).get("scale", 1.0))
+        runs["mse_original"] = runs["mse"] / (a.astype(float) ** 2).where(a.astype(float) != 0)
     curves = _read_curves(path / "curves.csv")
     return Results(path=path, runs=runs, meta=meta, curves=curves, test_curves=_read_test_curves(path / TEST_CURVES))
 
@@ -368,7 +385,13 @@ def _layout(spec: Any, file: Path, batch: bool, task: str = "binary") -> TableLa
     sv = spec.get("sv_format", "int")
     if sv not in ("int", "k"):
         raise ConfigError(f"{file}: table_layout.sv_format must be 'int' or 'k', not {sv!r}")
-    return TableLayout(metrics=tuple(metrics), datasets_per_block=per, sv_format=sv)
+    units = spec.get("units") or {}
+    if not isinstance(units, dict) or any(m not in METRICS or isinstance(v, bool) or not isinstance(v, (int, float))
+                                          or not v > 0 for m, v in units.items()):
+        raise ConfigError(f"{file}: table_layout.units must map metrics to positive factors, e.g. {{mse: 0.001}}; "
+                          f"got {units!r}")
+    return TableLayout(metrics=tuple(metrics), datasets_per_block=per, sv_format=sv,
+                       units=tuple((m, float(v)) for m, v in units.items()))
 
 
 def _read_curve_file(file: Path, required, expected: str) -> pd.DataFrame | None:
@@ -398,11 +421,12 @@ def _read_curves(file: Path) -> pd.DataFrame | None:
     df = _read_curve_file(file, CURVE_COLUMNS, "run_id,t,mistake_rate")
     if df is None:
         return None
-    df = df[list(CURVE_COLUMNS)].copy()
+    values = [c for c in ("mistake_rate", "mse") if c in df.columns]       # by task: classification / regression
+    df = df[["run_id", "t", *values]].copy()
     df["run_id"] = df["run_id"].astype(str).str.strip()
-    for col in ("t", "mistake_rate"):
+    for col in ("t", *values):
         df[col] = pd.to_numeric(df[col], errors="coerce")
-    return df.dropna()
+    return df.dropna(subset=["t"]).dropna(subset=values, how="all")
 
 
 def aggregate(results: str | Path | Results, metrics: tuple[str, ...] | list[str] | None = None,

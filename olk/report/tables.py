@@ -98,7 +98,8 @@ def build_table(results_dir: str | Path | Results) -> Table:
             if any(h is not None for h in have):
                 status[row, ds] = "ok"
                 cells[row, ds] = {m: (h.values or "n/a") if h is not None and METRICS[m][1] == "list" else
-                                  format_cell(h.mean, h.std, METRICS[m][1], layout.sv_format)
+                                  format_cell(h.mean / layout.unit(m), h.std / layout.unit(m), METRICS[m][1],
+                                              layout.sv_format)
                                   if h is not None else "n/a" for m, h in zip(metrics, have)}
             else:
                 text = UNAVAILABLE if ds in res.unavailable else NOT_RUN
@@ -166,7 +167,7 @@ def _md_escape(s: str) -> str:
 def to_markdown(t: Table) -> str:
     """One pipe table per dataset block; headers read '<dataset>: <metric>'."""
     out = [f"# {_title(t.results)}", ""]
-    heads = [METRICS[m][0] for m in t.metrics]
+    heads = [t.results.layout.header(m) for m in t.metrics]
     for block in t.blocks:
         header = ["Algorithm"] + [f"{ds}: {h}" for ds in block for h in heads]
         out.append("| " + " | ".join(_md_escape(h) for h in header) + " |")
@@ -222,7 +223,7 @@ def to_latex(t: Table) -> str:
     k = len(t.metrics)
     per = max(len(b) for b in t.blocks) if t.blocks else 1
     ncols = 1 + per * k
-    heads = " & ".join(tex_escape(METRICS[m][0]) for m in t.metrics)
+    heads = " & ".join(tex_escape(t.results.layout.header(m)) for m in t.metrics)
     label = "tab:" + "".join(c if c.isalnum() else "-" for c in t.results.name)
     out = [
         f"% {_title(t.results)}",
