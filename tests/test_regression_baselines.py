@@ -300,3 +300,30 @@ def test_omkr_budget_pickles_mid_stream():
     for other in (c, ref):
         np.testing.assert_array_equal(m.decision_function(X), other.decision_function(X))
         assert own_tags(m) == own_tags(other)
+
+
+def test_the_report_gives_the_mse_in_the_files_target_units_too(tmp_path):
+    """A regression target scaled on loading (target_scale: minmax01, y = a y_file + b) is recorded in
+    experiment.json, and the report's mse_original undoes it: MSE_file = MSE / a^2."""
+    from olk.experiment.config import parse_config
+    from olk.experiment.runner import Runner
+    from olk.report.results import load_results
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 3))
+    y = 100.0 + 50.0 * X[:, 0]                     # a target in [100, 150]: scaled to [0, 1] on loading
+    f = tmp_path / "reg.libsvm"
+    f.write_text("".join(f"{t:.6f} " + " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(r)) + "\n"
+                         for t, r in zip(y, X)))
+    cfg = parse_config({"name": "reg_units", "seed": 1, "repeats": 1, "shuffle": False,
+                        "kernel": {"type": "linear"},
+                        "datasets": [{"name": str(f), "preprocess": {"task": "regression",
+                                                                      "target_scale": "minmax01"}}],
+                        "algorithms": [{"name": "kogd_reg", "params": {"horizon": 60}}]})
+    out = Runner(cfg, tmp_path / "res", n_jobs=1, log=lambda *a: None).run()
+    res = load_results(out)
+    a = res.meta["target_scales"][str(f)]["scale"]
+    lo, hi = float(np.round(y, 6).min()), float(np.round(y, 6).max())
+    assert a == pytest.approx(1.0 / (hi - lo), rel=1e-12)
+    row = res.main.iloc[0]
+    assert row["mse_original"] == pytest.approx(row["mse"] * (hi - lo) ** 2, rel=1e-12)
+    assert 0 < row["mse"] < 1 < row["mse_original"]

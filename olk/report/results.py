@@ -70,10 +70,14 @@ METRICS: dict[str, tuple[str, str]] = {
     "label_efficiency": ("Efficiency ρ", "float"),
     "mse_original": ("MSE (file units)", "float"),      # derived: the online MSE before the target scaling     # an active learner's labels requested / T (AMKL's ρ)
     "n_labels": ("#Labels", "count"),
+    # a two-stage kernel-selection method's run_summary(): its selection stage and its SVM stage (OKS's "RT")
+    "select_time_s": ("Selection time (s)", "time"),
+    "svm_time_s": ("SVM time (s)", "time"),
 }
 NUMERIC_COLUMNS = ("perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "time_s",
                    "kernel_evals", "test_accuracy", "train_time_s", "mse", "test_mse", "log_loss", "n_updates",
-                   "mistake_bound", "selected_kernel", "label_efficiency", "n_labels", "mse", "test_mse")
+                   "mistake_bound", "selected_kernel", "label_efficiency", "n_labels", "mse", "test_mse",
+                   "select_time_s", "svm_time_s")
 
 ONLINE_METRICS = ("accuracy", "time_s", "n_sv")     # the binary task's (olk.tasks), for old results
 DEFAULT_DATASETS_PER_BLOCK = 2
