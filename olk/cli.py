@@ -5,6 +5,8 @@
     olk table RESULTS_DIR --format md|csv|latex
     olk compare RESULTS_DIR / olk plot RESULTS_DIR
     olk algorithms / olk datasets list|verify|fetch|info
+    olk train DATA --algorithm NAME [--kernel SPEC] [--set PARAM=VALUE ...] [--seed N] -o model.olk
+    olk predict MODEL DATA|- [-o predictions.txt] [--proba]
 
 Every user-input problem prints one line ``olk: error: ...`` and exits with status 2.
 """
@@ -228,6 +230,183 @@ def algorithms(names):
         for p in cls.params:
             extra = f" (one of {', '.join(p.choices)})" if p.choices else (f" ({p.requirement})" if p.requirement else "")
             click.echo(f"    {p.name:<10} default {p.default!r:<8} {p.doc}{extra}")
+
+
+@cli.command()
+@click.argument("data")
+@click.option("--algorithm", "-a", required=True, metavar="NAME", help="The learner (see 'olk algorithms').")
+@click.option("--kernel", "-k", default=None, metavar="SPEC",
+              help="A kernel type or preset (gaussian, linear, polynomial, chi2, spa16), or JSON/YAML such as "
+                   "'{\"type\": \"gaussian\", \"gamma\": 0.4}' or a list of them (default: gaussian, gamma 1).")
+@click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
+              help="A parameter of the learner, e.g. --set beta=20; repeatable.")
+@click.option("--seed", type=int, default=0, show_default=True, help="random_state of a stochastic learner.")
+@click.option("--output", "-o", "out", required=True, type=click.Path(dir_okay=False), metavar="MODEL",
+              help="The model file to write (olk's .npz model format, see olk.persist).")
+def train(data, algorithm, kernel, sets, seed, out):
+    """Train a learner on DATA and save the model (like LIBSVM's svm-train).
+
+    DATA is a registry dataset (see 'olk datasets list') or a LIBSVM file (plain, .gz, .bz2 or .xz).  An online
+    learner makes one pass over the rows in file order; a batch learner is fitted on all of them."""
+    from .algorithms import registry
+    from .data import get_registry, load_dataset
+    from .persist import save
+    from .tasks import TASKS
+    from pathlib import Path
+    cls = registry.get(algorithm, "--algorithm")
+    params = _train_params(cls.name, sets)
+    spec = _kernel_option(kernel)
+    model = registry.make(cls.name, kernel=spec, random_state=seed, where=cls.name, **params)
+    if not Path(out).absolute().parent.is_dir():        # fail before training, not after
+        raise ConfigError(f"-o {out}: the directory {Path(out).absolute().parent} does not exist")
+    own_file = data not in get_registry()
+    d = load_dataset(data, preprocess={"task": "regression" if cls.task == "regression" else "binary"}
+                     if own_file else None)
+    TASKS[cls.task].check_labels(d.y, f"dataset {data}", kind=d.task)
+    model.fit(d.X, d.y)
+    save(model, out)
+    svs = f", {model.n_sv:,} support vectors" if model.n_sv else ""
+    click.echo(f"olk: trained {cls.name} on {d.n_samples:,} rows of {data} ({d.n_features} features{svs}); "
+               f"model saved to {out}", err=True)
+
+
+def _train_params(name: str, sets) -> dict:
+    """The --set PARAM=VALUE options of 'olk train', parsed like 'olk run' --set and checked by the registry."""
+    from .experiment.config import _algo_params
+    params = {}
+    for key, vals in parse_set_options(sets).items():
+        if len(vals) != 1:
+            raise ConfigError(f"--set {key}: 'olk train' takes one value (got {len(vals)})")
+        params.update(_algo_params(name, {key: vals[0]}, f"--set {key}", allow_match=False,
+                                   value_where=f"--set {key}"))
+    return params
+
+
+def _kernel_option(text: str | None):
+    """--kernel: a kernel type or preset name, or a JSON/YAML mapping (or list of them), checked here."""
+    if text is None:
+        return None
+    from .kernels import kernel_spec
+    try:
+        spec = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise ConfigError(f"--kernel {excerpt(text)}: not a kernel; give a name (gaussian, spa16) or JSON such as "
+                          f"'{{\"type\": \"gaussian\", \"gamma\": 0.4}}'") from None
+    kernel_spec(spec, "--kernel")
+    return spec
+
+
+@cli.command()
+@click.argument("model", type=click.Path(dir_okay=False))
+@click.argument("data")
+@click.option("--output", "-o", "out", type=click.Path(dir_okay=False), default=None,
+              help="Write the predictions to this file (default: standard output).")
+@click.option("--proba", is_flag=True,
+              help="Also write the probability of each class (learners with predict_proba only).")
+def predict(model, data, out, proba):
+    """Predict every row of DATA with a saved MODEL (like LIBSVM's svm-predict).
+
+    DATA is a LIBSVM file, '-' for LIBSVM lines on standard input, or a registry dataset.  Writes one line per
+    row: the predicted label (with --proba: then P(class) for each of the model's two classes, in sorted order),
+    and prints the accuracy (the MSE for a regression model) to standard error."""
+    import numpy as np
+    from .persist import load
+    m = load(model)
+    if proba and not hasattr(m, "predict_proba"):
+        from .algorithms import registry
+        have = [n for n in registry.available() if hasattr(registry.REGISTRY[n], "predict_proba")]
+        raise ConfigError(f"--proba: {m.name} ({m.display}) gives no probabilities; the learners that do are "
+                          f"{', '.join(have)}")
+    X, y, src = _predict_data(data)
+    pred = m.predict(X)
+    regression = m.task == "regression"
+    if regression:
+        lines = [repr(float(v)) for v in pred]
+    else:
+        lines = [_label_text(v) for v in pred]
+    if proba:
+        P = m.predict_proba(X)
+        lines = [f"{a} {float(p0)!r} {float(p1)!r}" for a, (p0, p1) in zip(lines, P)]
+    text = "".join(line + "\n" for line in lines)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise OlkError(f"{out}: cannot write the predictions ({e.strerror or e})") from None
+    classes = m.classes_ if m.classes_ is not None else np.array([-1.0, 1.0])
+    if proba:
+        click.echo(f"olk: columns: predicted label, P({_label_text(classes[0])}), P({_label_text(classes[1])})",
+                   err=True)
+    n = len(pred)
+    if n == 0:
+        return
+    if regression:
+        mse = float(np.mean((np.asarray(pred, dtype=np.float64) - y) ** 2))
+        click.echo(f"mean squared error = {mse:.6g} ({n} rows)", err=True)
+    elif _all_in(y, classes):
+        k = int(np.sum(pred == y))
+        click.echo(f"accuracy = {100.0 * k / n:.2f}% ({k}/{n})", err=True)
+    else:
+        click.echo(f"olk: the labels of {src} are not the model's classes ({_label_text(classes[0])}, "
+                   f"{_label_text(classes[1])}): no accuracy", err=True)
+
+
+def _predict_data(data: str):
+    """(X, y, name) of 'olk predict' DATA: '-' = LIBSVM text on stdin, a registry dataset (loaded as for
+    training), or a LIBSVM file read as it is (its labels are only compared with the predictions)."""
+    from pathlib import Path
+    from .data import get_registry, load_dataset
+    from .data.libsvm import read_libsvm
+    from .errors import DataError
+    if data == "-":
+        with click.open_file("-", "rb") as f:
+            raw, src = f.read(), "<stdin>"
+    elif data in get_registry() or not Path(data).is_file():
+        d = load_dataset(data)              # a registry dataset, or the loader's one-line error for a bad path
+        return _without_trailing_zero_columns(d.X), d.y, data
+    else:
+        from .data.compression import read_bytes
+        raw, src = read_bytes(data), data
+    X, y = read_libsvm(raw, src)
+    if X.shape[0] == 0:
+        raise DataError(f"{src}: no data lines: expected '<label> <index>:<value> ...' per line")
+    return X, y, src
+
+
+def _without_trailing_zero_columns(X):
+    """X without its trailing all-zero columns (a registry dataset declares its full width, a model trained on a
+    LIBSVM file has the width of its largest index): exact, since a zero feature adds nothing to any kernel
+    value, and a model accepts data narrower than it was trained on."""
+    import numpy as np
+    import scipy.sparse as sp
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        used = int(X.indices.max()) + 1 if X.nnz else 0
+    else:
+        cols = np.flatnonzero(np.any(X != 0, axis=0))
+        used = int(cols[-1]) + 1 if cols.size else 0
+    used = max(used, min(1, X.shape[1]))
+    return X[:, :used] if used < X.shape[1] else X
+
+
+def _all_in(y, classes) -> bool:
+    """Every label of y is one of the model's classes (labels of another type never are)."""
+    import numpy as np
+    try:
+        return bool(np.isin(y, classes).all())
+    except (TypeError, ValueError):
+        return False
+
+
+def _label_text(v) -> str:
+    """A label as LIBSVM writes it: 1, -1, 2.5, or the label's own text."""
+    v = v.item() if hasattr(v, "item") else v
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53:
+        return str(int(v))
+    return str(v)
 
 
 @cli.command()

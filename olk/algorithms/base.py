@@ -114,6 +114,12 @@ class KernelEstimator:
         self.hyperparams = merged
         return self
 
+    def save(self, path) -> None:
+        """Write this model to one file (an ``.npz`` archive, no pickle); ``olk.load(path)`` reads it back.  The
+        format is described in :mod:`olk.persist`."""
+        from ..persist import save
+        save(self, path)
+
     def score(self, X, y) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (scikit-learn's classifier score)."""
         return float(np.mean(self.predict(X) == np.asarray(y)))

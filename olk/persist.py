@@ -1,0 +1,611 @@
+"""Saving and loading olk models without pickle: ``save(model, path)`` / ``load(path)`` (also ``model.save(path)``
+and ``olk.load(path)``).
+
+A saved model is ONE file: a NumPy ``.npz`` archive (a zip of ``.npy`` files, written by
+``numpy.savez_compressed``) holding every array of the model plus one JSON document that describes the rest.
+Reading it never unpickles anything (``numpy.load(path, allow_pickle=False)``) and never runs code named by the
+file: the only classes it builds are olk's own and a short allow-list (below).  The file name is yours to
+choose; ``.olk`` is the convention of the command line (``olk train ... -o model.olk``).
+
+>>> import numpy as np, json, tempfile, os
+>>> from olk.algorithms import make
+>>> from olk.persist import load, save
+>>> rng = np.random.default_rng(0); X = rng.random((50, 4)); y = np.where(X[:, 0] > 0.5, 1, -1)
+>>> model = make("spa", kernel={"type": "gaussian", "gamma": 2.0}, beta=5, random_state=0).fit(X, y)
+>>> path = os.path.join(tempfile.mkdtemp(), "spa.olk")
+>>> model.save(path)
+>>> again = load(path)
+>>> bool((again.decision_function(X) == model.decision_function(X)).all()), again.n_sv == model.n_sv
+(True, True)
+>>> meta = json.loads(np.load(path)["__meta__"].tobytes())    # the metadata, with numpy alone
+>>> meta["format"], meta["format_version"], meta["algorithm"], meta["params"]["kernel"]
+('olk-model', 1, 'spa', {'kind': 'gaussian', 'gamma': 2.0})
+
+Format ``olk-model``, version 1
+-------------------------------
+Entries of the archive:
+
+``__meta__``
+    a 1-d ``uint8`` array: the UTF-8 bytes of one JSON object with the keys
+
+    * ``format``: ``"olk-model"``; ``format_version``: ``1`` (an int; see *Versions* below);
+    * ``olk_version``: the olk that wrote the file; ``saved_with``: the Python / NumPy / SciPy versions
+      (information only);
+    * ``algorithm``: the learner's registry name (``olk algorithms`` lists them);
+    * ``params``: its constructor arguments (``get_params()``): ``kernel`` as olk's canonical kernel dict
+      (``Kernel.to_dict()``, e.g. ``{"kind": "gaussian", "gamma": 0.4}``) or a list of them for a kernel set,
+      ``random_state`` and every hyper-parameter;
+    * ``state``: the learner's state, i.e. its ``__getstate__()`` dict (everything it learned: support vectors,
+      coefficients, counters, the RNG position, ``classes_``), written as a *value* (below).  Bound training data
+      is never part of it: a learner's ``src`` is stored as ``null``.
+
+the arrays
+    one entry per numpy array of the state, named after the attribute that holds it (``classes_``,
+    ``pool.coef``; ``~2``, ``~3`` ... appended when a name repeats), one ``.npy`` each: dtype, shape and memory
+    order as they were (arrays of Python objects are refused).  The JSON refers to an array by this name.
+
+Values.  ``null``, ``true``/``false``, integers (of any size: a PCG64 state is 128 bits), strings and lists are
+themselves; finite floats are JSON numbers (written as Python's shortest repr, which reads back to the same 64
+bits); a dict with string keys is a JSON object.  Everything else is a JSON object with the key ``"__olk__"``
+naming what it is:
+
+==============  ==========================================================================================
+``float``       ``{"value": "nan" | "inf" | "-inf"}``: a non-finite Python float
+``scalar``      ``{"dtype": "float64", "value": 0.5}``: a numpy scalar, its dtype kept (other kinds than
+                bool/int/float: ``{"dtype": ..., "key": NAME}``, a 0-d array entry)
+``array``       ``{"key": "pool.coef"}``: the archive entry holding the array (``"readonly": true`` if it was)
+``tuple``       ``{"items": [...]}``; ``set`` / ``frozenset`` likewise; ``deque``: ``{"items": [...], "maxlen": n}``
+``dict``        ``{"items": [[key, value], ...]}``: a dict with keys that are not all strings
+``kernel``      ``{"spec": {...}}``: an ``olk.kernels.Kernel`` as its canonical dict; ``kernels``:
+                ``{"kernels": [kernel, ...]}``, a ``KernelSet``
+``generator``   ``{"state": {...}}``: a ``numpy.random.Generator`` as its ``bit_generator.state`` (the bit
+                generator's name and exact position: continued learning draws the same numbers);
+                ``random_state``: ``{"state": {...}}``, a legacy ``numpy.random.RandomState``
+``svpool``      ``{"state": {...}}``: olk's support-vector pool (``olk._core.svpool.SVPool``) as the dict of
+                arrays of ``SVPool.__reduce__``, rebuilt by ``olk._core.svpool._rebuild_pool``
+``object``      ``{"class": "module:Name", "state": {...}}``: an instance of a class of olk (e.g. a nested
+                learner, ``olk.algorithms.budget:ForgetronState``) or of the allow-list ``sklearn.svm:SVC``,
+                ``scipy.sparse:csr_matrix`` / ``csc_matrix`` / ``coo_matrix`` / ``csr_array`` /
+                ``csc_array`` / ``coo_array``, rebuilt the way pickle would (``cls.__new__`` and
+                ``__setstate__``, or ``__dict__.update``)
+``ref``         ``{"id": n}``: the same object as the n-th *shared-able* value (0-based, in document order)
+==============  ==========================================================================================
+
+The shared-able values of ``state`` are numbered in the order they appear in the document: the learner itself is
+0, the ``state`` object 1, then every list, JSON object, ``dict``, ``set``, ``deque``, ``array``, ``generator``,
+``random_state``, ``svpool`` and ``object`` value (a tagged value before its contents; the canonical dicts inside
+``kernel`` are not values).  With ``ref``, two attributes that held the same object hold the same object again
+after loading, as with pickle.  Anything else in a learner's state (a function, an
+unknown class, an object array) is refused when saving with a one-line :class:`~olk.errors.OlkError` naming the
+learner and the attribute: olk never falls back to pickle.
+
+Versions.  ``load`` reads format version 1.  A file of a newer format version is refused with one line naming
+both olk versions; a file written by another olk version loads when its learner still fits this olk (the
+algorithm is registered, its parameters are valid, e.g. none was renamed, and the state has every attribute a new
+learner of this olk has), and otherwise fails with one line naming both versions.  A file that is not such an
+archive (not a zip of ``.npy`` files, no ``__meta__``, bad JSON) is refused with one line naming the file.
+"""
+from __future__ import annotations
+
+import collections
+import enum
+import importlib
+import json
+import math
+import os
+import platform
+import re
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .errors import OlkError
+
+FORMAT = "olk-model"
+FORMAT_VERSION = 1
+#: format versions this olk reads
+READS = (1,)
+TAG = "__olk__"
+META = "__meta__"
+
+#: classes from outside olk a saved model may hold: public name -> (module, attribute)
+FOREIGN = {
+    "sklearn.svm:SVC": ("sklearn.svm", "SVC"),
+    **{f"scipy.sparse:{n}": ("scipy.sparse", n)
+       for n in ("csr_matrix", "csc_matrix", "coo_matrix", "csr_array", "csc_array", "coo_array")},
+}
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+
+
+class ModelFileError(OlkError):
+    """A model file that cannot be read (not an olk model, corrupted, or from an incompatible olk)."""
+
+
+# ============================================================================================== saving
+def save(model, path) -> None:
+    """Write `model` (a registered olk learner, trained or not) to `path` as one ``.npz`` file (the format is
+    described in this module's docstring).  The file is written under a temporary name and renamed, so an
+    existing file is replaced only by a complete one.  An attribute the format cannot hold is a one-line
+    :class:`~olk.errors.OlkError` naming it; nothing is written then."""
+    from .algorithms.base import KernelEstimator
+    from .algorithms.registry import REGISTRY
+
+    if not isinstance(model, KernelEstimator):
+        raise OlkError(f"save: expected an olk learner (e.g. olk.algorithms.make('spa')), got {type(model).__name__}")
+    name = getattr(model, "name", None)
+    if REGISTRY.get(name) is not type(model):
+        raise OlkError(f"save: {type(model).__qualname__} is not a registered olk learner (registry name "
+                       f"{name!r} is {'another class' if name in REGISTRY else 'unknown'}); only registered learners "
+                       f"can be saved")
+    enc = _Encoder(name)
+    state = enc.learner_state(model)
+    params = model.get_params()
+    kernel = params.pop("kernel")
+    params_json = {"kernel": _kernel_json(kernel), **_Encoder(name, enc.arrays).encode_params(params)}
+    import scipy
+    meta = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "olk_version": __version__,
+        "saved_with": {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__},
+        "algorithm": name,
+        "params": params_json,
+        "state": state,
+    }
+    text = json.dumps(meta, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    arrays = {META: np.frombuffer(text.encode("utf-8"), dtype=np.uint8), **enc.arrays}
+    path = Path(os.fspath(path))
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise OlkError(f"{path}: cannot write the model ({e.strerror or e})") from None
+
+
+def _kernel_json(kernel):
+    from .kernels import KernelSet
+    if isinstance(kernel, KernelSet):
+        return [k.to_dict() for k in kernel]
+    return kernel.to_dict()
+
+
+class _Encoder:
+    """A learner's state -> a JSON value + npz arrays (see the module docstring for the value types)."""
+
+    def __init__(self, learner: str, arrays: dict | None = None):
+        self.learner = learner
+        self.arrays = {} if arrays is None else arrays
+        self.memo: dict[int, int] = {}      # id(obj) -> its number (document order)
+        self.keep: list = []                # keeps numbered objects alive, so ids are not reused
+
+    # ---------------------------------------------------------------- entry points
+    def learner_state(self, model) -> dict:
+        self._number(model)                                 # the learner is shared-able value 0
+        return self.encode(self._object_state(model, ""), "")
+
+    def encode_params(self, params: dict) -> dict:
+        return {k: self.encode(v, f"params {k}") for k, v in params.items()}
+
+    # -------------------------------------------------------------------- helpers
+    def _refuse(self, obj, where: str, why: str = "") -> OlkError:
+        t = type(obj)
+        what = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+        holder = f"attribute '{where}'" if where else "the learner"
+        return OlkError(f"cannot save {self.learner}: {holder} holds a {what}{why}, which olk's model format cannot "
+                        f"store (olk never falls back to pickle)")
+
+    def _number(self, obj) -> None:
+        self.memo[id(obj)] = len(self.memo)
+        self.keep.append(obj)
+
+    def _array(self, a: np.ndarray, where: str) -> str:
+        """Store `a` under a key readable as its attribute path (``pool.coef``, ``classes_``), made unique."""
+        base = ".".join(w for w in re.split(r"[^A-Za-z0-9_]+", where) if w)[:80] or "array"
+        key, n = base, 1
+        while key in self.arrays or key == META:
+            n += 1
+            key = f"{base}~{n}"
+        self.arrays[key] = a
+        return key
+
+    def _object_state(self, obj, where: str) -> dict:
+        from .algorithms.base import KernelEstimator
+        from ._core.svpool import RowSource
+        state = obj.__getstate__()
+        if not isinstance(state, dict):
+            raise self._refuse(obj, where, " (its state is not a dict of attributes)")
+        if isinstance(obj, KernelEstimator) and isinstance(state.get("src"), RowSource):
+            state = {**state, "src": None}          # bound training data is not part of the model
+        return state
+
+    # ---------------------------------------------------------------------- values
+    def encode(self, v, where: str):
+        t = type(v)
+        if v is None or t is bool or t is str or t is int:
+            return v
+        if t is float:
+            return v if math.isfinite(v) else {TAG: "float", "value": repr(v)}
+        if isinstance(v, np.generic):
+            return self._scalar(v, where)
+        if t in (tuple, frozenset):
+            return {TAG: t.__name__, "items": [self.encode(x, f"{where}[{i}]") for i, x in enumerate(v)]}
+        from .kernels import Kernel, KernelSet
+        if t is Kernel:
+            return self._kernel(v)
+        if t is KernelSet:
+            return {TAG: "kernels", "kernels": [self._kernel(k) for k in v]}
+        if id(v) in self.memo:
+            return {TAG: "ref", "id": self.memo[id(v)]}
+        if t is list:
+            self._number(v)
+            return [self.encode(x, f"{where}[{i}]") for i, x in enumerate(v)]
+        if t is dict:
+            self._number(v)
+            if all(type(k) is str for k in v) and TAG not in v:
+                return {k: self.encode(x, _attr(where, k)) for k, x in v.items()}
+            return {TAG: "dict", "items": [[self.encode(k, f"{where}<key>"), self.encode(x, f"{where}[{k!r}]")]
+                                           for k, x in v.items()]}
+        if t is set:
+            self._number(v)
+            return {TAG: "set", "items": [self.encode(x, f"{where}<item>") for x in v]}
+        if t is collections.deque:
+            self._number(v)
+            return {TAG: "deque", "items": [self.encode(x, f"{where}[{i}]") for i, x in enumerate(v)],
+                    "maxlen": v.maxlen}
+        if t is np.ndarray:
+            if v.dtype.hasobject:
+                raise self._refuse(v, where, " of Python objects")
+            self._number(v)
+            out = {TAG: "array", "key": self._array(v, where)}
+            if not v.flags.writeable:
+                out["readonly"] = True
+            return out
+        if t is np.random.Generator:
+            self._number(v)
+            return {TAG: "generator", "state": self.encode(v.bit_generator.state, _attr(where, "bit_generator"))}
+        if t is np.random.RandomState:
+            self._number(v)
+            return {TAG: "random_state", "state": self.encode(v.get_state(legacy=False), _attr(where, "state"))}
+        from ._core.svpool import RowSource, SVPool
+        if t is SVPool:
+            self._number(v)
+            fn, (state,) = v.__reduce__()
+            return {TAG: "svpool", "state": self.encode(state, where)}
+        if t is RowSource:
+            raise self._refuse(v, where, " (bound data: a model keeps copies of its support vectors, never the data)")
+        cls = None if isinstance(v, enum.Enum) else _class_name(t)     # an enum member must stay unique
+        if cls is None:
+            raise self._refuse(v, where)
+        self._number(v)
+        return {TAG: "object", "class": cls, "state": self.encode(self._object_state(v, where), where)}
+
+    def _scalar(self, v: np.generic, where: str):
+        if v.dtype.kind in "biuf" and v.dtype.itemsize <= 8:
+            x = v.item()
+            if isinstance(x, float) and not math.isfinite(x):
+                x = repr(x)
+            return {TAG: "scalar", "dtype": v.dtype.str, "value": x}
+        if v.dtype.hasobject:
+            raise self._refuse(v, where)
+        return {TAG: "scalar", "dtype": v.dtype.str, "key": self._array(np.asarray(v), where)}
+
+    @staticmethod
+    def _kernel(k) -> dict:
+        from .kernels import make_kernel
+        spec = k.to_dict()
+        out = {TAG: "kernel", "spec": spec}
+        if make_kernel(dict(spec)) != k:    # built by hand with fields the canonical form leaves out
+            from dataclasses import asdict
+            out["fields"] = {f: (list(x) if isinstance(x, tuple) else x) for f, x in asdict(k).items()}
+        return out
+
+
+def _attr(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _class_name(t: type) -> str | None:
+    """'module:QualName' of a class a model file may hold (olk's own, or the allow-list), else None."""
+    mod = t.__module__ or ""
+    if mod == "olk" or mod.startswith("olk."):
+        if "<locals>" in t.__qualname__ or mod.startswith("olk._core"):
+            return None
+        return f"{mod}:{t.__qualname__}"
+    if mod.split(".")[0] in {m.split(".")[0] for m, _ in FOREIGN.values()}:
+        for public, (m, attr) in FOREIGN.items():
+            try:
+                if getattr(importlib.import_module(m), attr) is t:
+                    return public
+            except (ImportError, AttributeError):
+                continue
+    return None
+
+
+# ============================================================================================== loading
+def load(path):
+    """Read a model written by :func:`save` (no pickle).  Returns the learner, ready to ``predict`` /
+    ``decision_function`` and, for an online learner, to continue with ``partial_fit`` exactly where it stopped
+    (its RNG included).  A file that is not an olk model, or one from an incompatible olk, is a one-line
+    :class:`~olk.errors.OlkError` naming the file (and both olk versions when they differ)."""
+    path = os.fspath(path)
+    meta, arrays = _read(path)
+    where = _where(path, meta)
+    from .algorithms.registry import REGISTRY
+    name = meta.get("algorithm")
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise ModelFileError(f"{where}: it is a model of algorithm {name!r}, which this olk does not have "
+                             f"(run 'olk algorithms' to list them)")
+    cls = REGISTRY[name]
+    model = _build(cls, meta, arrays, where)
+    _check_compatible(model, cls, meta, where)
+    return model
+
+
+def _read(path: str) -> tuple[dict, dict]:
+    """(metadata, {key: array}) of a model file; a one-line ModelFileError if it is not one."""
+    if os.path.isdir(path):
+        raise ModelFileError(f"{path}: is a directory, not an olk model file")
+    if not os.path.exists(path):
+        raise ModelFileError(f"{path}: no such model file")
+    bad = f"{path}: not an olk model file"
+    errors = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError)
+    try:
+        z = np.load(path, allow_pickle=False)
+    except errors as e:     # numpy tries pickle last, for a file that is neither .npz nor .npy: refused
+        reason = "not a NumPy .npz archive" if "pickle" in str(e) else " ".join(str(e).split())[:120]
+        raise ModelFileError(f"{bad} ({reason})") from None
+    if not isinstance(z, np.lib.npyio.NpzFile):
+        raise ModelFileError(f"{bad} (a single .npy array, not an .npz archive)")
+    try:
+        with z:
+            if META not in z.files:
+                raise ModelFileError(f"{bad} (a .npz archive without the '{META}' entry)")
+            arrays = {k: z[k] for k in z.files}
+    except errors as e:
+        reason = " ".join(str(e).split())[:120]
+        if "pickle" in reason:
+            reason = "an entry holds pickled Python objects, which olk never loads"
+        raise ModelFileError(f"{bad} or it is corrupted ({reason})") from None
+    raw = arrays.pop(META)
+    try:
+        if raw.dtype != np.uint8 or raw.ndim != 1:
+            raise ValueError(f"'{META}' is a {raw.dtype} array of shape {raw.shape}, not UTF-8 bytes")
+        meta = json.loads(raw.tobytes().decode("utf-8"))
+        if not isinstance(meta, dict):
+            raise ValueError("its metadata is not a JSON object")
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ModelFileError(f"{path}: corrupted olk model file (bad '{META}' JSON: "
+                             f"{' '.join(str(e).split())[:100]})") from None
+    if meta.get("format") != FORMAT:
+        raise ModelFileError(f"{bad} (its format is {meta.get('format')!r}, expected {FORMAT!r})")
+    version = meta.get("format_version")
+    if type(version) is not int or version < 1:
+        raise ModelFileError(f"{path}: corrupted olk model file (format_version {version!r} is not a version number)")
+    if version not in READS:
+        raise ModelFileError(f"{path}: written by olk {meta.get('olk_version', '?')} in model format version "
+                             f"{version}; this is olk {__version__}, which reads format version "
+                             f"{', '.join(map(str, READS))}: upgrade olk to load it")
+    return meta, arrays
+
+
+def _where(path: str, meta: dict) -> str:
+    """The file, with both olk versions when they differ (the start of every later error)."""
+    written = meta.get("olk_version")
+    if written == __version__:
+        return f"{path} (olk {__version__} model)"
+    return f"{path} (written by olk {written}, format version {meta['format_version']}; this is olk {__version__})"
+
+
+def _build(cls, meta: dict, arrays: dict, where: str):
+    state = meta.get("state")
+    if not isinstance(state, dict):
+        raise ModelFileError(f"{where}: corrupted olk model file (no learner state)")
+    model = cls.__new__(cls)
+    dec = _Decoder(arrays, where)
+    dec.memo.append(model)                              # shared-able value 0: the learner itself
+    try:
+        state = dec.decode(state)
+        _set_state(model, state)
+    except ModelFileError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        raise ModelFileError(f"{where}: corrupted or incompatible olk model file "
+                             f"({type(e).__name__}: {' '.join(str(e).split())[:120]})") from None
+    return model
+
+
+def _set_state(obj, state: dict) -> None:
+    setstate = getattr(type(obj), "__setstate__", None)
+    if setstate is not None:
+        obj.__setstate__(state)
+    else:
+        obj.__dict__.update(state)
+
+
+def _check_compatible(model, cls, meta: dict, where: str) -> None:
+    """The learner fits this olk: its parameters pass this olk's checks (a renamed or newly invalid one is the
+    registry's one-line error) and its state has every attribute a new learner of this olk has."""
+    from .algorithms.registry import check_params_of
+    params = meta.get("params")
+    if not isinstance(params, dict):
+        raise ModelFileError(f"{where}: corrupted olk model file (no params)")
+    hyper = {k: v for k, v in params.items() if k not in ("kernel", "random_state")}
+    try:
+        hyper = check_params_of(cls, _Decoder({}, where).decode(hyper), meta["algorithm"])
+        fresh = cls(kernel=model.kernels, random_state=None, **hyper)     # never touches the model's RNG
+    except OlkError as e:
+        raise ModelFileError(f"{where}: its parameters do not fit this olk: {e}") from None
+    except (AttributeError, TypeError, KeyError) as e:
+        raise ModelFileError(f"{where}: corrupted or incompatible olk model file ({e})") from None
+    missing = sorted(set(fresh.__getstate__()) - set(model.__dict__))
+    if missing:
+        raise ModelFileError(f"{where}: its {meta['algorithm']} state lacks {', '.join(missing[:5])}"
+                             f"{' ...' if len(missing) > 5 else ''}, which this olk's {meta['algorithm']} has; "
+                             f"retrain the model with this olk (or load it with the olk that wrote it)")
+
+
+class _Decoder:
+    """The inverse of :class:`_Encoder`: JSON value + arrays -> Python objects, numbering shared-able values in
+    the same (document) order."""
+
+    def __init__(self, arrays: dict, where: str):
+        self.arrays = arrays
+        self.where = where
+        self.memo: list = []
+
+    def _bad(self, why: str) -> ModelFileError:
+        return ModelFileError(f"{self.where}: corrupted or incompatible olk model file ({why})")
+
+    def _slot(self, obj=None) -> int:
+        self.memo.append(obj)
+        return len(self.memo) - 1
+
+    def _array(self, key):
+        if key not in self.arrays:
+            raise self._bad(f"array entry {key!r} is missing")
+        return self.arrays[key]
+
+    def decode(self, e):
+        if e is None or isinstance(e, (bool, int, float, str)):
+            return e
+        if isinstance(e, list):
+            out: list = []
+            self._slot(out)
+            out.extend(self.decode(x) for x in e)
+            return out
+        if not isinstance(e, dict):
+            raise self._bad(f"unexpected JSON value {e!r}")
+        tag = e.get(TAG)
+        if tag is None:
+            out = {}
+            self._slot(out)
+            for k, x in e.items():
+                out[k] = self.decode(x)
+            return out
+        method = getattr(self, f"_d_{tag}", None)
+        if method is None:
+            raise self._bad(f"unknown value type {tag!r}")
+        return method(e)
+
+    # one method per tag, reading children in the order the encoder wrote them
+    def _d_float(self, e):
+        return float(e["value"])
+
+    def _d_scalar(self, e):
+        dtype = np.dtype(e["dtype"])
+        if "key" in e:
+            return self._array(e["key"])[()]
+        v = e["value"]
+        return dtype.type(float(v) if isinstance(v, str) else v)
+
+    def _d_array(self, e):
+        a = self._array(e["key"])
+        if e.get("readonly"):
+            a.flags.writeable = False
+        self._slot(a)
+        return a
+
+    def _d_tuple(self, e):
+        return tuple(self.decode(x) for x in e["items"])
+
+    def _d_frozenset(self, e):
+        return frozenset(self.decode(x) for x in e["items"])
+
+    def _d_set(self, e):
+        i = self._slot()
+        out = set(self.decode(x) for x in e["items"])
+        self.memo[i] = out
+        return out
+
+    def _d_deque(self, e):
+        out = collections.deque(maxlen=e.get("maxlen"))
+        self._slot(out)
+        out.extend(self.decode(x) for x in e["items"])
+        return out
+
+    def _d_dict(self, e):
+        out = {}
+        self._slot(out)
+        for k, x in e["items"]:
+            out[self.decode(k)] = self.decode(x)
+        return out
+
+    def _d_ref(self, e):
+        i = e["id"]
+        if type(i) is not int or not 0 <= i < len(self.memo) or self.memo[i] is None:
+            raise self._bad(f"reference {i!r} to no object")
+        return self.memo[i]
+
+    def _d_kernel(self, e):
+        from .kernels import Kernel, make_kernel
+        if "fields" in e:
+            f = dict(e["fields"])
+            if f.get("cols") is not None:
+                f["cols"] = tuple(f["cols"])
+            return Kernel(**f)
+        return make_kernel(dict(e["spec"]), "kernel")
+
+    def _d_kernels(self, e):
+        from .kernels import KernelSet
+        return KernelSet(tuple(self._d_kernel(k) for k in e["kernels"]))
+
+    def _d_generator(self, e):
+        i = self._slot()
+        state = self.decode(e["state"])
+        name = state.get("bit_generator") if isinstance(state, dict) else None
+        if name not in _BIT_GENERATORS:
+            raise self._bad(f"unknown bit generator {name!r}")
+        bitgen = getattr(np.random, name)()
+        bitgen.state = state
+        self.memo[i] = g = np.random.Generator(bitgen)
+        return g
+
+    def _d_random_state(self, e):
+        i = self._slot()
+        rs = np.random.RandomState()
+        rs.set_state(self.decode(e["state"]))
+        self.memo[i] = rs
+        return rs
+
+    def _d_svpool(self, e):
+        from ._core.svpool import _rebuild_pool
+        i = self._slot()
+        self.memo[i] = pool = _rebuild_pool(self.decode(e["state"]))
+        return pool
+
+    def _d_object(self, e):
+        cls = self._class(e["class"])
+        obj = cls.__new__(cls)
+        self._slot(obj)
+        state = self.decode(e["state"])
+        if not isinstance(state, dict):
+            raise self._bad(f"the state of a {e['class']} is not a dict")
+        _set_state(obj, state)
+        return obj
+
+    def _class(self, name: str) -> type:
+        if name in FOREIGN:
+            mod, attr = FOREIGN[name]
+        else:
+            mod, _, attr = str(name).partition(":")
+            if not (mod == "olk" or mod.startswith("olk.")) or mod.startswith("olk._core") or not attr:
+                raise self._bad(f"class {name!r} is not one a model file may hold")
+        try:
+            obj = importlib.import_module(mod)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError):
+            raise self._bad(f"this olk has no class {name!r}") from None
+        if not isinstance(obj, type):
+            raise self._bad(f"{name!r} is not a class")
+        return obj
+
+
+__all__ = ["save", "load", "FORMAT", "FORMAT_VERSION", "ModelFileError"]
