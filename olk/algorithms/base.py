@@ -30,6 +30,21 @@ from ..tasks import TASKS
 from .registry import EXACT, check_params_of
 
 
+class InputError(DataError, ValueError):
+    """Bad input to a learner's estimator surface (X or y of ``fit``/``partial_fit``/``predict``...): a one-line
+    :class:`~olk.errors.DataError` that is also a ``ValueError``, as scikit-learn expects of an estimator."""
+
+
+class InputTypeError(InputError, TypeError):
+    """X holds values that are not numbers (e.g. a dict in an object array): an :class:`InputError` that is also a
+    ``TypeError``, as ``np.asarray(X, dtype=float)`` raises it."""
+
+
+class ParamError(ConfigError, ValueError):
+    """A bad value given to ``set_params``: the one-line :class:`~olk.errors.ConfigError` the constructor raises,
+    also a ``ValueError`` (scikit-learn's convention for parameter validation)."""
+
+
 class KernelEstimator:
     """What every registered learner shares, online or batch: registry metadata, the kernel, the RNG,
     the hyper-parameters (one attribute per ``Param``), the label mapping (``classes_``), ``predict`` and
@@ -91,6 +106,28 @@ class KernelEstimator:
         return [0] * self.n_cols
 
     # ------------------------------------------------------- scikit-learn estimator contract
+    @property
+    def _estimator_type(self) -> str:
+        """"regressor" for ``task = "regression"``, else "classifier" (scikit-learn's older estimator-type API)."""
+        return "regressor" if TASKS[self.task].labels != "binary" else "classifier"
+
+    def __sklearn_tags__(self):
+        """scikit-learn's estimator tags: a binary-only classifier (multi_class=False: a third label is a
+        ValueError) or a regressor, taking dense or scipy-sparse X without NaN/inf, and usable before any fit
+        (an online learner predicts with f = 0 until it has seen an example: ``requires_fit=False``)."""
+        from sklearn.utils import ClassifierTags, InputTags, RegressorTags, Tags, TargetTags
+        regressor = self._estimator_type == "regressor"
+        return Tags(estimator_type=self._estimator_type,
+                    target_tags=TargetTags(required=True),
+                    classifier_tags=None if regressor else ClassifierTags(multi_class=False),
+                    regressor_tags=RegressorTags() if regressor else None,
+                    input_tags=InputTags(sparse=True),
+                    requires_fit=False)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Fitted once ``fit`` / ``partial_fit`` has seen data (``n_features_in_`` is set)."""
+        return getattr(self, "n_features_in_", None) is not None
+
     def get_params(self, deep: bool = True) -> dict:
         """The constructor arguments: ``kernel``, ``random_state`` and every declared hyper-parameter
         (so ``sklearn.base.clone`` rebuilds an untrained copy)."""
@@ -102,12 +139,27 @@ class KernelEstimator:
         did-you-mean for an unknown name).  Hyper-parameters take effect at the next update; a new ``kernel`` or
         ``random_state`` restarts the learner untrained, since the model learned so far depends on them."""
         params = dict(params)
+        kernel_given = "kernel" in params
         kernel = params.pop("kernel", None)
+        current = self.get_params()["kernel"]
         seed_given = "random_state" in params
         seed = params.pop("random_state", self.random_state)
-        merged = check_params_of(type(self), {**self.hyperparams, **params}, f"{self.name}.set_params")
-        if kernel is not None or seed_given:
-            type(self).__init__(self, kernel=self.kernels if kernel is None else kernel, random_state=seed, **merged)
+        try:
+            merged = check_params_of(type(self), {**self.hyperparams, **params}, f"{self.name}.set_params")
+            if kernel_given and kernel is not current:
+                KernelSet.of(kernel, "kernel")          # a bad kernel leaves the learner as it was
+        except ConfigError as e:
+            raise ParamError(str(e)) from None
+        if seed_given:
+            try:
+                np.random.default_rng(seed)             # so does a bad random_state
+            except (TypeError, ValueError) as e:
+                raise ParamError(f"{self.name}.set_params: random_state must be None or an int seed, got "
+                                 f"{seed!r} ({e})") from None
+        if (kernel_given and kernel is not current) or seed_given:
+            restart = self.kernels if not kernel_given or kernel is current else kernel
+            type(self).__init__(self, kernel=restart, random_state=seed, **merged)
+            self.__dict__.pop("n_features_in_", None)       # untrained again
             return self
         for k, v in merged.items():
             setattr(self, k, v)
@@ -142,13 +194,19 @@ class KernelEstimator:
     def _encode_y(self, y, n_rows: int, classes) -> tuple[np.ndarray, np.ndarray | None]:
         """Check y (one finite label per row) and map it to float64 ±1 with `classes` (None: derive them
         from y, see the class docstring).  Returns (y_pm, classes); raises a one-line DataError."""
+        if y is None:
+            raise InputError(f"{self.display} requires y to be passed, but the target y is None")
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
+            import warnings
+            from sklearn.exceptions import DataConversionWarning
+            warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape (n, 1) is read "
+                          "as its single column (use y.ravel())", DataConversionWarning, stacklevel=4)
             y = y[:, 0]
         if y.ndim != 1:
-            raise DataError(f"y: expected a 1-d array of labels, got shape {y.shape}")
+            raise InputError(f"y: expected a 1-d array of labels, got shape {y.shape}")
         if y.shape[0] != n_rows:
-            raise DataError(f"X has {n_rows} rows but y has {y.shape[0]}")
+            raise InputError(f"X has {n_rows} rows but y has {y.shape[0]}")
         check_finite_y(y)
         if TASKS[self.task].labels != "binary":        # regression: real-valued targets, no classes_
             return np.ascontiguousarray(y, dtype=np.float64), classes
@@ -158,25 +216,28 @@ class KernelEstimator:
             try:
                 found = np.unique(y)
             except TypeError:
-                raise DataError(f"y: labels of mixed types cannot be ordered (e.g. {_label(y[0])}); "
+                raise InputError(f"y: labels of mixed types cannot be ordered (e.g. {_label(y[0])}); "
                                 f"use two labels of one type") from None
+            if found.size > 2 and found.dtype.kind == "f" and not np.all(found == np.round(found)):
+                raise InputError(f"y: Unknown label type: continuous target ({found.size} distinct real values, e.g. "
+                                 f"{_labels(found[:3])}) but {self.display} is a binary classifier: give it two labels")
             if found.size > 2:
-                raise DataError(f"y: {found.size} distinct labels ({_labels(found)}) but {self.display} is a binary "
-                                f"classifier: give it two labels (for a multiclass LIBSVM file, map one class to +1 "
+                raise InputError(f"y: {found.size} distinct labels ({_labels(found)}) but {self.display} is a binary "
+                                f"classifier. Only binary classification is supported: give it two labels (for a multiclass LIBSVM file, map one class to +1 "
                                 f"with preprocess={{'positive_label': L}})")
             if found.size == 2:
                 classes = found
             elif found.dtype.kind in "iuf" and found[0] in (-1, 1):
                 classes = np.array([-1, 1], dtype=found.dtype if found.dtype.kind in "if" else np.int64)
             else:
-                raise DataError(f"y: only one label ({_label(found[0])}) in the first fit/partial_fit call, so "
+                raise InputError(f"y: only one label ({_label(found[0])}) in the first fit/partial_fit call, so "
                                 f"olk cannot tell which class it is; pass examples of both classes in the first "
                                 f"call, or use the labels -1/+1")
         pos, neg = _equal(y, classes[1]), _equal(y, classes[0])
         bad = ~(pos | neg)
         if bad.any():
             r = int(np.argmax(bad))
-            raise DataError(f"y: row {r} (0-based) has label {_label(y[r])}, which is not one of this model's "
+            raise InputError(f"y: row {r} (0-based) has label {_label(y[r])}, which is not one of this model's "
                             f"classes_ ({_labels(classes)}), fixed by its first fit/partial_fit call")
         return np.where(pos, 1.0, -1.0), classes
 
@@ -212,10 +273,10 @@ class OnlineKernelLearner(KernelEstimator):
         if self.pool is None:
             self.pool = self._make_pool(src.n_features, src.sparse)
         elif src.sparse != self.pool.sparse:
-            raise DataError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
+            raise InputError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
                             + " data; pass data in the same layout")
         elif src.n_features > self.pool.n_features:
-            raise DataError(f"data has {src.n_features} features but the model was trained with "
+            raise InputError(f"data has {src.n_features} features but the model was trained with "
                             f"{self.pool.n_features}; load it with n_features={self.pool.n_features}")
         self.src = src
         return src
@@ -232,7 +293,7 @@ class OnlineKernelLearner(KernelEstimator):
             X = RowSource(X)
         if self.pool is not None and X.n_features > self.pool.n_features:
             # the core runs without bounds checks: wider rows must never reach it
-            raise DataError(f"data has {X.n_features} features but the model was trained with "
+            raise InputError(f"data has {X.n_features} features but the model was trained with "
                             f"{self.pool.n_features}; load it with n_features={self.pool.n_features}")
         return X
 
@@ -266,9 +327,23 @@ class OnlineKernelLearner(KernelEstimator):
         return state
 
     # --------------------------------------------------- scikit-learn surface
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, classes=None):
         """Continue learning: one online pass over (X, y) in the given order, from the current model; returns
-        self.  The first call fixes ``classes_`` (any two labels; see :class:`KernelEstimator`)."""
+        self.  The first call fixes ``classes_`` (any two labels; see :class:`KernelEstimator`), and the width
+        ``n_features_in_``.  ``classes`` (scikit-learn's argument) names both labels up front, so a first call
+        may hold examples of one class only; later calls may repeat it (it must equal ``classes_``)."""
+        if classes is not None:
+            if TASKS[self.task].labels != "binary":
+                raise InputError(f"{self.name}.partial_fit: classes= is for classifiers; {self.display} is a "
+                                 f"regressor (real-valued targets)")
+            c = np.asarray(classes)
+            _, found = self._encode_y(c, c.shape[0] if c.ndim else 1, None)
+            if self.classes_ is None:
+                self._learn(X, y, fresh=False, classes=found)
+                return self
+            if found.shape != self.classes_.shape or not np.all(_equal(found, self.classes_[0]) | _equal(found, self.classes_[1])):
+                raise InputError(f"classes=({_labels(found)}) differs from this model's classes_ "
+                                 f"({_labels(self.classes_)}), fixed by its first fit/partial_fit call")
         return self._learn(X, y, fresh=False)
 
     def fit(self, X, y):
@@ -277,14 +352,20 @@ class OnlineKernelLearner(KernelEstimator):
         online pass over (X, y) in the given order; returns self."""
         return self._learn(X, y, fresh=True)
 
-    def _learn(self, X, y, fresh: bool):
+    def _learn(self, X, y, fresh: bool, classes=None):
         # every check happens before the model changes: bad data leaves it as it was
+        X = as_data(X)
+        check_train_shape(X, empty_ok=not fresh)
         check_finite_X(X)
-        y, classes = self._encode_y(y, n_rows(X), None if fresh else self.classes_)
+        y, classes = self._encode_y(y, n_rows(X), classes if classes is not None else
+                                    None if fresh else self.classes_)
         if fresh:
             self._reset()
+            self.__dict__.pop("n_features_in_", None)
         self.bind(X)
         self.classes_ = classes
+        if getattr(self, "n_features_in_", None) is None:
+            self.n_features_in_ = n_features(X)
         step = self.step
         for i, yi in enumerate(y.tolist()):
             step(i, yi)
@@ -302,6 +383,8 @@ class OnlineKernelLearner(KernelEstimator):
         (yv,), classes = self._encode_y(np.asarray([y]), 1, self.classes_ if self.classes_ is not None
                                          else np.array([-1.0, 1.0]))
         self.bind(src)
+        if getattr(self, "n_features_in_", None) is None:
+            self.n_features_in_ = n_features(src)
         self.step(0, yv)
         self.src = None
         return self
@@ -319,7 +402,7 @@ class OnlineKernelLearner(KernelEstimator):
         if isinstance(x, dict):
             idx = np.fromiter((int(k) for k in x), dtype=np.int64, count=len(x))
             if idx.size and idx.min() < 0:
-                raise DataError(f"x: feature index {int(idx.min())} is negative; indices start at 0")
+                raise InputError(f"x: feature index {int(idx.min())} is negative; indices start at 0")
             width = max(int(idx.max()) + 1 if idx.size else 0, self.pool.n_features if self.pool is not None else 0)
             x = sp.csr_matrix((np.fromiter(x.values(), dtype=np.float64, count=len(x)), (np.zeros_like(idx), idx)),
                               shape=(1, width))
@@ -328,7 +411,7 @@ class OnlineKernelLearner(KernelEstimator):
             if x.ndim == 1:
                 x = x.reshape(1, -1)
         if n_rows(x) != 1:
-            raise DataError(f"x: expected one example, got {n_rows(x)} rows (use partial_fit for several)")
+            raise InputError(f"x: expected one example, got {n_rows(x)} rows (use partial_fit for several)")
         return self._source_for(x)
 
     def _reset(self) -> None:
@@ -353,18 +436,48 @@ def n_rows(X) -> int:
     return np.atleast_2d(np.asarray(X)).shape[0]
 
 
+def as_data(X):
+    """X as olk's learners read it: a RowSource, scipy sparse matrix or numpy array as is; anything else (a list
+    of rows, a pandas DataFrame, ...) through ``np.asarray``."""
+    if isinstance(X, (RowSource, np.ndarray)) or sp.issparse(X):
+        return X
+    return np.asarray(X)
+
+
+def n_features(X) -> int:
+    """Columns of a data matrix (dense, scipy sparse or RowSource); a 1-d array is one row."""
+    if isinstance(X, RowSource):
+        return X.n_features
+    shape = X.shape if hasattr(X, "shape") else np.shape(X)
+    return int(shape[1]) if len(shape) > 1 else int(shape[0]) if len(shape) == 1 else 1
+
+
+def check_train_shape(X, empty_ok: bool = False) -> None:
+    """Training data needs at least one feature, and (unless `empty_ok`: a ``partial_fit`` with no rows is a
+    no-op) at least one row: a one-line InputError otherwise."""
+    if isinstance(X, RowSource):
+        return
+    shape = X.shape if hasattr(X, "shape") else np.shape(X)
+    if len(shape) == 2 and shape[1] == 0:
+        raise InputError(f"X has 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required.")
+    if not empty_ok and n_rows(X) == 0:
+        raise InputError(f"cannot train on an empty training set (0 rows, shape={tuple(shape)})")
+
+
 def check_finite_X(X) -> None:
     """A one-line DataError naming the first row (0-based) of X that holds a NaN or an infinite value."""
     if isinstance(X, RowSource):
         bad = np.flatnonzero(~np.isfinite(np.asarray(X.sqnorms)))
         if bad.size:
-            raise DataError(f"X: row {bad[0]} (0-based) has a NaN or infinite value (its squared norm is not "
+            raise InputError(f"X: row {bad[0]} (0-based) has a NaN or infinite value (its squared norm is not "
                             f"finite); remove or impute that row")
         return
     if sp.issparse(X):
         if X.format != "csr":
             X = X.tocsr()
         data = np.asarray(X.data)
+        if data.dtype.kind == "c":
+            raise InputError("X: Complex data not supported; pass real numbers")
         if data.dtype.kind in "fc" and data.size and not np.isfinite(data.sum()):  # NaN/inf make the sum non-finite
             bad = np.flatnonzero(~np.isfinite(data))
             if bad.size:
@@ -375,11 +488,15 @@ def check_finite_X(X) -> None:
     A = np.asarray(X)
     if A.dtype.kind in "iub":
         return
-    if A.dtype.kind not in "fc":
+    if A.dtype.kind == "c":
+        raise InputError("X: Complex data not supported; pass real numbers")
+    if A.dtype.kind != "f":
         try:
             A = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError) as e:
-            raise DataError(f"X: expected numbers ({e})") from None
+        except TypeError as e:
+            raise InputTypeError(f"X: expected numbers ({e})") from None
+        except ValueError as e:
+            raise InputError(f"X: expected numbers ({e})") from None
     if A.size and not np.isfinite(A.sum()):
         bad = np.flatnonzero(~np.isfinite(A))
         if bad.size:
@@ -388,7 +505,7 @@ def check_finite_X(X) -> None:
 
 
 def _bad_x(row: int, col: int, value) -> None:
-    raise DataError(f"X: row {row} (0-based), column {col} is {value}: NaN and infinite values cannot be learned "
+    raise InputError(f"X: row {row} (0-based), column {col} is {value}: NaN and infinite values cannot be learned "
                     f"from or scored; remove or impute that row")
 
 
@@ -398,11 +515,11 @@ def check_finite_y(y: np.ndarray) -> None:
         if y.size and not np.isfinite(y.sum()):
             bad = np.flatnonzero(~np.isfinite(y))
             if bad.size:
-                raise DataError(f"y: row {bad[0]} (0-based) has label {y[bad[0]]}; labels must be finite")
+                raise InputError(f"y: row {bad[0]} (0-based) has label {y[bad[0]]}; labels must be finite")
     elif y.dtype.kind == "O":
         for r, v in enumerate(y.tolist()):
             if v is None or (isinstance(v, float) and not math.isfinite(v)):
-                raise DataError(f"y: row {r} (0-based) has label {v}; labels must be finite")
+                raise InputError(f"y: row {r} (0-based) has label {v}; labels must be finite")
 
 
 def _equal(y: np.ndarray, c) -> np.ndarray:

@@ -18,11 +18,14 @@ This module holds their base class, :class:`BatchKernelLearner`; each learner li
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._core.svpool import RowSource, SVPool
 from ..errors import DataError
-from .base import KernelEstimator, OnlineKernelLearner, check_finite_X, n_rows
+from .base import (InputError, KernelEstimator, OnlineKernelLearner, as_data, check_finite_X, check_train_shape,
+                   n_features, n_rows)
 
 
 class BatchKernelLearner(KernelEstimator):
@@ -41,6 +44,24 @@ class BatchKernelLearner(KernelEstimator):
     #: of the training time
     reports_progress = False
 
+    def __init_subclass__(cls, **kwargs):
+        """Every learner's own ``fit`` gets the scikit-learn surface around it: X given as a list of rows (or a
+        DataFrame) is read through ``np.asarray`` first, and a successful fit sets ``n_features_in_`` (the
+        width of X; a failed one leaves the model without it)."""
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        if fit is not None and not getattr(fit, "_sklearn_surface", False):
+            @functools.wraps(fit)
+            def fit_with_surface(self, X, y, *args, **kw):
+                X = as_data(X)
+                check_train_shape(X)
+                self.__dict__.pop("n_features_in_", None)
+                fit(self, X, y, *args, **kw)
+                self.n_features_in_ = n_features(X)
+                return self
+            fit_with_surface._sklearn_surface = True
+            cls.fit = fit_with_surface
+
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel, random_state, **params)
         self.t = 0                  # training iterations run by the last fit
@@ -54,7 +75,7 @@ class BatchKernelLearner(KernelEstimator):
         re-seed the RNG from ``random_state`` (every fit starts from scratch), and return y as float64 ±1."""
         n = n_rows(X)
         if n == 0:
-            raise DataError("cannot train on an empty training set (0 rows)")
+            raise InputError("cannot train on an empty training set (0 rows)")
         check_finite_X(X)
         y, classes = self._encode_y(y, n, None)
         self.classes_ = classes
@@ -63,7 +84,7 @@ class BatchKernelLearner(KernelEstimator):
 
     def _check_width(self, n_features: int) -> None:
         if self.n_features_ is not None and n_features > self.n_features_:
-            raise DataError(f"data has {n_features} features but the model was trained with "
+            raise InputError(f"data has {n_features} features but the model was trained with "
                             f"{self.n_features_}; load it with n_features={self.n_features_}")
 
     # ----------------------------------------------------------- inspection
@@ -102,7 +123,7 @@ class PooledBatchLearner(BatchKernelLearner):
     def _source_for(self, X) -> RowSource:
         src = OnlineKernelLearner._source_for(self, X)
         if src.sparse != self.pool.sparse:
-            raise DataError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
+            raise InputError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
                             + " data; pass data in the same layout")
         self._check_width(src.n_features)
         return src
