@@ -12,14 +12,27 @@ Every user-input problem prints one line ``olk: error: ...`` and exits with stat
 """
 from __future__ import annotations
 
+import importlib
 import shlex
 import sys
 
 import click
-import yaml
 
 from . import __version__
 from .errors import ConfigError, Interrupted, OlkError, excerpt
+
+# The CLI imports lazily: ``olk --help`` and ``olk algorithms`` load neither pandas, matplotlib, scikit-learn nor
+# joblib, and each command imports what it needs when it runs.  These commands live in other modules and are
+# imported on first use; ``olk --help`` lists them with the first line of their help, written down here
+# (tests/test_startup.py checks it against the commands themselves).
+_LAZY_COMMANDS = {
+    "datasets": ("olk.data.cli", "datasets", "List, verify, fetch and describe the registered datasets."),
+    "table": ("olk.report.cli", "table_cmd", "Paper-style mean ± std table of RESULTS_DIR."),
+    "compare": ("olk.report.cli", "compare_cmd", "Compare RESULTS_DIR with the published table it reproduces."),
+    "plot": ("olk.report.cli", "plot_cmd", "Figures of RESULTS_DIR as PNG and PDF (default into RESULTS_DIR/figures/)."),
+    "report": ("olk.report.cli", "report_cmd",
+               "Reproduction report over every results directory: results/REPRODUCTION.md (+ .html)."),
+}
 
 def _command_line() -> str:
     return "olk " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -33,6 +46,7 @@ def _csv_list(value: str | None) -> list[str] | None:
 
 def parse_set_options(items) -> dict[str, list]:
     """'beta=5,10,20' -> {'beta': [5.0, 10.0, 20.0]} (numbers parsed with YAML rules)."""
+    import yaml
     out: dict[str, list] = {}
     for it in items or ():
         if "=" not in it or not it.split("=", 1)[0].strip():
@@ -118,23 +132,41 @@ def _command_of(args) -> str | None:
 class _Group(click.Group):
     """The olk group: a Ctrl-C inside any command becomes :class:`Interrupted` (exit status 130, one line).
 
-    The data and report commands are mounted on first use, so ``import olk.cli`` is quick (no pandas) and a
-    Ctrl-C while they load is reported like any other."""
-
-    _mounted = False
-
-    def _mount(self):
-        if not self._mounted:
-            type(self)._mounted = True
-            _mount_optional()
+    The data and report commands (:data:`_LAZY_COMMANDS`) are imported only when they are run or asked for
+    help, so ``import olk.cli`` and ``olk --help`` are quick (no pandas), and a Ctrl-C while one loads is
+    reported like any other."""
 
     def get_command(self, ctx, cmd_name):
-        self._mount()
+        if cmd_name not in self.commands and cmd_name in _LAZY_COMMANDS:
+            module, attr, _ = _LAZY_COMMANDS[cmd_name]
+            try:
+                cmd = getattr(importlib.import_module(module), attr)
+            except ImportError:  # pragma: no cover - layer not installed
+                return None
+            self.add_command(cmd, cmd_name)
         return super().get_command(ctx, cmd_name)
 
     def list_commands(self, ctx):
-        self._mount()
-        return super().list_commands(ctx)
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def format_commands(self, ctx, formatter):
+        """click's listing, with the summary of a command not imported yet taken from :data:`_LAZY_COMMANDS`."""
+        from click.utils import make_default_short_help
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = []
+        for name in names:
+            if name in self.commands or name not in _LAZY_COMMANDS:
+                cmd = self.get_command(ctx, name)
+                if cmd is None or cmd.hidden:
+                    continue
+                rows.append((name, cmd.get_short_help_str(limit)))
+            else:
+                rows.append((name, make_default_short_help(_LAZY_COMMANDS[name][2], limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def resolve_command(self, ctx, args):
         ctx.meta["olk.command"] = args[0] if args else None     # named in the report of a Ctrl-C while it loads
@@ -286,6 +318,7 @@ def _kernel_option(text: str | None):
     """--kernel: a kernel type or preset name, or a JSON/YAML mapping (or list of them), checked here."""
     if text is None:
         return None
+    import yaml
     from .kernels import kernel_spec
     try:
         spec = yaml.safe_load(text)
@@ -424,22 +457,6 @@ def regress(update, config_dir, baseline_dir, n_jobs):
     if bad:
         raise OlkError(f"regression: {sum(len(r.failures) for r in bad)} check(s) failed in {', '.join(r.config for r in bad)}"
                        f"; fix the change or run 'olk regress --update' if it is intended")
-
-
-def _mount_optional():
-    try:
-        from .data.cli import datasets as datasets_group
-        cli.add_command(datasets_group, "datasets")
-    except ImportError:  # pragma: no cover
-        pass
-    try:
-        from .report import cli as report_cli
-        for name in ("table", "compare", "plot", "report"):
-            cmd = getattr(report_cli, name, None) or getattr(report_cli, f"{name}_cmd", None)
-            if isinstance(cmd, click.Command):
-                cli.add_command(cmd, name)
-    except ImportError:  # pragma: no cover
-        pass
 
 
 def main(argv=None):

@@ -21,9 +21,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._core.svpool import RowSource, SVPool
+from .._lazy import issparse
 from ..errors import ConfigError, DataError
 from ..kernels import KernelSet
 from ..tasks import TASKS
@@ -285,10 +285,10 @@ class OnlineKernelLearner(KernelEstimator):
         check_finite_X(X)
         if not isinstance(X, RowSource):
             if self.pool is not None:
-                import scipy.sparse as sp
-                if self.pool.sparse and not sp.issparse(X):
+                if self.pool.sparse and not issparse(X):
+                    import scipy.sparse as sp
                     X = sp.csr_matrix(np.atleast_2d(X))
-                elif not self.pool.sparse and sp.issparse(X):
+                elif not self.pool.sparse and issparse(X):
                     X = X.toarray()
             X = RowSource(X)
         if self.pool is not None and X.n_features > self.pool.n_features:
@@ -404,9 +404,10 @@ class OnlineKernelLearner(KernelEstimator):
             if idx.size and idx.min() < 0:
                 raise InputError(f"x: feature index {int(idx.min())} is negative; indices start at 0")
             width = max(int(idx.max()) + 1 if idx.size else 0, self.pool.n_features if self.pool is not None else 0)
+            import scipy.sparse as sp
             x = sp.csr_matrix((np.fromiter(x.values(), dtype=np.float64, count=len(x)), (np.zeros_like(idx), idx)),
                               shape=(1, width))
-        elif not sp.issparse(x):
+        elif not issparse(x):
             x = np.asarray(x, dtype=np.float64)
             if x.ndim == 1:
                 x = x.reshape(1, -1)
@@ -439,7 +440,7 @@ def n_rows(X) -> int:
 def as_data(X):
     """X as olk's learners read it: a RowSource, scipy sparse matrix or numpy array as is; anything else (a list
     of rows, a pandas DataFrame, ...) through ``np.asarray``."""
-    if isinstance(X, (RowSource, np.ndarray)) or sp.issparse(X):
+    if isinstance(X, (RowSource, np.ndarray)) or issparse(X):
         return X
     return np.asarray(X)
 
@@ -472,7 +473,7 @@ def check_finite_X(X) -> None:
             raise InputError(f"X: row {bad[0]} (0-based) has a NaN or infinite value (its squared norm is not "
                             f"finite); remove or impute that row")
         return
-    if sp.issparse(X):
+    if issparse(X):
         if X.format != "csr":
             X = X.tocsr()
         data = np.asarray(X.data)

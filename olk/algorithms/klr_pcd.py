@@ -32,7 +32,6 @@ array([[0.67, 0.33],
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 from .._core.svpool import RowSource, SVPool
 from .base_batch import PooledBatchLearner
@@ -242,6 +241,7 @@ class KLRPCD(KLRBatchLearner):
     MAX_HALVINGS = 30
 
     def _solve(self, cols: KernelColumns, y: np.ndarray, publish) -> None:
+        from scipy.special import expit      # lazy: scipy.special takes ~0.1 s to import
         n = cols.n
         lam, inv_n = self.lam, 1.0 / n
         diag = cols.diag

@@ -17,9 +17,9 @@ True
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._core.svpool import RowSource
+from .._lazy import issparse
 from ..errors import ConfigError, DataError
 from .base import check_finite_X, n_rows
 from .base_batch import BatchKernelLearner
@@ -78,7 +78,8 @@ class LibSVM(BatchKernelLearner):
     def _as_matrix(X):
         if isinstance(X, RowSource):
             raise DataError("libsvm needs the data matrix itself (CSR or dense), not a RowSource")
-        if sp.issparse(X):
+        if issparse(X):
+            import scipy.sparse as sp
             return sp.csr_matrix(X, dtype=np.float64)
         return np.atleast_2d(np.asarray(X, dtype=np.float64))
 
@@ -91,7 +92,7 @@ class LibSVM(BatchKernelLearner):
         self.svc = self._svc().fit(X, y)
         # the sign convention of decision_function: classes_ = [-1, +1], so > 0 means +1
         assert list(self.svc.classes_) == [-1.0, 1.0]
-        self._sparse = sp.issparse(X)
+        self._sparse = issparse(X)
         self.n_features_ = X.shape[1]
         self.t = X.shape[0]
         self.n_updates = self.n_sv
@@ -99,6 +100,7 @@ class LibSVM(BatchKernelLearner):
 
     def _prepare(self, X):
         """X in the training layout (CSR / dense) and width (narrower data is zero-padded)."""
+        import scipy.sparse as sp
         X = self._as_matrix(X)
         check_finite_X(X)
         self._check_width(X.shape[1])

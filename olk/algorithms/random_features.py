@@ -45,9 +45,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._core.svpool import RowSource
+from .._lazy import issparse
 from ..errors import ConfigError, DataError
 from .base import OnlineKernelLearner, check_finite_X, n_rows
 from .registry import Param, Reproducibility
@@ -243,7 +243,7 @@ class RandomFeatureMKL(OnlineKernelLearner):
         if isinstance(X, RowSource):
             raise DataError(f"{self.name} reads the rows as a numpy array: pass the data matrix (dense or scipy "
                             f"sparse), not a RowSource")
-        if sp.issparse(X):
+        if issparse(X):
             X = X.toarray()
         A = np.asarray(X, dtype=np.float64)
         if A.ndim == 1:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from olk._lazy import yaml_load
 from olk.errors import DataError, did_you_mean
 from olk.data.preprocess import validate_preprocess
 from olk.data.dataset import TASKS
@@ -136,7 +137,7 @@ def _mtime(f: Path):
 def _read_registry(path: Path) -> dict[str, DatasetSpec]:
     where = str(path)
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yaml_load(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise DataError(f"{where}: cannot read dataset registry ({e.strerror}): fix OLK_REGISTRY") from None
     except yaml.YAMLError as e:

@@ -4,13 +4,33 @@ Layers, in the order a value travels: :mod:`.config` (YAML -> validated Experime
 (command-line variants; tune / match / main -> RunSpec), :mod:`.data` (datasets -> arrays),
 :mod:`.execute` (RunSpec + arrays -> record, under the task protocol of :mod:`.tasks`), :mod:`.store`
 (the append-only run log), :mod:`.runner` (sequences them; resume).
-"""
-from .config import ExperimentConfig, grid, load_config, parse_config
-from .execute import execute_run
-from .plan import apply_overrides, expand_sweep, variant
-from .runner import Runner
-from .spec import RunSpec
-from ..tasks import TASKS, online_pass, task_of
 
-__all__ = ["ExperimentConfig", "RunSpec", "Runner", "TASKS", "apply_overrides", "execute_run", "expand_sweep", "grid",
-           "load_config", "online_pass", "parse_config", "task_of", "variant"]
+The names below are imported on first use (PEP 562), so ``import olk.experiment.config`` (``olk train``) does
+not load the runner, the store or pandas.
+"""
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "ExperimentConfig": ".config", "grid": ".config", "load_config": ".config", "parse_config": ".config",
+    "execute_run": ".execute",
+    "apply_overrides": ".plan", "expand_sweep": ".plan", "variant": ".plan",
+    "Runner": ".runner",
+    "RunSpec": ".spec",
+    "TASKS": "..tasks", "online_pass": "..tasks", "task_of": "..tasks",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_EXPORTS})

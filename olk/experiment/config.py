@@ -34,6 +34,7 @@ from pathlib import Path
 import yaml
 
 from ..algorithms import registry as algo_registry
+from .._lazy import yaml_load
 from ..errors import ConfigError, did_you_mean, excerpt
 from ..kernels import is_kernel_set, kernel_spec, make_kernel
 
@@ -622,7 +623,7 @@ def load_config(path: str | Path) -> ExperimentConfig:
         raise ConfigError(f"{path}: not a UTF-8 text YAML file (byte 0x{data[e.start]:02x} at offset {e.start}); "
                           f"pass a YAML config such as configs/demo.yaml") from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml_load(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""

@@ -11,7 +11,6 @@ import json
 import os
 from pathlib import Path
 
-import pandas as pd
 
 from ..tasks import TEST_CURVE_COLUMNS, TEST_CURVES
 
@@ -90,6 +89,7 @@ class RunStore:
         pass, e.g. SPA in batch mode) becomes one row per output classifier (SPA-last, SPA-avg), each
         with that output's test accuracy, run_id ``<run_id>:<output>``.
         """
+        import pandas as pd     # lazy: only writing the tables needs it
         rows, curves, held = [], [], []
         outputs = outputs or {}
         for rid in run_ids:
