@@ -84,8 +84,9 @@ def canonical_X(X, *, sparse: bool | None = None):
         sparse = sp.issparse(X)
     if sparse:
         X = sp.csr_matrix(X, dtype=np.float64, copy=False)
-        X.sum_duplicates()          # also sorts indices
-        X.eliminate_zeros()
+        X.sum_duplicates()          # also sorts indices (a no-op, checked in O(nnz), on a canonical matrix)
+        if not X.data.all():        # rewrites every stored value: only when there is a zero to remove
+            X.eliminate_zeros()
         if not X.has_sorted_indices:
             X.sort_indices()
         if X.indices.dtype != np.int32 or X.indptr.dtype != np.int32:

@@ -220,6 +220,7 @@ def read_file(path: Path, fmt: str, *, n_features=None, options=None, dataset=No
         check_sha256(path, sha, fspec, what or str(path), fetch_name or str(dataset))
     X, y = reader(data, str(path), n_features=n_features, options=options, dataset=dataset)
     del data
+    X = canonical_X(X)          # cached as every load uses it (CSR: sorted, no explicit zeros; dense: C order)
     cache.save(_key(sha, fmt, n_features, options), X, y)
     return X, y, sha, False
 
