@@ -162,19 +162,19 @@ def test_user_file_positive_label_and_multiclass(tmp_path):
 
 def test_array_cache_hit_and_corrupt_entry_rebuilt(tmp_path):
     first = load_dataset("w7a-small")
-    assert first.meta["cache"] == {"hits": 0, "misses": 1}
+    assert first.meta["cache"] == {"hits": 0, "misses": 1, "dataset": False}
     second = load_dataset("w7a-small")
-    assert second.meta["cache"] == {"hits": 1, "misses": 0}
+    assert second.meta["cache"] == {"hits": 1, "misses": 0, "dataset": True}      # the loaded dataset, mapped
     assert (first.X != second.X).nnz == 0 and np.array_equal(first.y, second.y)
     entries = [e for e in data_cache.data_cache_dir().iterdir() if (e / "entry.json").is_file()]
-    assert entries
+    assert len(entries) == 2                        # the parsed file and the loaded dataset
     for e in entries:
         for f in e.glob("*.npy"):
             f.write_bytes(b"not an npy")
     third = load_dataset("w7a-small")
-    assert third.meta["cache"] == {"hits": 0, "misses": 1}
+    assert third.meta["cache"] == {"hits": 0, "misses": 1, "dataset": False}   # both entries refused, re-parsed
     assert (first.X != third.X).nnz == 0
-    assert load_dataset("w7a-small").meta["cache"]["hits"] == 1       # rebuilt
+    assert load_dataset("w7a-small").meta["cache"] == {"hits": 1, "misses": 0, "dataset": True}    # rebuilt
 
 
 def test_cache_never_required(tmp_path, monkeypatch):

@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
+
+from olk._lazy import issparse
 
 TASKS = ("binary", "multiclass", "regression")
 
@@ -23,7 +24,7 @@ class Dataset:
     """
 
     name: str
-    X: np.ndarray | sp.csr_matrix
+    X: np.ndarray  # or a scipy.sparse.csr_matrix
     y: np.ndarray
     task: str
     n_features: int
@@ -36,7 +37,7 @@ class Dataset:
 
     @property
     def is_sparse(self) -> bool:
-        return sp.issparse(self.X)
+        return issparse(self.X)
 
     def part(self, split: str) -> "Dataset":
         """The rows of one part (e.g. ``'train'``) as a new Dataset sharing ``meta``."""
@@ -55,7 +56,8 @@ class Dataset:
         assert self.task in TASKS, self.task
         assert X.dtype == np.float64 and y.dtype == np.float64 and y.ndim == 1
         assert X.shape == (y.shape[0], self.n_features), (X.shape, y.shape, self.n_features)
-        if sp.issparse(X):
+        if issparse(X):
+            import scipy.sparse as sp
             assert isinstance(X, sp.csr_matrix) and X.has_sorted_indices
             assert X.indices.dtype == np.int32 and X.indptr.dtype == np.int32
             assert not np.any(X.data == 0)
@@ -81,8 +83,9 @@ def canonical_X(X, *, sparse: bool | None = None):
     ``sparse=None`` keeps X's current kind; True/False converts.
     """
     if sparse is None:
-        sparse = sp.issparse(X)
+        sparse = issparse(X)
     if sparse:
+        import scipy.sparse as sp
         X = sp.csr_matrix(X, dtype=np.float64, copy=False)
         X.sum_duplicates()          # also sorts indices (a no-op, checked in O(nnz), on a canonical matrix)
         if not X.data.all():        # rewrites every stored value: only when there is a zero to remove
@@ -95,6 +98,6 @@ def canonical_X(X, *, sparse: bool | None = None):
             X = sp.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape)
             X.has_sorted_indices = True
         return X
-    if sp.issparse(X):
+    if issparse(X):
         X = X.toarray()
     return np.ascontiguousarray(X, dtype=np.float64)

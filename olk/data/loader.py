@@ -1,12 +1,29 @@
-"""load_dataset: find, verify, read (or take from the cache), check against the registry, preprocess."""
+"""load_dataset: find, verify, read (or take from the cache), check against the registry, preprocess.
+
+Two cache levels (:mod:`olk.data.cache`, memory-mapped ``.npy`` files):
+
+* **a parsed file**, keyed by the sha256 of its content and the reader settings: serves every preprocessing
+  and split of that file;
+* **a loaded dataset** (the arrays :func:`load_dataset` returns, after label mapping, row selection, scaling
+  and stacking the parts), keyed by the sha256 of every file it reads, the registry entry, the split, the
+  preprocessing, the storage, the code of :mod:`olk.data` and the numpy/scipy versions: a second load of
+  a9a or codrna maps two or three arrays and checks them (a few ms).
+
+A file's sha256 is recorded with its size and mtime when it is first read (:mod:`olk.data.checksum`); an
+unchanged file is never read again to find it, and the registry's checksum is still checked on every load.
+"""
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
+from olk._lazy import issparse
 from olk.data import cache
 from olk.data.checksum import check_sha256, known_sha256, remember_sha256, sha256_bytes
 from olk.data.compression import SUFFIXES, read_bytes
@@ -75,8 +92,113 @@ def _load_registered(spec: DatasetSpec, split, data_dir, user_pre: dict, verify:
         raise DataError(f"dataset '{spec.name}' has no split '{split}'{did_you_mean(split, spec.parts)}: "
                         f"splits are {', '.join(spec.parts)} (split=None gives {'+'.join(spec.default_split)})")
     want_sparse = (spec.storage == "sparse") if sparse is None else bool(sparse)
+    key, files = _registered_key(spec, splits, data_dir, pre, verify, want_sparse)
+    if key is not None:
+        ds = _cached_dataset(key, files)
+        if ds is not None:
+            return ds
+    ds = _build_registered(spec, splits, data_dir, pre, verify, want_sparse)
+    if key is None:                     # the files' hashes are known now (recorded while reading them)
+        key, _ = _registered_key(spec, splits, data_dir, pre, verify, want_sparse)
+    if key is not None:
+        _store_dataset(key, ds)
+    return ds
+
+
+def _fit_part(spec: DatasetSpec, pre: dict) -> str:
+    """Where the scaling is fitted: 'train' (the train part, as svm-scale -s/-r) or 'all' (the rows loaded)."""
+    fit_on = pre.get("scale_fit") or ("train" if "train" in spec.parts else "all")
+    return "all" if fit_on == "train" and "train" not in spec.parts else fit_on
+
+
+# ------------------------------------------------------------------------------------- the loaded-dataset cache
+_STAMP: str | None = None
+
+
+def _code_stamp() -> str:
+    """What a loaded dataset depends on besides its inputs: the code of olk.data and the numpy and scipy
+    versions (a cached dataset is only reused by the code that made it)."""
+    global _STAMP
+    if _STAMP is None:
+        h = hashlib.sha256(np.__version__.encode())
+        here = Path(__file__).resolve().parent
+        files = sorted(here.glob("*.py"))
+        scipy_dir = Path(sys.modules["scipy"].__file__).parent if "scipy" in sys.modules else None
+        if scipy_dir is None:
+            import importlib.util
+            spec = importlib.util.find_spec("scipy")
+            scipy_dir = Path(spec.origin).parent if spec and spec.origin else None
+        if scipy_dir is not None:
+            files.append(scipy_dir / "version.py")
+        for p in files:
+            h.update(p.name.encode())
+            try:
+                h.update(p.read_bytes())
+            except OSError:
+                h.update(b"?")
+        _STAMP = h.hexdigest()
+    return _STAMP
+
+
+def _registered_key(spec: DatasetSpec, splits, data_dir, pre: dict, verify: bool, want_sparse: bool):
+    """(key, files) of a registry dataset's cache entry, or (None, None) while a file it reads is missing or
+    its hash is not on record (changed since it was hashed).  With ``verify``, each recorded hash is checked
+    against the registry here: a mismatch is the same one-line DataError as when the file is read."""
+    parts = list(splits)
+    scaled = pre.get("scale", "none") != "none" or pre.get("target_scale", "none") != "none"
+    if scaled and _fit_part(spec, pre) == "train" and "train" not in parts:
+        parts.append("train")           # the scaling is fitted on the train part: it is an input too
+    shas, files = [], []
+    for s in parts:
+        for f in spec.parts[s].files:
+            path = find_file(f.path, data_dir)
+            sha = known_sha256(path) if path is not None else None
+            if sha is None:
+                return None, None
+            if verify:
+                check_sha256(path, sha, f, f"{spec.name}/{s}", spec.name)
+            shas.append(sha)
+            if s in splits:
+                files.append({"split": s, "view": f.view, "path": str(path), "sha256": sha,
+                              "verified": bool(verify and f.sha256)})
+    key = cache.cache_key(level="dataset", code=_code_stamp(), spec=dataclasses.asdict(spec), splits=list(splits),
+                          pre=pre, sparse=want_sparse, sha256=shas, reader=READER_VERSION)
+    return key, files
+
+
+def _cached_dataset(key: str, files: list) -> Dataset | None:
+    """The Dataset of a cache entry (``files``: this load's ``meta['files']``), or None."""
+    hit = cache.load(key, extra=True)
+    if hit is None:
+        return None
+    X, y, extra = hit
+    try:
+        meta = dict(extra["meta"])
+        meta["files"] = files
+        meta["cache"] = {"hits": len(files), "misses": 0, "dataset": True}
+        if "views" in meta:
+            meta["views"] = {v: tuple(c) for v, c in meta["views"].items()}
+        splits = {s: tuple(r) for s, r in extra["splits"].items()}
+        return Dataset(extra["name"], X, y, extra["task"], int(extra["n_features"]), splits, meta).validate()
+    except (KeyError, TypeError, ValueError, AssertionError):
+        cache.discard(key)
+        return None
+
+
+def _store_dataset(key: str, ds: Dataset) -> None:
+    meta = {k: v for k, v in ds.meta.items() if k not in ("files", "cache")}
+    try:
+        extra = json.loads(json.dumps({"name": ds.name, "task": ds.task, "n_features": ds.n_features,
+                                       "splits": ds.splits, "meta": meta}, allow_nan=False))
+    except (TypeError, ValueError):         # something JSON cannot hold exactly: not cached
+        return
+    cache.save(key, ds.X, ds.y, extra=extra)
+
+
+def _build_registered(spec: DatasetSpec, splits, data_dir, pre: dict, verify: bool, want_sparse: bool) -> Dataset:
     meta = {"source": "registry", "registry": spec.source, "description": spec.description,
-            "papers": list(spec.papers), "homepage": spec.homepage, "files": [], "cache": {"hits": 0, "misses": 0},
+            "papers": list(spec.papers), "homepage": spec.homepage, "files": [],
+            "cache": {"hits": 0, "misses": 0, "dataset": False},
             "url": {s: [f.url for f in spec.parts[s].files] for s in splits}}
     X, y, part_of_row, views = _read_parts(spec, splits, data_dir, verify, want_sparse, meta)
     if views:
@@ -97,9 +219,7 @@ def _load_registered(spec: DatasetSpec, split, data_dir, user_pre: dict, verify:
 
     # scaling, fitted on the train part when there is one (as svm-scale -s/-r), else on the rows loaded
     scale, tscale = pre.get("scale", "none"), pre.get("target_scale", "none")
-    fit_on = pre.get("scale_fit") or ("train" if "train" in spec.parts else "all")
-    if fit_on == "train" and "train" not in spec.parts:
-        fit_on = "all"
+    fit_on = _fit_part(spec, pre)
     if scale != "none" or tscale != "none":
         if fit_on == "train" and "train" in splits:
             t = splits.index("train")
@@ -135,7 +255,13 @@ def _read_parts(spec: DatasetSpec, splits, data_dir, verify, want_sparse, meta):
         X, y, views = _read_part(spec, spec.parts[s], data_dir, verify, meta)
         Xs.append(canonical_X(X, sparse=want_sparse))
         ys.append(y)
-    X = Xs[0] if len(Xs) == 1 else (sp.vstack(Xs, format="csr") if want_sparse else np.vstack(Xs))
+    if len(Xs) == 1:
+        X = Xs[0]
+    elif want_sparse:
+        import scipy.sparse as sp
+        X = sp.vstack(Xs, format="csr")
+    else:
+        X = np.vstack(Xs)
     part_of_row = np.repeat(np.arange(len(splits)), [len(y) for y in ys])
     return X, np.concatenate(ys), part_of_row, views
 
@@ -151,7 +277,7 @@ def _read_part(spec: DatasetSpec, part: Part, data_dir, verify, meta):
         if meta:
             meta["files"].append({"split": part.split, "view": f.view, "path": src, "sha256": sha,
                                   "verified": bool(verify and f.sha256)})
-            meta["cache"]["hits" if hit else "misses"] += 1
+            meta["cache"]["hits" if hit else "misses"] += 1       # the parsed-file cache
         if X.shape[0] == 0:
             raise DataError(f"{src}: empty file (no data rows): re-fetch it with `olk datasets fetch {spec.name} "
                             f"--force`")
@@ -179,7 +305,7 @@ def _read_part(spec: DatasetSpec, part: Part, data_dir, verify, meta):
         nrows = {b.shape[0] for b in blocks}
         if len(nrows) > 1:
             raise DataError(f"dataset '{spec.name}': its view files have different row counts {sorted(nrows)}")
-        X = np.hstack([b.toarray() if sp.issparse(b) else b for b in blocks])
+        X = np.hstack([b.toarray() if issparse(b) else b for b in blocks])
         rpc = int(spec.options.get("rows_per_class", X.shape[0]))
         y = (np.arange(X.shape[0]) // rpc).astype(np.float64)
         return X, y, views
@@ -232,6 +358,23 @@ def _key(sha, fmt, n_features, options) -> str:
 # ----------------------------------------------------------------------------------------------- own files
 def _load_user_file(path: Path, pre: dict, sparse) -> Dataset:
     src = str(path)
+    sha = known_sha256(path)
+    key = _user_key(path.name, sha, pre, sparse) if sha is not None else None
+    files = [{"split": None, "path": src, "sha256": sha, "verified": False}]
+    ds = _cached_dataset(key, files) if key is not None else None
+    if ds is None:
+        ds = _build_user_file(path, pre, sparse)
+        _store_dataset(_user_key(path.name, ds.meta["files"][0]["sha256"], pre, sparse), ds)
+    return ds
+
+
+def _user_key(name: str, sha: str, pre: dict, sparse) -> str:
+    return cache.cache_key(level="dataset", code=_code_stamp(), source="file", name=name, sha256=sha, pre=pre,
+                           sparse=sparse, reader=READER_VERSION)
+
+
+def _build_user_file(path: Path, pre: dict, sparse) -> Dataset:
+    src = str(path)
     X, y, sha, hit = read_file(path, "libsvm")
     if X.shape[0] == 0:
         raise DataError(f"{src}: empty file (no data lines): expected '<label> <index>:<value> ...' per line")
@@ -264,10 +407,10 @@ def _load_user_file(path: Path, pre: dict, sparse) -> Dataset:
             y = y * t[0] + t[1]
             target = {"target_scale": {"scale": t[0], "offset": t[1]}}
     if sparse is None:
-        sparse = sp.issparse(X) and X.nnz < _SPARSE_DENSITY * max(1, X.shape[0] * X.shape[1])
+        sparse = issparse(X) and X.nnz < _SPARSE_DENSITY * max(1, X.shape[0] * X.shape[1])
     X = canonical_X(X, sparse=bool(sparse))
     meta = {"source": "file", "files": [{"split": None, "path": src, "sha256": sha, "verified": False}],
-            "cache": {"hits": int(hit), "misses": int(not hit)},
+            "cache": {"hits": int(hit), "misses": int(not hit), "dataset": False},
             "preprocess": {**pre, "scale": scale, "scale_fit": "all" if scale != "none" else None},
             "storage": "sparse" if sparse else "dense", **info, **target}
     return Dataset(path.name, X, np.ascontiguousarray(y, dtype=np.float64), task, int(X.shape[1]), {},

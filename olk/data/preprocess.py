@@ -17,8 +17,8 @@ task           binary | multiclass | regression: only for your own files (defaul
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
+from olk._lazy import issparse
 from olk.errors import DataError, did_you_mean
 
 SCALES = ("none", "minmax01", "minmax11", "zscore", "minmax01_global")
@@ -134,12 +134,12 @@ def fit_scaler(X, method: str):
         raise DataError("cannot fit feature scaling on 0 rows: use scale: none")
     if method == "zscore":
         mean = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
-        sq = X.power(2).mean(axis=0) if sp.issparse(X) else np.mean(np.square(X), axis=0)
+        sq = X.power(2).mean(axis=0) if issparse(X) else np.mean(np.square(X), axis=0)
         std = np.sqrt(np.maximum(np.asarray(sq, dtype=np.float64).ravel() - mean**2, 0.0))
         c, d, m, o = mean, std, np.ones_like(std), np.zeros_like(std)
     else:
-        lo = np.asarray(X.min(axis=0).toarray() if sp.issparse(X) else X.min(axis=0), dtype=np.float64).ravel()
-        hi = np.asarray(X.max(axis=0).toarray() if sp.issparse(X) else X.max(axis=0), dtype=np.float64).ravel()
+        lo = np.asarray(X.min(axis=0).toarray() if issparse(X) else X.min(axis=0), dtype=np.float64).ravel()
+        hi = np.asarray(X.max(axis=0).toarray() if issparse(X) else X.max(axis=0), dtype=np.float64).ravel()
         if method == "minmax01_global":
             lo, hi = np.full_like(lo, lo.min()), np.full_like(hi, hi.max())
         c, d = lo, hi - lo
@@ -159,9 +159,10 @@ def apply_scaler(X, params, ctx: str):
     if params is None:
         return X
     c, d, m, o = params
-    if sp.issparse(X):
+    if issparse(X):
         zero_to = (0.0 - c) / d * m + o
         if not np.any(zero_to):
+            import scipy.sparse as sp
             X = sp.csr_matrix(X, dtype=np.float64, copy=True)
             j = X.indices
             X.data = (X.data - c[j]) / d[j] * m[j] + o[j]
