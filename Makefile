@@ -26,6 +26,7 @@ $(STAMP): pyproject.toml setup.py olk/_core/*.pyx
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,bench]"
+	$(PY) -m compileall -q olk >/dev/null   # bytecode for the editable install: start-up without compiling
 	touch $(STAMP)
 
 install: $(STAMP)

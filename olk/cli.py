@@ -273,13 +273,17 @@ def algorithms(names):
 @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
               help="A parameter of the learner, e.g. --set beta=20; repeatable.")
 @click.option("--seed", type=int, default=0, show_default=True, help="random_state of a stochastic learner.")
+@click.option("--shuffle", type=click.IntRange(min=0), default=None, metavar="SEED",
+              help="Present the rows in a seeded random order: permutation 0 of 'olk run' with seed SEED for "
+                   "this DATA name (default: file order).")
 @click.option("--output", "-o", "out", required=True, type=click.Path(dir_okay=False), metavar="MODEL",
               help="The model file to write (olk's .npz model format, see olk.persist).")
-def train(data, algorithm, kernel, sets, seed, out):
+def train(data, algorithm, kernel, sets, seed, shuffle, out):
     """Train a learner on DATA and save the model (like LIBSVM's svm-train).
 
     DATA is a registry dataset (see 'olk datasets list') or a LIBSVM file (plain, .gz, .bz2 or .xz).  An online
-    learner makes one pass over the rows in file order; a batch learner is fitted on all of them."""
+    learner makes one pass over the rows in file order (--shuffle SEED: in a seeded random order); a batch
+    learner is fitted on all of them."""
     from .algorithms import registry
     from .data import get_registry, load_dataset
     from .persist import save
@@ -295,7 +299,12 @@ def train(data, algorithm, kernel, sets, seed, out):
     d = load_dataset(data, preprocess={"task": "regression" if cls.task == "regression" else "binary"}
                      if own_file else None)
     TASKS[cls.task].check_labels(d.y, f"dataset {data}", kind=d.task)
-    model.fit(d.X, d.y)
+    X, y = d.X, d.y
+    if shuffle is not None:
+        from .experiment.seeds import permutation
+        order = permutation(d.n_samples, shuffle, data, 0)
+        X, y = X[order], y[order]
+    model.fit(X, y)
     save(model, out)
     svs = f", {model.n_sv:,} support vectors" if model.n_sv else ""
     click.echo(f"olk: trained {cls.name} on {d.n_samples:,} rows of {data} ({d.n_features} features{svs}); "

@@ -246,6 +246,8 @@ CASES = [
                                     str(FIX / "toy_paper_table1.csv")], "unknown metric 'acc'", files={"toy": FIX / "toy_table"}),
     Case("plot-param-not-varied", ["plot", "{tmp}/toy", "--kind", "sensitivity", "--x", "alpha"],
          "parameter 'alpha' is not in the params", files={"toy": FIX / "toy_table"}),
+    Case("train-shuffle-negative", ["train", "a9a-small", "-a", "perceptron", "--shuffle", "-1", "-o", "{tmp}/m.olk"],
+         "Invalid value for '--shuffle': -1 is not in the range x>=0"),
     Case("datasets-info-unknown", ["datasets", "info", "covtyp"], "unknown dataset 'covtyp' (did you mean 'covtype'?)"),
     Case("datasets-fetch-unknown", ["datasets", "fetch", "german-smal"], "did you mean 'german-small'?"),
 

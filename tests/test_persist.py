@@ -275,6 +275,23 @@ def test_train_then_predict_like_svm_train_and_svm_predict(tmp_path):
     assert "/25)" in r.stderr and "accuracy = " in r.stderr
 
 
+def test_train_shuffle_is_one_pass_in_the_engine_order(tmp_path):
+    from olk.algorithms import make
+    from olk.data import load_dataset
+    from olk.experiment.seeds import permutation
+    r = _invoke("train", "codrna-small", "-a", "perceptron", "--kernel", '{"type": "gaussian", "gamma": 0.4}',
+                "--shuffle", 3, "-o", tmp_path / "s.olk")
+    assert r.exit_code == 0, r.output
+    d = load_dataset("codrna-small")
+    o = permutation(d.n_samples, 3, "codrna-small", 0)     # permutation 0 of `olk run` with seed 3
+    ref = make("perceptron", kernel={"type": "gaussian", "gamma": 0.4}).fit(d.X[o], d.y[o])
+    m = olk.load(tmp_path / "s.olk")
+    assert (m.t, m.n_sv) == (ref.t, ref.n_sv)
+    assert np.array_equal(m.decision_function(d.X), ref.decision_function(d.X))
+    plain = make("perceptron", kernel={"type": "gaussian", "gamma": 0.4}).fit(d.X, d.y)
+    assert plain.n_sv != m.n_sv                             # the order matters (file order is the default)
+
+
 def test_batch_proba_and_regression_models(tmp_path):
     r = _invoke("train", "a9a-small", "-a", "klr_nc", "--set", "R=10", "-o", tmp_path / "k.olk")
     assert r.exit_code == 0, r.output
