@@ -97,6 +97,9 @@ def run_options(f):
                      help="Parallel runs (joblib; -1 = all cores); default from config."),
         click.option("--backend", type=click.Choice(["loky", "threading", "multiprocessing", "dask"]), default=None,
                      help="joblib backend (dask needs olk[distributed] and a running dask.distributed scheduler)."),
+        click.option("--memory-limit", default=None, metavar="SIZE",
+                     help="Refuse runs whose estimated peak memory exceeds SIZE: 12G, 500M, 80% (of this machine's "
+                          "memory) or 0 (no limit); default: the config's memory_limit, else 80%."),
         click.option("--repeats", "-r", type=int, default=None, help="Number of permutations (overrides the config)."),
         click.option("--datasets", "-d", default=None, help="Comma-separated subset of the config's datasets."),
         click.option("--algorithms", "-a", default=None,
@@ -190,12 +193,13 @@ def cli():
 @run_options
 @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
               help="Set a parameter for every algorithm that has it (or LABEL.PARAM for one); repeatable.")
-def run(config, n_jobs, backend, repeats, datasets, algorithms, scale, out, resume, force, progress, quiet, sets):
+def run(config, n_jobs, backend, memory_limit, repeats, datasets, algorithms, scale, out, resume, force, progress,
+        quiet, sets):
     """Run the experiment described by CONFIG (a YAML file) and print its table."""
     from .experiment import Runner
     cfg = _prepare(config, repeats, datasets, scale, sets, algorithms)
     runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
-                    command=_command_line(), log=lambda m: click.echo(m, err=True))
+                    command=_command_line(), log=lambda m: click.echo(m, err=True), memory_limit=memory_limit)
     _finish(runner.run(), quiet)
 
 
@@ -205,7 +209,8 @@ def run(config, n_jobs, backend, repeats, datasets, algorithms, scale, out, resu
 @click.option("--set", "sets", multiple=True, metavar="PARAM=V1,V2,...",
               help="Values to sweep, e.g. --set beta=5,10,20 or --set spa.alpha=0.5,1; repeat for a grid.")
 @click.pass_context
-def sweep(ctx, config, n_jobs, backend, repeats, datasets, algorithms, scale, out, resume, force, progress, quiet, sets):
+def sweep(ctx, config, n_jobs, backend, memory_limit, repeats, datasets, algorithms, scale, out, resume, force,
+          progress, quiet, sets):
     """Run CONFIG once per value (grid) of one or more parameters, into one results directory.
 
     Any parameter can also be given as an option of its own: --beta 5,10,20 is --set beta=5,10,20
@@ -225,7 +230,7 @@ def sweep(ctx, config, n_jobs, backend, repeats, datasets, algorithms, scale, ou
                 raise ConfigError(f"--{key}{msg[len('--set ' + key):]}") from None
         raise
     runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
-                    command=_command_line(), log=lambda m: click.echo(m, err=True))
+                    command=_command_line(), log=lambda m: click.echo(m, err=True), memory_limit=memory_limit)
     _finish(runner.run(), quiet)
 
 

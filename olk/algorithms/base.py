@@ -98,6 +98,21 @@ class KernelEstimator:
         self.hyperparams = {p.name: getattr(self, p.name) for p in self.params}
         self.classes_: np.ndarray | None = None     # the two original labels (-1 side, +1 side), set by fit
 
+    # ------------------------------------------------------- memory (olk.experiment.memory, before a run)
+    @classmethod
+    def memory_max_sv(cls, params: dict, n_train: int) -> int:
+        """The most support vectors a run on ``n_train`` examples can hold: its ``budget`` B (+1 while it makes
+        room), else every example.  Learners without an SV store return 0."""
+        b = params.get("budget")
+        if isinstance(b, (int, float)) and not isinstance(b, bool) and b > 0:
+            return int(min(b + 1, n_train))
+        return int(n_train)
+
+    @classmethod
+    def memory_extra(cls, params: dict, n_train: int, n_features: int, n_kernels: int) -> int:
+        """Bytes a run holds besides its SV store and its data (kernel matrices, caches, inverses): none here."""
+        return 0
+
     def column_kernels(self) -> list[int]:
         """The kernel (index into ``self.kernels``) each coefficient column is evaluated with.  One kernel:
         every column uses it.  A multi-kernel learner keeping one column per kernel returns e.g.

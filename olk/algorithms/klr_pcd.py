@@ -118,6 +118,11 @@ class KLRBatchLearner(LogisticOutput, PooledBatchLearner):
     `sweep` sweeps (0: the starting point) and, after a sweep, calls the probe.
     """
 
+    @classmethod
+    def memory_extra(cls, params, n_train, n_features, n_kernels):
+        full = 8 * n_train * n_train                # the n x n kernel matrix, kept when it fits in cache_mb
+        return full if full <= float(params.get("cache_mb", 1024.0)) * 2**20 else 8 * 4 * n_train
+
     name = "_klr_batch"
     display = "KLR (batch)"
     batch = True

@@ -41,6 +41,10 @@ class LibSVM(BatchKernelLearner):
     ``kernel_evals`` is not tracked (LIBSVM's kernel cache hides it): it reports 0.
     """
 
+    @classmethod
+    def memory_extra(cls, params, n_train, n_features, n_kernels):
+        return int(float(params.get("cache_mb", 500.0)) * 2**20)       # SVC's kernel cache (cache_size)
+
     name = "libsvm"
     display = "LIBSVM"
     style = ("#000000", "d")

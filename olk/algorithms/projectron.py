@@ -66,6 +66,11 @@ _PARAMS = (
 class _ProjectronCore(OnlineKernelLearner):
     """Shared machinery: k_t, d*, delta^2, the incremental K^{-1}, add-or-project."""
 
+    @classmethod
+    def memory_extra(cls, params, n_train, n_features, n_kernels):
+        b = min(int(params.get("budget") or n_train), n_train)
+        return 2 * 8 * b * (b + 1) // 2             # the packed K^-1 (B(B+1)/2 values) and its copy while it grows
+
     params = _PARAMS
 
     def __init__(self, kernel=None, random_state=None, **params):

@@ -219,6 +219,15 @@ class RandomFeatureMKL(OnlineKernelLearner):
     refused.
     """
 
+    @classmethod
+    def memory_max_sv(cls, params, n_train):
+        return 0                                    # no support vectors: random features
+
+    @classmethod
+    def memory_extra(cls, params, n_train, n_features, n_kernels):
+        d2 = 2 * int(params.get("n_rf", 50))         # dense rows, and per kernel: D frequencies, 2D weights
+        return 8 * (n_train * n_features + n_kernels * (d2 * n_features + 4 * d2))
+
     task = "regression"
     max_kernels = 1_000_000
     stochastic = True

@@ -49,6 +49,10 @@ class KernelSelection(BatchKernelLearner):
 
     max_kernels = 64
     params = (VALIDATION, SPLIT_SEED)
+
+    @classmethod
+    def memory_extra(cls, params, n_train, n_features, n_kernels):
+        return 2 * 8 * n_train * n_train            # a Gram matrix of the training rows and scikit-learn's copy
     # the Gram matrices are olk's (exact), but the SVM stage runs scikit-learn's libsvm and numpy/BLAS sums
     # (decision values, validation hinge losses, SimpleMKL's gradients): not bit-controlled across CPUs.
     # Declared: one test example of a ~120-row test set per run (0.85 points) and 1% of the SVs.

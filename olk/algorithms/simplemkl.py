@@ -453,6 +453,10 @@ class SimpleMKL(KernelSelection):
     ('gaussian(gamma=50)', [0.49, 0.0, 0.51], 0.5)
     """
 
+    @classmethod
+    def memory_extra(cls, params, n_train, n_features, n_kernels):
+        return 8 * (n_kernels + 2) * n_train * n_train      # one Gram matrix per kernel, their combination, a copy
+
     name = "simplemkl"
     display = "SIPMKL"
     style = ("#b35806", "*")

@@ -50,6 +50,8 @@ TOP_KEYS = {
     "scale": "fraction of each dataset to use (reproducible subsample), 1 = all",
     "n_jobs": "parallel runs (joblib)",
     "backend": "joblib backend: loky, threading, multiprocessing or dask",
+    "memory_limit": "refuse runs whose estimated peak memory exceeds this: 12G, 500M, 80% (of the machine's "
+                    "memory) or 0 (no limit); default 80% (olk.experiment.memory)",
     "checkpoints": "number of learning-curve checkpoints",
     "data_dir": "extra directory to search for datasets",
     "kernel": "kernel for every algorithm, e.g. {type: gaussian, gamma: 0.4}",
@@ -210,6 +212,7 @@ class ExperimentConfig:
     scale: float = 1.0
     n_jobs: int = 1
     backend: str = "loky"
+    memory_limit: int | None = None         # bytes; 0 = no limit; None = the default (olk.experiment.memory)
     checkpoints: int = 50
     data_dir: str | None = None
     kernel: dict = field(default_factory=lambda: {"type": "gaussian", "gamma": 1.0})
@@ -418,6 +421,9 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     cfg.backend = str(raw.get("backend", "loky"))
     if cfg.backend not in BACKENDS:
         raise ConfigError(f"{_where(where0, 'backend')}: must be one of {', '.join(BACKENDS)}{did_you_mean(cfg.backend, BACKENDS)}")
+    if raw.get("memory_limit") is not None:
+        from .memory import parse_size
+        cfg.memory_limit = parse_size(raw["memory_limit"], _where(where0, "memory_limit"))
     cfg.checkpoints = _number(raw.get("checkpoints", 50), _where(where0, "checkpoints"), int, lo=2, hi=100_000)
     cfg.data_dir = raw.get("data_dir")
     if cfg.data_dir is not None and not (isinstance(cfg.data_dir, str) or (

@@ -24,7 +24,7 @@ from pathlib import Path
 from .. import __version__
 from ..errors import Interrupted, OlkError
 from ..paths import project_dir
-from . import fingerprint
+from . import fingerprint, memory
 from .config import ExperimentConfig
 from .data import kernel_widths, prepare_data
 from .execute import execute_all, execute_run
@@ -71,7 +71,7 @@ class Runner:
 
     def __init__(self, cfg: ExperimentConfig, out_dir: str | Path | None = None, *, n_jobs: int | None = None,
                  backend: str | None = None, resume: bool = False, force: bool = False, progress: bool | None = None,
-                 command: str | None = None, log=print):
+                 command: str | None = None, log=print, memory_limit: str | None = None):
         self.cfg = cfg
         self.out = Path(out_dir) if out_dir else default_out_dir(cfg, cfg.scale)
         self.n_jobs = cfg.n_jobs if n_jobs is None else n_jobs
@@ -82,6 +82,7 @@ class Runner:
         self.command = command
         self.log = log
         self.store = RunStore(self.out)
+        self.memory_limit, self.memory_limit_source = memory.resolve_limit(memory_limit, cfg.memory_limit)
         self.data: dict[str, tuple] = {}
         self.unavailable: dict[str, str] = dict(cfg.unavailable)
         self.order: list[str] = []
@@ -97,6 +98,9 @@ class Runner:
             if s.run_id not in self.order:
                 self.order.append(s.run_id)
         todo = [s for s in specs if self.store.get(s.run_id) is None]
+        memory.check(todo, self.data, n_jobs=self.n_jobs, backend=self.backend, limit=self.memory_limit,
+                     source=self.memory_limit_source,
+                     what=f"the {len(todo)} {what if what == 'runs' else what + ' runs'} of {self.cfg.name}")
         for rec in execute_all(todo, self.data, execute_run, n_jobs=self.n_jobs, backend=self.backend,
                                desc=f"{self.cfg.name}: {what}", progress=self.progress):
             self.store.append(rec)
@@ -123,7 +127,8 @@ class Runner:
             "git_commit": _git_commit(), "machine": machine_info(), "started": started,
             "finished": _dt.datetime.now().isoformat(timespec="seconds") if status == "finished" else None,
             "status": status, "scale": self.cfg.scale, "repeats": self.cfg.repeats, "seed": self.cfg.seed,
-            "n_jobs": self.n_jobs, "backend": self.backend, "compare": self.cfg.compare,
+            "n_jobs": self.n_jobs, "backend": self.backend, "memory_limit": self.memory_limit or None,
+            "compare": self.cfg.compare,
             "table_layout": self.cfg.table_layout, "unavailable": self.unavailable,
             "tuning": self.plan.tuning if self.plan else {},
             "kernel_widths": self.kernel_widths,
