@@ -96,7 +96,10 @@ def run_options(f):
         click.option("--n-jobs", "-j", type=int, default=None, callback=_check_n_jobs,
                      help="Parallel runs (joblib; -1 = all cores); default from config."),
         click.option("--backend", type=click.Choice(["loky", "threading", "multiprocessing", "dask"]), default=None,
-                     help="joblib backend (dask needs olk[distributed] and a running dask.distributed scheduler)."),
+                     help="joblib backend; dask: a local Dask cluster of --n-jobs workers, or the cluster of "
+                          "--scheduler (needs olk[distributed])."),
+        click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                     help="Run on the workers of this dask.distributed scheduler (implies --backend dask)."),
         click.option("--memory-limit", default=None, metavar="SIZE",
                      help="Refuse runs whose estimated peak memory exceeds SIZE: 12G, 500M, 80% (of this machine's "
                           "memory) or 0 (no limit); default: the config's memory_limit, else 80%."),
@@ -193,13 +196,14 @@ def cli():
 @run_options
 @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
               help="Set a parameter for every algorithm that has it (or LABEL.PARAM for one); repeatable.")
-def run(config, n_jobs, backend, memory_limit, repeats, datasets, algorithms, scale, out, resume, force, progress,
+def run(config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, algorithms, scale, out, resume, force, progress,
         quiet, sets):
     """Run the experiment described by CONFIG (a YAML file) and print its table."""
     from .experiment import Runner
     cfg = _prepare(config, repeats, datasets, scale, sets, algorithms)
     runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
-                    command=_command_line(), log=lambda m: click.echo(m, err=True), memory_limit=memory_limit)
+                    command=_command_line(), log=lambda m: click.echo(m, err=True), memory_limit=memory_limit,
+                    scheduler=scheduler)
     _finish(runner.run(), quiet)
 
 
@@ -209,7 +213,7 @@ def run(config, n_jobs, backend, memory_limit, repeats, datasets, algorithms, sc
 @click.option("--set", "sets", multiple=True, metavar="PARAM=V1,V2,...",
               help="Values to sweep, e.g. --set beta=5,10,20 or --set spa.alpha=0.5,1; repeat for a grid.")
 @click.pass_context
-def sweep(ctx, config, n_jobs, backend, memory_limit, repeats, datasets, algorithms, scale, out, resume, force,
+def sweep(ctx, config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, algorithms, scale, out, resume, force,
           progress, quiet, sets):
     """Run CONFIG once per value (grid) of one or more parameters, into one results directory.
 
@@ -230,7 +234,8 @@ def sweep(ctx, config, n_jobs, backend, memory_limit, repeats, datasets, algorit
                 raise ConfigError(f"--{key}{msg[len('--set ' + key):]}") from None
         raise
     runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
-                    command=_command_line(), log=lambda m: click.echo(m, err=True), memory_limit=memory_limit)
+                    command=_command_line(), log=lambda m: click.echo(m, err=True), memory_limit=memory_limit,
+                    scheduler=scheduler)
     _finish(runner.run(), quiet)
 
 

@@ -229,6 +229,8 @@ CASES = [
     run_cfg(GOOD, "--bogus", id="unknown-option", expect="No such option '--bogus'"),
     run_cfg(GOOD, "--memory-limit", "1M", id="memory-limit-exceeded",
             expect="memory guard: the 2 runs of g would need about "),
+    run_cfg(GOOD, "--backend", "loky", "--scheduler", "tcp://127.0.0.1:9", id="scheduler-with-another-backend",
+            expect="--scheduler tcp://127.0.0.1:9: a Dask scheduler needs --backend dask, not --backend loky"),
     run_cfg(GOOD, "--memory-limit", "12Q", id="memory-limit-not-a-size",
             expect="--memory-limit: '12Q' is not a size; give e.g. 12G, 500M, 1.5T, 80% or 0 (no limit)"),
     run_cfg(GOOD + "memory_limit: lots\n", id="memory-limit-config-not-a-size",

@@ -87,10 +87,14 @@ def _execute_batch(spec: RunSpec, X, y, Xt, yt) -> dict:
 
 
 def execute_all(specs: list[RunSpec], data: dict, run, *, n_jobs: int, backend: str, desc: str,
-                progress: bool | None):
+                progress: bool | None, session=None):
     """Yield the record of every spec (in completion order), running ``run(spec, *data[spec.dataset])``
     in this process (n_jobs=1) or with joblib.  The caller appends each record to the run log as it
-    arrives, so an interruption loses nothing already computed."""
+    arrives, so an interruption loses nothing already computed.
+
+    ``backend='dask'`` runs on the :class:`~olk.experiment.dask_backend.DaskSession` ``session`` (one is
+    started for this call if none is given): each dataset is scattered to the workers once and the runs get
+    its futures, not the arrays."""
     from tqdm.auto import tqdm
     disable = (not sys.stderr.isatty()) if progress is None else (not progress)
     bar = tqdm(total=len(specs), desc=desc, unit="run", disable=disable, leave=False)
@@ -99,6 +103,20 @@ def execute_all(specs: list[RunSpec], data: dict, run, *, n_jobs: int, backend: 
             for s in specs:
                 yield run(s, *data[s.dataset])
                 bar.update()
+        elif backend == "dask":
+            if session is None:
+                from .dask_backend import DaskSession
+                with DaskSession(n_workers=n_jobs if n_jobs > 0 else 2, log=lambda m: None) as own:
+                    yield from execute_all(specs, data, run, n_jobs=n_jobs, backend=backend, desc=desc,
+                                           progress=False, session=own)
+                return
+            from joblib import Parallel, delayed, parallel_config
+            futures = session.scatter({s.dataset: data[s.dataset] for s in specs})
+            with parallel_config(backend="dask", client=session.client):
+                par = Parallel(n_jobs=-1, batch_size=1, return_as="generator_unordered")
+                for rec in par(delayed(run)(s, *futures[s.dataset]) for s in specs):
+                    yield rec
+                    bar.update()
         else:
             from joblib import Parallel, delayed
             par = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")

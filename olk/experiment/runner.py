@@ -14,6 +14,7 @@ log (:mod:`.store`), from which the tables are written.  The runner only sequenc
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -22,9 +23,9 @@ import subprocess
 from pathlib import Path
 
 from .. import __version__
-from ..errors import Interrupted, OlkError
+from ..errors import ConfigError, Interrupted, OlkError
 from ..paths import project_dir
-from . import fingerprint, memory
+from . import dask_backend, fingerprint, memory
 from .config import ExperimentConfig
 from .data import kernel_widths, prepare_data
 from .execute import execute_all, execute_run
@@ -71,11 +72,18 @@ class Runner:
 
     def __init__(self, cfg: ExperimentConfig, out_dir: str | Path | None = None, *, n_jobs: int | None = None,
                  backend: str | None = None, resume: bool = False, force: bool = False, progress: bool | None = None,
-                 command: str | None = None, log=print, memory_limit: str | None = None):
+                 command: str | None = None, log=print, memory_limit: str | None = None,
+                 scheduler: str | None = None):
         self.cfg = cfg
         self.out = Path(out_dir) if out_dir else default_out_dir(cfg, cfg.scale)
         self.n_jobs = cfg.n_jobs if n_jobs is None else n_jobs
-        self.backend = backend or cfg.backend
+        if scheduler and backend not in (None, "dask"):
+            raise ConfigError(f"--scheduler {scheduler}: a Dask scheduler needs --backend dask, not --backend {backend}")
+        self.backend = "dask" if scheduler else (backend or cfg.backend)
+        self.scheduler = scheduler
+        if self.backend == "dask":
+            dask_backend.require()
+        self.session = None                 # the DaskSession of a run on Dask
         self.resume = resume
         self.force = force
         self.progress = progress
@@ -83,6 +91,8 @@ class Runner:
         self.log = log
         self.store = RunStore(self.out)
         self.memory_limit, self.memory_limit_source = memory.resolve_limit(memory_limit, cfg.memory_limit)
+        if self.scheduler:                  # the runs use the cluster's memory, not this machine's
+            self.memory_limit, self.memory_limit_source = 0, "a remote Dask cluster"
         self.data: dict[str, tuple] = {}
         self.unavailable: dict[str, str] = dict(cfg.unavailable)
         self.order: list[str] = []
@@ -102,8 +112,23 @@ class Runner:
                      source=self.memory_limit_source,
                      what=f"the {len(todo)} {what if what == 'runs' else what + ' runs'} of {self.cfg.name}")
         for rec in execute_all(todo, self.data, execute_run, n_jobs=self.n_jobs, backend=self.backend,
-                               desc=f"{self.cfg.name}: {what}", progress=self.progress):
+                               desc=f"{self.cfg.name}: {what}", progress=self.progress, session=self.session):
             self.store.append(rec)
+
+    @contextlib.contextmanager
+    def _session(self):
+        """The Dask client of a run on Dask (a LocalCluster of n_jobs workers, or --scheduler), for all its
+        stages: each dataset is shipped to the workers once."""
+        if self.backend != "dask":
+            yield None
+            return
+        workers = self.n_jobs if self.n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
+        with dask_backend.DaskSession(self.scheduler, workers, log=self.log) as session:
+            self.session = session
+            try:
+                yield session
+            finally:
+                self.session = None
 
     def _main_records(self, dataset: str, label: str) -> list[dict]:
         recs = (self.store.get(rid) for rid in self.order)
@@ -127,7 +152,8 @@ class Runner:
             "git_commit": _git_commit(), "machine": machine_info(), "started": started,
             "finished": _dt.datetime.now().isoformat(timespec="seconds") if status == "finished" else None,
             "status": status, "scale": self.cfg.scale, "repeats": self.cfg.repeats, "seed": self.cfg.seed,
-            "n_jobs": self.n_jobs, "backend": self.backend, "memory_limit": self.memory_limit or None,
+            "n_jobs": self.n_jobs, "backend": self.backend, "scheduler": self.scheduler,
+            "memory_limit": self.memory_limit or None,
             "compare": self.cfg.compare,
             "table_layout": self.cfg.table_layout, "unavailable": self.unavailable,
             "tuning": self.plan.tuning if self.plan else {},
@@ -200,8 +226,9 @@ class Runner:
                 [*(v if isinstance(v := self.kernel_widths[ds], list) else [v]), w]
         atomic_write_text(self.out / "experiment.json", json.dumps(self._meta("running", started), indent=2, default=str))
         try:
-            for stage in self.cfg.stages():
-                self._stage(stage)
+            with self._session():
+                for stage in self.cfg.stages():
+                    self._stage(stage)
         except KeyboardInterrupt:
             self.store.write_tables(self._kept_from_earlier() + [r for r in self.order if self.store.get(r)],
                                     self._outputs())

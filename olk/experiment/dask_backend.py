@@ -1,0 +1,84 @@
+"""An experiment's runs on a Dask cluster: ``olk run CONFIG --backend dask [--scheduler tcp://HOST:PORT]``.
+
+Runs are independent and fully determined by their spec and their dataset's arrays (:mod:`.execute`), so they
+can run anywhere: results are bit-identical to the local backends (tests/test_dask.py).  Through joblib's Dask
+backend, with:
+
+* ``--scheduler tcp://HOST:PORT``: an existing ``dask.distributed`` scheduler and its workers (every worker
+  needs the same olk installed; the data are not read there: they are sent from this machine);
+* ``--backend dask`` alone: a ``distributed.LocalCluster`` started for the run on 127.0.0.1 (``n_jobs``
+  worker processes, one thread each, no dashboard, no Dask memory limit: olk's memory guard applies) and
+  closed afterwards.
+
+Each dataset's arrays are shipped to the workers **once** per ``olk run`` (``client.scatter(...,
+broadcast=True)``); every task refers to them by their futures instead of pickling them again.  Records come
+back as runs finish (joblib's ``return_as="generator_unordered"``) and the runner appends each to the
+resumable ``runs.jsonl``, as with the local backends.
+"""
+from __future__ import annotations
+
+import importlib.util
+import logging
+
+from ..errors import ConfigError, OlkError
+
+INSTALL = "pip install 'olk[distributed]'"
+CONNECT_TIMEOUT = "10s"
+
+
+def require() -> None:
+    """A one-line ConfigError when dask.distributed is not installed."""
+    if importlib.util.find_spec("distributed") is None or importlib.util.find_spec("dask") is None:
+        raise ConfigError(f"--backend dask needs dask.distributed, which is not installed: {INSTALL} "
+                          f"(or pip install 'dask[distributed]')")
+
+
+class DaskSession:
+    """A Dask client for one ``olk run`` (connected to ``scheduler``, or to a LocalCluster of ``n_workers``
+    started here), and the futures of the datasets scattered to its workers."""
+
+    def __init__(self, scheduler: str | None = None, n_workers: int = 2, log=print):
+        self.scheduler, self.n_workers, self.log = scheduler, max(1, int(n_workers)), log
+        self.client = self.cluster = None
+        self.futures: dict[str, tuple] = {}
+
+    def __enter__(self) -> "DaskSession":
+        require()
+        from distributed import Client, LocalCluster
+        if self.scheduler:
+            try:
+                self.client = Client(self.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as e:
+                raise OlkError(f"--scheduler {self.scheduler}: cannot connect to a Dask scheduler there "
+                               f"({' '.join(str(e).split())[:160]}); start one with 'dask scheduler' and workers "
+                               f"with 'dask worker {self.scheduler}', or drop --scheduler to run a local "
+                               f"cluster") from None
+            n = len(self.client.scheduler_info().get("workers", {}))
+            self.log(f"olk: Dask scheduler {self.scheduler}: {n} worker(s)")
+        else:
+            self.cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
+                                        host="127.0.0.1", dashboard_address=None, memory_limit=0,
+                                        silence_logs=logging.ERROR)
+            self.client = Client(self.cluster, set_as_default=False)
+            self.log(f"olk: Dask LocalCluster on 127.0.0.1: {self.n_workers} worker(s), 1 thread each")
+        return self
+
+    def scatter(self, data: dict) -> dict[str, tuple]:
+        """Ship every dataset's arrays to all workers (once: a dataset already scattered is not sent again);
+        returns name -> the futures to pass to the runs instead of the arrays."""
+        for name, arrays in data.items():
+            if name not in self.futures:
+                sent = self.client.scatter([a for a in arrays if a is not None], broadcast=True, hash=False)
+                it = iter(sent)
+                self.futures[name] = tuple(None if a is None else next(it) for a in arrays)
+        return self.futures
+
+    def __exit__(self, *exc) -> None:
+        for closer in (self.client, self.cluster):
+            if closer is not None:
+                try:
+                    closer.close()
+                except Exception:       # noqa: BLE001 - closing is best effort (e.g. after Ctrl-C)
+                    pass
+        self.client = self.cluster = None
+        self.futures = {}

@@ -1,0 +1,113 @@
+"""Runs on Dask (olk/experiment/dask_backend.py): bit-identical to the local backend, on a LocalCluster started
+by olk (--backend dask) and on an existing scheduler (--scheduler), each dataset shipped to the workers once,
+and one-line errors for a missing dask or an unreachable scheduler.  Everything listens on 127.0.0.1 only."""
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from olk.cli import main
+
+distributed = pytest.importorskip("distributed")
+
+REPO = Path(__file__).resolve().parents[1]
+CFG = ("name: d\nrepeats: 2\nkernel: {type: gaussian, gamma: 0.4}\ndatasets: [a9a-small, codrna-small]\n"
+       "algorithms:\n  - perceptron\n  - {name: pa1, tune: {C: [0.5, 1]}}\n"
+       "  - {name: rbp, params: {budget: {match: pa1, stat: n_sv}}}\n  - {name: spa, params: {beta: 5}}\n")
+
+
+@pytest.fixture(autouse=True)
+def _data(monkeypatch, tmp_path):
+    monkeypatch.setenv("OLK_DATA", str(REPO / "datasets"))
+    monkeypatch.delenv("OLK_REGISTRY", raising=False)
+    (tmp_path / "c.yaml").write_text(CFG)
+
+
+def _run(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([str(a) for a in argv])
+        raise SystemExit(0)
+    cap = capsys.readouterr()
+    return e.value.code, cap.out, cap.err
+
+
+def _records(out: Path) -> dict:
+    """run_id -> record, without the timings (the only fields that may differ)."""
+    recs = {}
+    for line in (out / "runs.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        r.pop("time_s", None)
+        r.pop("train_time_s", None)
+        r["curve"] = {k: v for k, v in (r.get("curve") or {}).items() if "time" not in k}
+        recs[r["run_id"]] = r
+    return recs
+
+
+@pytest.fixture(scope="module")
+def local_records(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("local")
+    (tmp / "c.yaml").write_text(CFG)
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("OLK_DATA", str(REPO / "datasets"))
+        with pytest.raises(SystemExit) as e:
+            main(["run", str(tmp / "c.yaml"), "--out", str(tmp / "o"), "--no-progress", "-q"])
+            raise SystemExit(0)
+    assert e.value.code == 0
+    return _records(tmp / "o")
+
+
+def test_local_cluster_is_bit_identical_to_the_local_backend(tmp_path, capsys, local_records):
+    code, _, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                         "--backend", "dask", "-j", "2"], capsys)
+    assert code == 0, err
+    assert "Dask LocalCluster on 127.0.0.1: 2 worker(s)" in err
+    got = _records(tmp_path / "o")
+    assert len(got) == len(local_records) == 2 * (2 + 2 + 2 + 2 + 2)      # tune 2x2, 4 entries x 2 perms x 2 sets
+    assert got == local_records
+    meta = json.loads((tmp_path / "o" / "experiment.json").read_text())
+    assert meta["backend"] == "dask" and meta["status"] == "finished"
+
+
+def test_existing_scheduler_gets_each_dataset_once_and_resumes(tmp_path, capsys, local_records, monkeypatch):
+    scattered = []
+    real = distributed.Client.scatter
+
+    def spy(self, data, *a, **kw):
+        scattered.append((len(data), kw.get("broadcast")))
+        return real(self, data, *a, **kw)
+    monkeypatch.setattr(distributed.Client, "scatter", spy)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        code, _, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                             "--scheduler", address, "--algorithms", "pa1"], capsys)
+        assert code == 0, err
+        assert scattered == [(2, True), (2, True)]          # X and y of each dataset, broadcast once per run
+        code, _, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                             "--scheduler", address, "--resume"], capsys)      # the rest, into the same log
+        assert code == 0, err
+    assert _records(tmp_path / "o") == local_records
+
+
+def test_unreachable_scheduler_is_one_line(tmp_path, capsys):
+    code, out, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                           "--scheduler", "tcp://127.0.0.1:9"], capsys)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2 and len(lines) == 1, err
+    assert lines[0].startswith("olk: error: --scheduler tcp://127.0.0.1:9: cannot connect to a Dask scheduler")
+
+
+def test_missing_dask_names_the_extra(tmp_path, capsys, monkeypatch):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in ("distributed", "dask")
+                        else real(name, *a))
+    code, out, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                           "--backend", "dask"], capsys)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2 and len(lines) == 1, err
+    assert "--backend dask needs dask.distributed, which is not installed: pip install 'olk[distributed]'" in lines[0]
