@@ -157,7 +157,6 @@ class _Group(click.Group):
 
     def format_commands(self, ctx, formatter):
         """click's listing, with the summary of a command not imported yet taken from :data:`_LAZY_COMMANDS`."""
-        from click.utils import make_default_short_help
         names = self.list_commands(ctx)
         if not names:
             return
@@ -170,7 +169,7 @@ class _Group(click.Group):
                     continue
                 rows.append((name, cmd.get_short_help_str(limit)))
             else:
-                rows.append((name, make_default_short_help(_LAZY_COMMANDS[name][2], limit)))
+                rows.append((name, click.Command(name, help=_LAZY_COMMANDS[name][2]).get_short_help_str(limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

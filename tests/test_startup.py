@@ -1,0 +1,65 @@
+"""No start-up tax: the CLI imports lazily.  ``olk --help`` and ``olk algorithms`` load neither pandas,
+matplotlib, scikit-learn, joblib nor scipy; a one-pass ``olk train`` on a cached dataset loads neither pandas,
+matplotlib, scikit-learn nor joblib; ``olk --help`` lists the lazily imported commands with their own help."""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from olk import cli as cli_mod
+
+REPO = Path(__file__).resolve().parents[1]
+HEAVY = ("pandas", "matplotlib", "sklearn", "joblib", "scipy", "dask", "distributed", "tqdm")
+
+PROBE = """
+import json, sys
+from olk.cli import main
+code = 0
+try:
+    main(sys.argv[1:])
+except SystemExit as e:
+    code = e.code
+print(json.dumps({"code": code, "modules": sorted(m for m in sys.modules if m.split(".")[0] in %r)}), file=sys.stderr)
+""" % (HEAVY,)
+
+
+def _modules(*argv, cwd=None):
+    env = {**os.environ, "OLK_DATA": str(REPO / "datasets")}
+    r = subprocess.run([sys.executable, "-c", PROBE, *map(str, argv)], capture_output=True, text=True, env=env,
+                       timeout=120, cwd=cwd)
+    got = json.loads(r.stderr.strip().splitlines()[-1])
+    assert got["code"] in (0, None), r.stderr
+    return {m.split(".")[0] for m in got["modules"]}
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["algorithms"], ["algorithms", "spa"], ["train", "--help"],
+                                  ["run", "--help"], ["datasets", "list"]])
+def test_help_and_listing_import_nothing_heavy(argv):
+    assert _modules(*argv) == set()
+
+
+def test_one_pass_train_on_a_cached_dataset_imports_no_report_or_parallel_stack(tmp_path):
+    argv = ["train", "codrna-small", "-a", "perceptron", "--kernel", '{"type": "gaussian", "gamma": 0.4}',
+            "--shuffle", "0", "-o", tmp_path / "m.olk"]
+    _modules(*argv)                                       # fills the cache
+    assert _modules(*argv) <= {"scipy"}                   # scipy.sparse: the core's RowSource imports it
+
+
+def test_help_lists_the_lazy_commands_with_their_own_summaries():
+    for name, (module, attr, summary) in cli_mod._LAZY_COMMANDS.items():
+        cmd = getattr(importlib.import_module(module), attr)
+        assert isinstance(cmd, click.Command)
+        for limit in (30, 45, 80, 200):
+            assert click.Command(name, help=summary).get_short_help_str(limit) == cmd.get_short_help_str(limit), name
+    from click.testing import CliRunner
+    out = CliRunner().invoke(cli_mod.cli, ["--help"]).output
+    for name in ("algorithms", "compare", "datasets", "plot", "predict", "regress", "report", "run", "sweep",
+                 "table", "train"):
+        assert f"  {name} " in out
