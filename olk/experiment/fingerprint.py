@@ -12,7 +12,7 @@ experiment.json (key ``settings``) when a run starts, and a resumed run compares
   subset), which datasets and algorithm entries take part (``--datasets`` / ``--algorithms`` subsets and
   entries added later only add runs, the others' earlier runs are kept), and cosmetic or execution-only
   fields (name, paper, table, description, display names, compare / table_layout / regress tolerances,
-  n_jobs, backend, data_dir, unavailable).
+  n_jobs, backend, scheduler, memory_limit, data_dir, unavailable).
 
 A difference is refused with one line naming it, unless ``--force`` (start over).  An experiment.json
 from an olk without fingerprints is resumed with a one-line warning.
