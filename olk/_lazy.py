@@ -27,3 +27,24 @@ def yaml_load(text: str):
         except (yaml.YAMLError, RecursionError, ValueError, TypeError):
             pass
     return yaml.safe_load(text)
+
+
+def scipy_version() -> str:
+    """scipy's version without importing scipy when it is not loaded yet (its ``version.py`` says it; importing
+    scipy costs ~20 ms, importlib.metadata more)."""
+    mod = sys.modules.get("scipy")
+    if mod is not None and getattr(mod, "__version__", None):
+        return str(mod.__version__)
+    import importlib.util
+    import re
+    from pathlib import Path
+    try:
+        spec = importlib.util.find_spec("scipy")
+        text = (Path(spec.origin).parent / "version.py").read_text()
+        m = re.search(r"""^version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
+        if m:
+            return m.group(1)
+    except (AttributeError, OSError, TypeError, ImportError):
+        pass
+    import scipy
+    return str(scipy.__version__)

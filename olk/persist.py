@@ -145,10 +145,10 @@ def save(model, path) -> None:
     params = model.get_params()
     kernel = params.pop("kernel")
     params_json = {"kernel": _kernel_json(kernel), **_Encoder(name, enc.arrays).encode_params(params)}
-    import scipy
+    from ._lazy import scipy_version
     meta = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "olk_version": __version__,
-        "saved_with": {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__},
+        "saved_with": {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy_version()},
         "algorithm": name,
         "params": params_json,
         "state": state,
