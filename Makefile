@@ -6,11 +6,11 @@ PY      = $(VENV)/bin/python
 OLK     = $(VENV)/bin/olk
 STAMP   = $(VENV)/.olk-installed
 JOBS   ?= 2
-# options of bench/bench_multi.py, e.g. make bench BENCH_MULTI="--scale 0.5"
+# options of `olk bench core` (issue 13's cases), e.g. make bench BENCH_CORE="--repeats 5"
+BENCH_CORE ?=
+# options of the other suites (olk bench SUITE --help), e.g. BENCH_MULTI="--scale 0.5" BENCH_KLR="--scale 0.1"
 BENCH_MULTI ?=
-# options of bench/bench_klr.py, e.g. make bench BENCH_KLR="--scale 0.1"
 BENCH_KLR ?=
-# options of bench/bench_amkl.py, e.g. make bench BENCH_AMKL="--pairs 5"
 BENCH_AMKL ?=
 
 .PHONY: install demo test regress bench reproduce-all clean help
@@ -40,11 +40,12 @@ regress: $(STAMP)
 	$(OLK) regress
 
 bench: $(STAMP)
-	$(PY) bench/bench.py
-	$(PY) bench/bench.py --batch
-	$(PY) bench/bench_multi.py $(BENCH_MULTI)
-	$(PY) bench/bench_klr.py $(BENCH_KLR)
-	$(PY) bench/bench_amkl.py $(BENCH_AMKL)
+	$(OLK) bench core $(BENCH_CORE)
+	$(OLK) bench learners
+	$(OLK) bench batch
+	$(OLK) bench multi $(BENCH_MULTI)
+	$(OLK) bench klr $(BENCH_KLR)
+	$(OLK) bench amkl $(BENCH_AMKL)
 
 reproduce-all: $(STAMP)
 	@for c in configs/*.yaml; do \

@@ -426,6 +426,34 @@ def regress(update, config_dir, baseline_dir, n_jobs):
                        f"; fix the change or run 'olk regress --update' if it is intended")
 
 
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                              "help_option_names": []})
+@click.argument("suite", required=False, default="core", metavar="[SUITE]")
+@click.argument("options", nargs=-1, type=click.UNPROCESSED)
+def bench(suite, options):
+    """Speed benchmarks: SUITE is core (default), learners, batch, multi, klr, amkl or all.
+
+    Each suite takes its own options (olk bench SUITE --help).  'all' runs every suite in that order, each
+    with its defaults (make bench); speed claims live here, never in unit tests."""
+    from .bench import SUITES, run_suite
+    from .errors import did_you_mean
+    if suite in ("-h", "--help"):
+        click.echo(click.get_current_context().get_help())
+        return
+    if suite != "all" and suite not in SUITES:
+        raise ConfigError(f"olk bench: unknown suite '{suite}'{did_you_mean(suite, list(SUITES) + ['all'])}; "
+                          f"suites: {', '.join(SUITES)}, all")
+    for name in SUITES if suite == "all" else (suite,):
+        if suite == "all":
+            click.echo(f"== olk bench {name}", err=True)
+        try:
+            run_suite(name, list(options) if suite != "all" else [])
+        except SystemExit as e:             # a suite's --help
+            if e.code in (0, None):
+                return
+            raise
+
+
 def _mount_optional():
     try:
         from .data.cli import datasets as datasets_group

@@ -97,6 +97,19 @@ def _init_exp_table():
 
 _init_exp_table()
 
+
+def exp_tables():
+    """(tail, sbits): the exp's 128-entry tables as numpy arrays (float64, uint64), for another extension
+    module that includes olk_exp.h (each module has its own static copy; olk._core.refloop fills its copy
+    from these)."""
+    cdef int j
+    tail = np.empty(128, dtype=np.float64)
+    sbits = np.empty(128, dtype=np.uint64)
+    for j in range(128):
+        tail[j] = olk_exp_tail[j]
+        sbits[j] = olk_exp_sbits[j]
+    return tail, sbits
+
 EXP_SIMD_LEVELS = ("scalar", "avx2", "avx512")
 
 
@@ -117,6 +130,11 @@ def exp_simd(level=None):
 
 
 exp_simd()
+
+
+def exp_simd_now():
+    """The level :func:`exp_simd` last chose (without changing it)."""
+    return EXP_SIMD_LEVELS[olk_vexp_level]
 
 
 def exp_array(x):
@@ -854,6 +872,9 @@ cdef class SVPool:
                     t = x + v
                     if t > 0.0:
                         acc += 2.0 * x * v / t
+            elif self.unit:                     # every stored value is 1.0 and w * 1.0 == w exactly
+                for j in range(a, e):
+                    acc += self.work[self.sp_idx[j]]
             else:
                 for j in range(a, e):
                     acc += self.work[self.sp_idx[j]] * self.sp_val[j]
