@@ -57,6 +57,17 @@ COMPONENT = Param("component", "perceptron", "learner of each kernel classifier:
 #: the PA variants' "learning rate" (SPA Section 6.2.4: 0.1), read as PA-I's aggressiveness C
 ETA = Param("eta", 0.1, "PA-I aggressiveness of each kernel classifier: tau_i = min(eta, l_i / k_i(x, x))",
             **POSITIVE)
+#: how the m classifiers are combined into the prediction.  Default ``vote``: sum_i theta_i sign(f_i(x)), the
+#: combination of the cited original -- Jin, Hoi & Yang (ALT 2010), whose OMKL-P ("by Predictions",
+#: Algorithms 1-4, the Perceptron + Hedge algorithms that Hoi et al. 2013 publish as OMKC) predicts
+#: sign(q_t . sign(f_t(x_t))), and the SPA paper's own Algorithms 2-4, which print sign(sum theta sign[f]).
+#: ``real``: sum_i theta_i f_i(x), the real-valued combination of the SPA paper's Eq. (2) (its description
+#: of OMKC in Section 4.1) and of ALT 2010's OMKL-O; offered because the paper's U and stochastic rows in
+#: Table 5 (50.00 +- 0.00 on madelon) look like it (results/notes/spa_tist2018_table5.md, "combine: real").
+#: It changes the prediction only: the classifiers, their updates and the Hedge weights are the same.
+COMBINE = Param("combine", "vote", "prediction: vote = sign(sum_i theta_i sign(f_i(x))) (Jin et al. ALT 2010 "
+                "OMKL-P, SPA Algorithms 2-4); real = sign(sum_i theta_i f_i(x)) (SPA Eq. 2, ALT 2010 OMKL-O)",
+                type=str, choices=("vote", "real"))
 
 
 class _OMKCCore(OnlineKernelLearner):
@@ -116,9 +127,13 @@ class _OMKCCore(OnlineKernelLearner):
                 "mistakes_per_kernel": self.mistakes_per_kernel_.tolist()}
 
     # ------------------------------------------------------------------ the algorithm
+    #: ``combine`` of the learners that do not declare the parameter (the bounded ones): the vote
+    combine = "vote"
+
     def _vote(self, f: np.ndarray) -> float:
-        """sum_i theta_i sign(f_i), sign(0) = 0, summed in kernel order."""
-        return dot(self.weights_, np.sign(f))
+        """The combined score, summed in kernel order: sum_i theta_i sign(f_i) (sign(0) = 0) with
+        ``combine='vote'``, sum_i theta_i f_i with ``combine='real'``."""
+        return dot(self.weights_, f if self.combine == "real" else np.sign(f))
 
     def _update_probs(self) -> np.ndarray:
         """OMKC's stochastic-update probabilities p_i = (1 - delta) theta_i / max_j theta_j + delta."""
@@ -183,8 +198,11 @@ class _OMKCCore(OnlineKernelLearner):
         return self.pool.decision_matrix(self._source_for(X))
 
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
-        """The combined score sum_i theta_i sign(f_i(x)) on every row of X (same order of sums as ``step``)."""
-        V = np.sign(self.classifier_scores(X))
+        """The combined score sum_i theta_i sign(f_i(x)) (``combine='real'``: sum_i theta_i f_i(x)) on every
+        row of X (same order of sums as ``step``)."""
+        V = self.classifier_scores(X)
+        if self.combine != "real":
+            V = np.sign(V)
         out = np.zeros(V.shape[0])
         for k, w in enumerate(self.weights_.tolist()):
             out += w * V[:, k]
@@ -200,10 +218,11 @@ class OMKCDD(_OMKCCore):
         f_i <- f_i + z_i y_t k_i(x_t, .) (kernel Perceptron);  theta_i <- theta_i discount^{z_i};  theta /= sum theta.
     Each f_i is exactly the kernel Perceptron on k_i alone.  ``component='pa'``: f_i <- f_i + tau_i y_t k_i(x_t, .)
     with tau_i = min(eta, l_i / k_i(x_t, x_t)) whenever l_i = [1 - y_t f_i(x_t)]_+ > 0 (SPA Table 5 "DDPA");
-    ``discount=1``: theta stays 1/m (SPA Table 5 "U").  Readings: see ``_OMKCCore``.
+    ``discount=1``: theta stays 1/m (SPA Table 5 "U"); ``combine='real'``: predict sign(sum_i theta_i f_i(x_t))
+    (see ``COMBINE``).  Readings: see ``_OMKCCore``.
     """
 
     name = "omkc_dd"
     display = "OMKC(DD)"
     style = ("#aec7e8", "H")
-    params = (DISCOUNT, COMPONENT, ETA)
+    params = (DISCOUNT, COMPONENT, ETA, COMBINE)
