@@ -1,5 +1,5 @@
-"""``combine: vote | real`` of the unbounded OMKC learners (olk/algorithms/omkc_dd.py, COMBINE): the default vote
-sum_i theta_i sign(f_i(x)) against the real-valued sum_i theta_i f_i(x), by hand on the tiny stream of
+"""``combine: vote | vote_plus | real`` of the unbounded OMKC learners (olk/algorithms/omkc_dd.py, COMBINE): the default vote
+sum_i theta_i sign(f_i(x)) (sign(0) = 0), the vote with sign(0) = +1, and the real-valued sum_i theta_i f_i(x), by hand on the tiny stream of
 tests/test_omkc_dd.py, and 'the combination changes the prediction only' on real data."""
 import numpy as np
 import pytest
@@ -38,6 +38,18 @@ def test_dd_real_by_hand():
     np.testing.assert_array_equal(vote.predict(x), [-1, 1])
 
 
+def test_dd_vote_plus_by_hand():
+    m = make("omkc_dd", kernel=TWO, discount=0.5, combine="vote_plus")
+    scores = run(m, X4, Y4)
+    # the classifiers and weights of test_dd_by_hand; a classifier scoring 0 votes +1 instead of abstaining:
+    # t=1 f=(0,0): .5 + .5 = 1 (vote: 0);  t=2 f=(2,9): 1;  t=3 f=(1,-1): 0;
+    # t=4 f=(0,1), theta (2/3,1/3): 2/3 + 1/3 = 1 (vote: 1/3)
+    assert scores == pytest.approx([1.0, 1.0, 0.0, 1.0], abs=1e-15)
+    np.testing.assert_allclose(m.pool.coefs, [[1, 1], [-1, -1], [0, 1], [1, 0]])
+    x = np.array([[1.0], [-3.0], [0.0]])      # f = (-1, -5), (3, -5), (0, 1)
+    np.testing.assert_allclose(m.decision_function(x), [-1.0, 0.0, 1.0], rtol=1e-14)
+
+
 def test_u_real_by_hand():
     m = make("omkc_u", kernel=TWO, combine="real")
     # theta stays (.5, .5); classifiers of test_dd_by_hand: t=4 x=0: f = (0, 1) -> .5
@@ -73,3 +85,6 @@ def test_real_changes_the_prediction_only(name):
         expect += r.weights_[k] * F[:, k]
     np.testing.assert_array_equal(r.decision_function(Xt), expect)
     assert (np.sign(r.decision_function(Xt)) != np.sign(v.decision_function(Xt))).any()
+    p = make(name, kernel=ks, random_state=3, combine="vote_plus").partial_fit(X, y)
+    np.testing.assert_array_equal(v.pool.coefs, p.pool.coefs)
+    np.testing.assert_array_equal(v.weights_, p.weights_)
