@@ -359,6 +359,46 @@ def _ranking_md(c: Comparison) -> list[str]:
     return out + [""]
 
 
+def _kernel_weights_md(res: Results) -> list[str]:
+    """"Which kernels won": the top kernels by mean final combination weight, per dataset and algorithm, from
+    the runs' recorded ``kernel_weights`` (multi-kernel learners only; nothing when no run recorded any)."""
+    from olk.report.kernel_weights import kernel_weights_summary
+
+    main = res.main
+    if "kernel_weights" not in main.columns:
+        return []
+    order = {d: i for i, d in enumerate(res.datasets)}
+    s = kernel_weights_summary(main, top=3)
+    if not len(s):
+        return []
+    s = s.assign(_o=s["dataset"].map(lambda d: order.get(d, len(order)))).sort_values("_o", kind="stable")
+    moving, fixed = s[~s["uniform"]], s[s["uniform"]]
+    out = ["#### Which kernels won (final combination weights)", "",
+           "The three kernels with the largest mean final weight theta_i, per dataset and algorithm "
+           "(mean ± sample std over the runs that recorded weights; the weights sum to 1 in each run).", ""]
+    rows = []
+    for r in moving.itertuples(index=False):
+        cells = [f"{md_escape(n)}: {m:.2f}" + ("" if math.isnan(sd) else f" ± {sd:.2f}") for n, m, sd, _ in r.top]
+        cells += [""] * (3 - len(cells))
+        runs = f"{r.n_weights}/{r.n_runs}"
+        rows.append([md_escape(r.dataset), md_escape(r.display), runs] + cells)
+    if rows:
+        out += _table_md(["Dataset", "Algorithm", "Runs with weights", "1st", "2nd", "3rd"], rows,
+                         [":---", ":---", "---:", ":---", ":---", ":---"])
+        out.append("")
+    missing = []
+    for (ds, label), g in main.groupby(["dataset", "label"], sort=False):
+        n_w = int(g["kernel_weights"].map(lambda v: isinstance(v, str) and v.strip().startswith("[")).sum())
+        if 0 < n_w < len(g) or (n_w == 0 and label in set(s["label"])):
+            missing.append(f"{md_escape(ds)} {md_escape(g['display'].iloc[0])} ({len(g) - n_w} of {len(g)})")
+    if missing:
+        out += ["Runs without recorded weights (not in the means): " + "; ".join(missing) + ".", ""]
+    if len(fixed):
+        names = sorted(set(md_escape(d) for d in fixed["display"]))
+        out += [f"Weights that stay uniform (not learned): {', '.join(names)}.", ""]
+    return out
+
+
 def _figures_md(res: Results, ctx: _Ctx) -> list[str]:
     from olk.report import plots
 
@@ -462,6 +502,7 @@ def _entry_md(e: Entry, ctx: _Ctx, pub: pd.DataFrame) -> tuple[list[str], dict[s
                 "Ours: mean ± sample std over our runs.", ""]
         out += _comparison_md(c, ctx)
         out += _ranking_md(c)
+    out += _kernel_weights_md(res)
     out += _figures_md(res, ctx)
     return out, summary, tags
 
