@@ -131,19 +131,18 @@ class _OMKCCore(OnlineKernelLearner):
                 "mistakes_per_kernel": self.mistakes_per_kernel_.tolist()}
 
     # ------------------------------------------------------------------ the algorithm
-    #: ``combine`` of the learners that do not declare the parameter (the bounded ones): the vote
-    combine = "vote"
-
     def _vote(self, f: np.ndarray) -> float:
         """The combined score sum_i theta_i s_i, summed in kernel order, s_i from ``_signs``."""
         return dot(self.weights_, self._signs(f))
 
     def _signs(self, f: np.ndarray) -> np.ndarray:
         """What each classifier contributes to the combination (``combine``): sign(f_i) with sign(0) = 0
-        (vote), sign(f_i) with sign(0) = +1 (vote_plus), or f_i itself (real)."""
-        if self.combine == "real":
+        (vote), sign(f_i) with sign(0) = +1 (vote_plus), or f_i itself (real).  A learner that does not declare
+        the ``combine`` parameter (the bounded ones) votes."""
+        combine = self.hyperparams.get("combine", "vote")
+        if combine == "real":
             return f
-        if self.combine == "vote_plus":
+        if combine == "vote_plus":
             return np.where(f >= 0.0, 1.0, -1.0)
         return np.sign(f)
 
