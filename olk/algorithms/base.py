@@ -83,6 +83,12 @@ class KernelEstimator:
     reproducibility = EXACT         # what ``olk regress`` demands across machines (registry.Reproducibility)
     #: {old parameter name: (new name, when)}: the registry answers an old name with a one-line "renamed" error
     renamed: dict = {}
+    #: takes scipy-sparse X (False: dense X only, e.g. the kernel-selection learners' Gram-matrix solvers); the
+    #: scikit-learn estimators (:mod:`olk.estimators`) validate X and tag their input by it
+    sparse_input = True
+    #: hyper-parameters that fix the model's structure (like the kernel): a new value restarts the learner
+    #: untrained, so a streaming estimator applies them only at its next ``fit``
+    structural_params: tuple[str, ...] = ()
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         params = check_params_of(type(self), params, where)       # every way of building a learner checks
@@ -121,7 +127,7 @@ class KernelEstimator:
                     target_tags=TargetTags(required=True),
                     classifier_tags=None if regressor else ClassifierTags(multi_class=False),
                     regressor_tags=RegressorTags() if regressor else None,
-                    input_tags=InputTags(sparse=True),
+                    input_tags=InputTags(sparse=self.sparse_input),
                     requires_fit=False)
 
     def __sklearn_is_fitted__(self) -> bool:
@@ -165,6 +171,18 @@ class KernelEstimator:
             setattr(self, k, v)
         self.hyperparams = merged
         return self
+
+    def fitted_attributes(self) -> dict:
+        """The fitted model in scikit-learn's names, which the estimators of :mod:`olk.estimators` expose:
+
+        * a kernel expansion: ``support_vectors_`` (the stored SVs in slot order: a dense array, or a scipy CSR
+          matrix for sparse data) and ``dual_coef_`` ((n_sv, n_cols): output column j is
+          f_j(x) = sum_s dual_coef_[s, j] k_j(sv_s, x), plus ``intercept_`` for a model with a bias);
+        * a random-feature model: ``coef_`` (its parameter vectors, one row per kernel);
+        * a multi-kernel model: ``kernel_weights_`` (one per kernel, kernel order).
+
+        Each learner says what it has (the default: nothing; copies, computed on demand)."""
+        return {}
 
     def save(self, path) -> None:
         """Write this model to one file (an ``.npz`` archive, no pickle); ``olk.load(path)`` reads it back.  The
@@ -311,6 +329,27 @@ class OnlineKernelLearner(KernelEstimator):
     @property
     def kernel_evals(self) -> int:
         return 0 if self.pool is None else int(self.pool.n_kernel_evals)
+
+    def fitted_attributes(self) -> dict:
+        """``support_vectors_`` (the pool's live SVs, :meth:`SVPool.support_vectors`) and ``dual_coef_``
+        (:meth:`_expansion_coefs`), plus ``kernel_weights_`` when :meth:`_kernel_weights` gives them (see
+        :meth:`KernelEstimator.fitted_attributes`); nothing before the first example."""
+        if self.pool is None:
+            return {}
+        out = {"support_vectors_": self.pool.support_vectors(), "dual_coef_": self._expansion_coefs()}
+        weights = self._kernel_weights()
+        if weights is not None:
+            out["kernel_weights_"] = np.array(weights, dtype=np.float64)
+        return out
+
+    def _expansion_coefs(self) -> np.ndarray:
+        """(n_sv, n_cols) coefficients of the output functions over the pool's SVs: the stored columns as they
+        are.  A learner that keeps a global scale or combines columns into its output overrides it."""
+        return self.pool.coefs
+
+    def _kernel_weights(self):
+        """A multi-kernel learner's weights of its kernels (kernel order); None: not a multi-kernel model."""
+        return None
 
     def run_summary(self) -> dict:
         """Learner-specific facts an experiment records with each run, after its online pass: a dict of

@@ -120,6 +120,16 @@ class LibSVM(BatchKernelLearner):
             return np.zeros(n_rows(X))
         return np.asarray(self.svc.decision_function(self._prepare(X)), dtype=np.float64).ravel()
 
+    def fitted_attributes(self) -> dict:
+        """SVC's ``support_vectors_`` (dense, or CSR for sparse training data), ``dual_coef_`` ((n_sv, 1):
+        y_i alpha_i) and ``intercept_`` (b): f(x) = sum_i dual_coef_[i, 0] k(sv_i, x) + b."""
+        if self.svc is None:
+            return {}
+        sv, dc = self.svc.support_vectors_, self.svc.dual_coef_          # both sparse after a sparse fit
+        return {"support_vectors_": sp.csr_matrix(sv, dtype=np.float64) if sp.issparse(sv) else np.array(sv),
+                "dual_coef_": np.array(dc.toarray() if sp.issparse(dc) else dc, dtype=np.float64).T.copy(),
+                "intercept_": np.array(self.svc.intercept_, dtype=np.float64)}
+
     @property
     def n_sv(self) -> int:
         return 0 if self.svc is None else int(self.svc.n_support_.sum())

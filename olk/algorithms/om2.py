@@ -284,6 +284,14 @@ class OM2(OnlineKernelLearner):
             return np.zeros(0)
         return self._sigma * self.pool.coefs[:, 0]
 
+    def _expansion_coefs(self) -> np.ndarray:
+        """theta_j = sum_s (sigma b_s) k_j(sv_s, .): every column with the global scale applied."""
+        return self._sigma * self.pool.coefs
+
+    def _kernel_weights(self):
+        """||w_j|| / sum_k ||w_k|| (the ``kernel_weights`` of ``run_summary``)."""
+        return self.run_summary()["kernel_weights"]
+
     @property
     def w_norms_(self) -> np.ndarray:
         """||w_j|| = c_j ||theta_j|| per kernel."""

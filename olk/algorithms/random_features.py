@@ -224,6 +224,7 @@ class RandomFeatureMKL(OnlineKernelLearner):
     stochastic = True
     reproducibility = RF_REPRODUCIBILITY
     params = CORE_PARAMS
+    structural_params = _STRUCTURAL
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
@@ -393,6 +394,13 @@ class RandomFeatureMKL(OnlineKernelLearner):
     @property
     def n_features_in_(self) -> int | None:
         return self._d
+
+    def fitted_attributes(self) -> dict:
+        """Not a kernel expansion: ``coef_`` = theta (K x 2D, one row per kernel, the sin part first) and
+        ``kernel_weights_`` = q (kernel order); nothing before the first example."""
+        if self._V is None:
+            return {}
+        return {"coef_": self.theta_, "kernel_weights_": self.weights_}
 
     def run_summary(self) -> dict:
         """The final kernel weights q_T (kernel order)."""

@@ -49,6 +49,7 @@ class KernelSelection(BatchKernelLearner):
 
     max_kernels = 64
     params = (VALIDATION, SPLIT_SEED)
+    sparse_input = False                # Gram matrices of dense rows (KernelSet.gram), SVC on them
     # the Gram matrices are olk's (exact), but the SVM stage runs scikit-learn's libsvm and numpy/BLAS sums
     # (decision values, validation hinge losses, SimpleMKL's gradients): not bit-controlled across CPUs.
     # Declared: one test example of a ~120-row test set per run (0.85 points) and 1% of the SVs.
@@ -151,6 +152,22 @@ class KernelSelection(BatchKernelLearner):
         G = KernelSet(tuple(self.kernels[k] for k in on)).gram(X, self._sv_X)
         K = sum(self._weights[k] * G[j] for j, k in enumerate(on))
         return K @ self._sv_coef + self._b
+
+    def fitted_attributes(self) -> dict:
+        """The returned classifier: the SVM stage's ``support_vectors_`` (rows of the training set),
+        ``dual_coef_`` ((n_sv, 1): y_i alpha_i) and ``intercept_`` (b), over the selected kernel or the
+        weighted combination; or the online method's own attributes (OM-1, MuTron).  ``kernel_weights_``
+        always (one-hot for a selection)."""
+        if self._online is not None:
+            out = self._online.fitted_attributes()
+        elif self._sv_X is not None:
+            out = {"support_vectors_": self._sv_X.copy(), "dual_coef_": self._sv_coef.reshape(-1, 1).copy(),
+                   "intercept_": np.array([self._b])}
+        else:
+            out = {}
+        if self.kernel_weights_ is not None:
+            out["kernel_weights_"] = np.array(self.kernel_weights_, dtype=np.float64)
+        return out
 
     @property
     def n_sv(self) -> int:

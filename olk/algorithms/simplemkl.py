@@ -484,3 +484,11 @@ class SimpleMKL(KernelSelection):
         self.kernel_weights_ = d.copy()
         self.selected_kernel_ = int(np.argmax(d))
         return self
+
+    def fitted_attributes(self) -> dict:
+        """:class:`~olk.algorithms.selection.KernelSelection`'s, plus ``n_iter_``: the final SimpleMKL's
+        reduced-gradient iterations (``mkl_.n_iter``)."""
+        out = super().fitted_attributes()
+        if getattr(self, "mkl_", None) is not None:
+            out["n_iter_"] = int(self.mkl_.n_iter)
+        return out
