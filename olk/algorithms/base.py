@@ -184,6 +184,12 @@ class KernelEstimator:
         Each learner says what it has (the default: nothing; copies, computed on demand)."""
         return {}
 
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        """The keys :meth:`fitted_attributes` has once the model has learned (the estimators' docstrings list
+        them; tests/test_estimators.py checks every learner against it)."""
+        return ()
+
     def save(self, path) -> None:
         """Write this model to one file (an ``.npz`` archive, no pickle); ``olk.load(path)`` reads it back.  The
         format is described in :mod:`olk.persist`."""
@@ -248,9 +254,9 @@ class KernelEstimator:
             elif found.dtype.kind in "iuf" and found[0] in (-1, 1):
                 classes = np.array([-1, 1], dtype=found.dtype if found.dtype.kind in "if" else np.int64)
             else:
-                raise InputError(f"y: only one label ({_label(found[0])}) in the first fit/partial_fit call, so "
-                                f"olk cannot tell which class it is; pass examples of both classes in the first "
-                                f"call, or use the labels -1/+1")
+                raise InputError(f"y: only one label ({_label(found[0])}) in the first fit/partial_fit call: one class "
+                                f"only, so olk cannot tell which class it is; pass examples of both classes in the "
+                                f"first call, or use the labels -1/+1")
         pos, neg = _equal(y, classes[1]), _equal(y, classes[0])
         bad = ~(pos | neg)
         if bad.any():
@@ -341,6 +347,11 @@ class OnlineKernelLearner(KernelEstimator):
         if weights is not None:
             out["kernel_weights_"] = np.array(weights, dtype=np.float64)
         return out
+
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        """A kernel expansion; a multi-kernel learner (``max_kernels > 1``) also has ``kernel_weights_``."""
+        return ("support_vectors_", "dual_coef_") + (("kernel_weights_",) if cls.max_kernels > 1 else ())
 
     def _expansion_coefs(self) -> np.ndarray:
         """(n_sv, n_cols) coefficients of the output functions over the pool's SVs: the stored columns as they

@@ -395,6 +395,10 @@ class RandomFeatureMKL(OnlineKernelLearner):
     def n_features_in_(self) -> int | None:
         return self._d
 
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        return ("coef_", "kernel_weights_")
+
     def fitted_attributes(self) -> dict:
         """Not a kernel expansion: ``coef_`` = theta (K x 2D, one row per kernel, the sin part first) and
         ``kernel_weights_`` = q (kernel order); nothing before the first example."""

@@ -485,6 +485,10 @@ class SimpleMKL(KernelSelection):
         self.selected_kernel_ = int(np.argmax(d))
         return self
 
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        return super().fitted_names() + ("n_iter_",)
+
     def fitted_attributes(self) -> dict:
         """:class:`~olk.algorithms.selection.KernelSelection`'s, plus ``n_iter_``: the final SimpleMKL's
         reduced-gradient iterations (``mkl_.n_iter``)."""
