@@ -318,3 +318,15 @@ def test_every_estimator_docstring_lists_its_parameters():
             assert f"\n{p} : " in doc, (name, p)
         for q in REGISTRY[name].params:
             assert f"default={q.default!r}" in doc and q.doc[:30] in doc, (name, q.name)
+
+
+@pytest.mark.parametrize("name", ["spa", "omkc_dd"])
+def test_a_learner_file_written_before_the_estimators_still_loads(name):
+    # written by olk at commit 290b7ce (before olk.estimators): make(name, random_state=0).fit(X, y) on the data below
+    here = ROOT / "tests" / "data" / "models"
+    m = olk.load(here / f"{name}_format1_before_estimators.olk")
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 5))
+    assert type(m) is REGISTRY[name]
+    np.testing.assert_array_equal(m.decision_function(X), np.load(here / f"{name}_format1_before_estimators.scores.npy"))
+    assert set(m.fitted_attributes()) == set(REGISTRY[name].fitted_names())
