@@ -330,3 +330,36 @@ def test_a_learner_file_written_before_the_estimators_still_loads(name):
     assert type(m) is REGISTRY[name]
     np.testing.assert_array_equal(m.decision_function(X), np.load(here / f"{name}_format1_before_estimators.scores.npy"))
     assert set(m.fitted_attributes()) == set(REGISTRY[name].fitted_names())
+
+
+def _other_value(p):
+    """A valid value of Param `p` other than its default (None: none found)."""
+    if p.choices:
+        return next((c for c in p.choices if c != p.default), None)
+    d = p.default
+    if isinstance(d, bool):
+        return not d
+    if d is None or isinstance(d, str):
+        return 0.3
+    if p.type is int:
+        return d + 2
+    return d * 0.5 if d else 0.3
+
+
+@pytest.mark.parametrize("name", ONLINE)
+def test_set_params_on_a_learner_equals_building_it_with_the_value(name):
+    # what a learner derives from a parameter in __init__ (ln beta, a step, a buffer size) must follow set_params,
+    # or the estimator's set_params between partial_fit calls would not take effect
+    cls = REGISTRY[name]
+    X, y = _data(regression=cls.task == "regression")
+    kw = _kw(name, multi=True)
+    for p in cls.params:
+        v = _other_value(p)
+        try:
+            expected = cls(**{**kw, p.name: v})
+        except olk.errors.ConfigError:
+            continue
+        got = cls(**kw).set_params(**{p.name: v})
+        assert got.hyperparams == expected.hyperparams
+        np.testing.assert_array_equal(got.partial_fit(X, y).predict(X), expected.partial_fit(X, y).predict(X),
+                                      err_msg=f"{name}.{p.name}={v!r}")

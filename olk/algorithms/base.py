@@ -142,8 +142,10 @@ class KernelEstimator:
 
     def set_params(self, **params):
         """Set constructor arguments, checked like the constructor checks them (one-line ConfigError, with a
-        did-you-mean for an unknown name).  Hyper-parameters take effect at the next update; a new ``kernel`` or
-        ``random_state`` restarts the learner untrained, since the model learned so far depends on them."""
+        did-you-mean for an unknown name).  Hyper-parameters take effect at the next update (quantities the
+        learner derives from them are recomputed: :meth:`_params_changed`); a new ``kernel``, ``random_state`` or
+        structural parameter (``structural_params``) restarts the learner untrained, since the model learned so
+        far depends on them."""
         params = dict(params)
         kernel_given = "kernel" in params
         kernel = params.pop("kernel", None)
@@ -162,15 +164,24 @@ class KernelEstimator:
             except (TypeError, ValueError) as e:
                 raise ParamError(f"{self.name}.set_params: random_state must be None or an int seed, got "
                                  f"{seed!r} ({e})") from None
-        if (kernel_given and kernel is not current) or seed_given:
+        structural = any(k in params and merged[k] != self.hyperparams[k] for k in self.structural_params)
+        if (kernel_given and kernel is not current) or seed_given or structural:
             restart = self.kernels if not kernel_given or kernel is current else kernel
             type(self).__init__(self, kernel=restart, random_state=seed, **merged)
             self.__dict__.pop("n_features_in_", None)       # untrained again
             return self
+        changed = {k: v for k, v in merged.items() if v != self.hyperparams[k]}
         for k, v in merged.items():
             setattr(self, k, v)
         self.hyperparams = merged
+        if changed:
+            self._params_changed(changed)
         return self
+
+    def _params_changed(self, changed: dict) -> None:
+        """After ``set_params`` changed the hyper-parameters `changed` ({name: new value}) of a learner that keeps
+        learning: recompute what the learner derived from them in ``__init__`` (e.g. ln(beta)).  Default:
+        nothing is derived."""
 
     def fitted_attributes(self) -> dict:
         """The fitted model in scikit-learn's names, which the estimators of :mod:`olk.estimators` expose:

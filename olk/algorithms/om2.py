@@ -211,13 +211,21 @@ class OM2(OnlineKernelLearner):
         m = len(self.kernels)
         self.n_cols = m                                     # column j <-> kernel j, all holding the same b_s
         self._buf = np.zeros(m, dtype=np.float64)
+        self._set_exponents()
+        self._sigma = 1.0                                   # theta_j = sigma * column j of the pool
+        self.sqnorms_ = np.zeros(m)                         # ||theta_j||^2, kept incrementally
+        self.weights_ = np.zeros(m)                         # c_j: w_j = c_j theta_j
+
+    def _set_exponents(self) -> None:
+        m = len(self.kernels)
         self.q_ = dual_exponent(self.p, m)                  # dual exponent q (1/p + 1/q = 1)
         self.p_ = self.q_ / (self.q_ - 1.0)
         self._m2q = math.pow(m, 2.0 / self.q_)              # m^(2/q)
         self.eta_ = self.eta if self.eta > 0.0 else 2.0 / self._m2q
-        self._sigma = 1.0                                   # theta_j = sigma * column j of the pool
-        self.sqnorms_ = np.zeros(m)                         # ||theta_j||^2, kept incrementally
-        self.weights_ = np.zeros(m)                         # c_j: w_j = c_j theta_j
+
+    def _params_changed(self, changed: dict) -> None:
+        """p and eta: the exponents and the step follow (the weights c at the next update)."""
+        self._set_exponents()
 
     def column_kernels(self) -> list[int]:
         return list(range(len(self.kernels)))

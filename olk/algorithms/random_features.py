@@ -224,7 +224,7 @@ class RandomFeatureMKL(OnlineKernelLearner):
     stochastic = True
     reproducibility = RF_REPRODUCIBILITY
     params = CORE_PARAMS
-    structural_params = _STRUCTURAL
+    structural_params = _STRUCTURAL     # V and theta depend on them: set_params restarts the learner
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
@@ -280,13 +280,6 @@ class RandomFeatureMKL(OnlineKernelLearner):
             raise ConfigError(f"{self.name}: learn_one cannot know the stream length T of eta = 1/sqrt(T) (eq. 57); "
                               f"set horizon=T (or numeric eta_l and eta_g)")
         return super().learn_one(x, y)
-
-    def set_params(self, **params):
-        """As the base class; a new ``n_rf``, ``sampler`` or ``normalize_features`` restarts the learner untrained
-        (V and theta depend on them)."""
-        if any(k in params and params[k] != getattr(self, k) for k in _STRUCTURAL):
-            params.setdefault("random_state", self.random_state)
-        return super().set_params(**params)
 
     # ------------------------------------------------------------------------------------- the model
     def steps(self) -> tuple[float, float]:
