@@ -47,10 +47,12 @@ bench: $(STAMP)
 	$(OLK) bench klr $(BENCH_KLR)
 	$(OLK) bench amkl $(BENCH_AMKL)
 
+# each config shows its progress bar (runs done / total, elapsed, ETA: tqdm, on stderr, only on a terminal)
 reproduce-all: $(STAMP)
-	@for c in configs/*.yaml; do \
-	  case $$c in configs/demo.yaml) continue;; esac; \
-	  echo "== $$c"; $(OLK) run $$c --resume --n-jobs $(JOBS) --quiet || exit 1; \
+	@set -- $$(ls configs/*.yaml | grep -v '^configs/demo.yaml$$'); n=$$#; i=0; \
+	for c in "$$@"; do \
+	  i=$$((i + 1)); echo "== config $$i/$$n: $$c"; \
+	  $(OLK) run $$c --resume --n-jobs $(JOBS) > /dev/null || exit 1; \
 	done
 	-$(OLK) report
 

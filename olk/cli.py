@@ -5,7 +5,7 @@
     olk table RESULTS_DIR --format md|csv|latex
     olk compare RESULTS_DIR / olk plot RESULTS_DIR
     olk algorithms / olk datasets list|verify|fetch|info
-    olk train DATA --algorithm NAME [--kernel SPEC] [--set PARAM=VALUE ...] [--seed N] -o model.olk
+    olk train DATA --algorithm NAME [--kernel SPEC] [--set PARAM=VALUE ...] [--seed N] [--quiet] -o model.olk
     olk predict MODEL DATA|- [-o predictions.txt] [--proba]
 
 Every user-input problem prints one line ``olk: error: ...`` and exits with status 2.
@@ -71,6 +71,11 @@ def _finish(out, quiet):
         click.echo(render_table(out, fmt="md"))
 
 
+def _progress(progress: bool | None, quiet: bool) -> bool | None:
+    """--progress/--no-progress as given; otherwise none with --quiet, else a bar when stderr is a terminal."""
+    return False if progress is None and quiet else progress
+
+
 def _check_n_jobs(ctx, param, value):
     if value == 0:
         raise click.BadParameter("must be >= 1, or negative for all cores but n-1 (-1 = all cores)")
@@ -92,7 +97,8 @@ def run_options(f):
         click.option("--resume", is_flag=True, help="Keep finished runs of this results directory and run the rest."),
         click.option("--force", is_flag=True, help="Discard existing runs in the results directory."),
         click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal)."),
-        click.option("--quiet", "-q", is_flag=True, help="Do not print the table."),
+        click.option("--quiet", "-q", is_flag=True,
+                     help="Do not print the table, and no progress bar unless --progress is given."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -162,8 +168,8 @@ def run(config, n_jobs, backend, repeats, datasets, algorithms, scale, out, resu
     """Run the experiment described by CONFIG (a YAML file) and print its table."""
     from .experiment import Runner
     cfg = _prepare(config, repeats, datasets, scale, sets, algorithms)
-    runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
-                    command=_command_line(), log=lambda m: click.echo(m, err=True))
+    runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force,
+                    progress=_progress(progress, quiet), command=_command_line(), log=lambda m: click.echo(m, err=True))
     _finish(runner.run(), quiet)
 
 
@@ -192,8 +198,8 @@ def sweep(ctx, config, n_jobs, backend, repeats, datasets, algorithms, scale, ou
             if msg.startswith(f"--set {key}:"):
                 raise ConfigError(f"--{key}{msg[len('--set ' + key):]}") from None
         raise
-    runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
-                    command=_command_line(), log=lambda m: click.echo(m, err=True))
+    runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force,
+                    progress=_progress(progress, quiet), command=_command_line(), log=lambda m: click.echo(m, err=True))
     _finish(runner.run(), quiet)
 
 
@@ -243,11 +249,15 @@ def algorithms(names):
 @click.option("--seed", type=int, default=0, show_default=True, help="random_state of a stochastic learner.")
 @click.option("--output", "-o", "out", required=True, type=click.Path(dir_okay=False), metavar="MODEL",
               help="The model file to write (olk's .npz model format, see olk.persist).")
-def train(data, algorithm, kernel, sets, seed, out):
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar and no summary line (the bar is shown only when stderr is a terminal).")
+def train(data, algorithm, kernel, sets, seed, out, quiet):
     """Train a learner on DATA and save the model (like LIBSVM's svm-train).
 
     DATA is a registry dataset (see 'olk datasets list') or a LIBSVM file (plain, .gz, .bz2 or .xz).  An online
-    learner makes one pass over the rows in file order; a batch learner is fitted on all of them."""
+    learner makes one pass over the rows in file order (in chunks, with a progress bar on a terminal: the same
+    model as one pass); a batch learner is fitted on all of them."""
+    import time
     from .algorithms import registry
     from .data import get_registry, load_dataset
     from .persist import save
@@ -263,11 +273,43 @@ def train(data, algorithm, kernel, sets, seed, out):
     d = load_dataset(data, preprocess={"task": "regression" if cls.task == "regression" else "binary"}
                      if own_file else None)
     TASKS[cls.task].check_labels(d.y, f"dataset {data}", kind=d.task)
-    model.fit(d.X, d.y)
+    t0 = time.perf_counter()
+    if cls.batch:
+        model.fit(d.X, d.y)
+    else:
+        model = _train_online(model, d.X, d.y, desc=f"olk train {cls.name}", quiet=quiet)
+    elapsed = time.perf_counter() - t0
     save(model, out)
-    svs = f", {model.n_sv:,} support vectors" if model.n_sv else ""
-    click.echo(f"olk: trained {cls.name} on {d.n_samples:,} rows of {data} ({d.n_features} features{svs}); "
-               f"model saved to {out}", err=True)
+    if not quiet:
+        svs = f", {model.n_sv:,} support vectors" if model.n_sv else ""
+        click.echo(f"olk: trained {cls.name} on {d.n_samples:,} rows of {data} ({d.n_features} features{svs}) in "
+                   f"{elapsed:.1f} s; model saved to {out}", err=True)
+
+
+def _train_online(model, X, y, desc: str, quiet: bool, chunks: int = 100):
+    """One online pass of `model` over (X, y) in file order, as ``partial_fit`` on about `chunks` consecutive
+    chunks (the same model as one pass: the streaming property), with a tqdm bar on stderr (rows done / total,
+    elapsed, ETA) when stderr is a terminal and not `quiet`.  A step size 1/sqrt(T) whose T is "the rows of the
+    bound data" (``horizon`` = 0) is given T = all rows first, or each chunk would count as the stream."""
+    import math
+    import numpy as np
+    from tqdm.auto import tqdm
+    from .tasks import TASKS
+    n = int(y.shape[0])
+    if getattr(model, "horizon", None) == 0:
+        model.set_params(horizon=n)
+    size = max(1000, math.ceil(n / chunks))
+    kw = {"classes": np.unique(y)} if TASKS[model.task].labels == "binary" else {}
+    bar = tqdm(total=n, desc=desc, unit="row", file=sys.stderr, leave=False, mininterval=0.2,
+               disable=quiet or not sys.stderr.isatty())
+    try:
+        for a in range(0, n, size):
+            model.partial_fit(X[a:a + size], y[a:a + size], **kw)
+            kw = {}
+            bar.update(min(size, n - a))
+    finally:
+        bar.close()
+    return model
 
 
 def _train_params(name: str, sets) -> dict:
@@ -310,8 +352,11 @@ def predict(model, data, out, proba):
     row: the predicted label (with --proba: then P(class) for each of the model's two classes, in sorted order),
     and prints the accuracy (the MSE for a regression model) to standard error."""
     import numpy as np
+    from .estimators import OlkEstimator
     from .persist import load
     m = load(model)
+    if isinstance(m, OlkEstimator):         # a saved scikit-learn estimator: predict with its learner (the same
+        m = m.learner_                      # predictions; the command itself handles narrower LIBSVM files)
     if proba and not hasattr(m, "predict_proba"):
         from .algorithms import registry
         have = [n for n in registry.available() if hasattr(registry.REGISTRY[n], "predict_proba")]

@@ -1294,6 +1294,22 @@ cdef class SVPool:
             self._decide(src, i, &r[i, 0])
         return res
 
+    def support_vectors(self):
+        """The live SVs in slot order, copied: an (n_sv, n_features) float64 array for a dense pool, a scipy CSR
+        matrix of that shape (sorted indices) for a sparse one.  Row s is the SV whose coefficients are
+        ``coefs[s]``."""
+        n = self.n_sv
+        if not self.sparse:
+            return np.asarray(self.dense)[:n].copy()
+        import scipy.sparse as sp
+        starts = np.asarray(self.sp_start)[:n]
+        lens = np.asarray(self.sp_len)[:n]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        flat = (np.repeat(starts - indptr[:-1], lens) + np.arange(indptr[-1])) if n else np.zeros(0, np.int64)
+        return sp.csr_matrix((np.asarray(self.sp_val)[flat].copy(), np.asarray(self.sp_idx)[flat].copy(), indptr),
+                             shape=(n, self.n_features))
+
 
 def _rebuild_pool(state):
     """Unpickle an :class:`SVPool` (see ``SVPool.__reduce__``)."""

@@ -124,6 +124,10 @@ class _OMKCCore(OnlineKernelLearner):
         """SVs summed over the m kernel classifiers (the SPA paper's #SV for OMKC)."""
         return int(self.sv_per_kernel_.sum())
 
+    def _kernel_weights(self):
+        """theta, the combination weights (kernel order)."""
+        return self.weights_
+
     def run_summary(self) -> dict:
         """Recorded with every run: the final combination weights theta (kernel order, so a table can show
         which kernels won), each classifier's #SV and online mistakes."""

@@ -224,6 +224,7 @@ class RandomFeatureMKL(OnlineKernelLearner):
     stochastic = True
     reproducibility = RF_REPRODUCIBILITY
     params = CORE_PARAMS
+    structural_params = _STRUCTURAL     # V and theta depend on them: set_params restarts the learner
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
@@ -279,13 +280,6 @@ class RandomFeatureMKL(OnlineKernelLearner):
             raise ConfigError(f"{self.name}: learn_one cannot know the stream length T of eta = 1/sqrt(T) (eq. 57); "
                               f"set horizon=T (or numeric eta_l and eta_g)")
         return super().learn_one(x, y)
-
-    def set_params(self, **params):
-        """As the base class; a new ``n_rf``, ``sampler`` or ``normalize_features`` restarts the learner untrained
-        (V and theta depend on them)."""
-        if any(k in params and params[k] != getattr(self, k) for k in _STRUCTURAL):
-            params.setdefault("random_state", self.random_state)
-        return super().set_params(**params)
 
     # ------------------------------------------------------------------------------------- the model
     def steps(self) -> tuple[float, float]:
@@ -393,6 +387,17 @@ class RandomFeatureMKL(OnlineKernelLearner):
     @property
     def n_features_in_(self) -> int | None:
         return self._d
+
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        return ("coef_", "kernel_weights_")
+
+    def fitted_attributes(self) -> dict:
+        """Not a kernel expansion: ``coef_`` = theta (K x 2D, one row per kernel, the sin part first) and
+        ``kernel_weights_`` = q (kernel order); nothing before the first example."""
+        if self._V is None:
+            return {}
+        return {"coef_": self.theta_, "kernel_weights_": self.weights_}
 
     def run_summary(self) -> dict:
         """The final kernel weights q_T (kernel order)."""
