@@ -95,7 +95,8 @@ learner and the attribute: olk never falls back to pickle.
 Versions.  ``load`` reads format versions 1 and 2.  A file of a newer format version is refused with one line naming
 both olk versions; a file written by another olk version loads when its learner still fits this olk (the
 algorithm is registered, its parameters are valid, e.g. none was renamed, and the state has every attribute a new
-learner of this olk has), and otherwise fails with one line naming both versions.  A file that is not such an
+learner of this olk has; a hyper-parameter added to the learner since takes its default, which olk always chooses
+to keep the old behaviour), and otherwise fails with one line naming both versions.  A file that is not such an
 archive (not a zip of ``.npy`` files, no ``__meta__``, bad JSON) is refused with one line naming the file.
 """
 from __future__ import annotations
@@ -530,6 +531,14 @@ def _check_compatible(model, cls, meta: dict, where: str) -> None:
         raise ModelFileError(f"{where}: its parameters do not fit this olk: {e}") from None
     except (AttributeError, TypeError, KeyError) as e:
         raise ModelFileError(f"{where}: corrupted or incompatible olk model file ({e})") from None
+    # a hyper-parameter added to the learner after the file was written takes its registry default: olk adds a
+    # parameter only with a default that keeps the old behaviour (e.g. OMKC's combine='vote'), so the model is
+    # the one that was saved
+    added = [p.name for p in cls.params if p.name not in params]
+    for name in added:
+        setattr(model, name, hyper[name])
+        if isinstance(model.__dict__.get("hyperparams"), dict):
+            model.hyperparams = {**model.hyperparams, name: hyper[name]}
     missing = sorted(set(fresh.__getstate__()) - set(model.__dict__))
     if missing:
         raise ModelFileError(f"{where}: its {meta['algorithm']} state lacks {', '.join(missing[:5])}"

@@ -1306,7 +1306,7 @@ cdef class SVPool:
         lens = np.asarray(self.sp_len)[:n]
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(lens, out=indptr[1:])
-        flat = (np.repeat(starts - indptr[:-1], lens) + np.arange(indptr[-1])) if n else np.zeros(0, np.int64)
+        flat = (np.repeat(starts - indptr[:n], lens) + np.arange(indptr[n])) if n else np.zeros(0, np.int64)
         return sp.csr_matrix((np.asarray(self.sp_val)[flat].copy(), np.asarray(self.sp_idx)[flat].copy(), indptr),
                              shape=(n, self.n_features))
 
