@@ -91,6 +91,9 @@ class TableLayout:
     datasets_per_block: int = DEFAULT_DATASETS_PER_BLOCK
     sv_format: str = "int"  # 'int' -> 9,876 ; 'k' -> 9.9k
     units: tuple = ()       # ((metric, factor), ...): cells in units of factor, e.g. the AMKL paper's MSE x 1e-3
+    # how a swept Gaussian width is named in row names: 'gamma' (olk's parameter, default) or 'sigma', the width
+    # papers print, exp(-||x - x'||^2 / (2 sigma^2)): sigma = sqrt(1 / (2 gamma)) (the AMKL paper's KL-RBF rows)
+    gaussian_width: str = "gamma"
 
     def unit(self, metric: str) -> float:
         return dict(self.units).get(metric, 1.0)
@@ -155,9 +158,12 @@ class Results:
         return out
 
     def display(self, label: str, setting: str = "") -> str:
-        """Pretty row name, e.g. 'SPA-last' or 'SPA (budget=100)'."""
+        """Pretty row name, e.g. 'SPA-last' or 'SPA (budget=100)'; with ``table_layout: {gaussian_width: sigma}``
+        a swept Gaussian width reads 'KL-RBF (σ=0.1)' instead of 'KL-RBF (kernel.gamma=50)'."""
         hit = self.runs.loc[self.runs["label"] == label, "display"]
         name = str(hit.iloc[0]) if len(hit) else label
+        if setting and self.layout.gaussian_width == "sigma":
+            setting = ", ".join(_as_sigma(part) for part in setting.split(", "))
         return f"{name} ({setting})" if setting else name
 
     @property
@@ -176,6 +182,18 @@ class Results:
         """Data fraction used by the main runs if below 1 (scaled-down run), else None."""
         s = self.main["scale"].dropna()
         return float(s.min()) if len(s) and s.min() < 1.0 else None
+
+
+def _as_sigma(part: str) -> str:
+    """'kernel.gamma=50' -> 'σ=0.1' (sigma = sqrt(1 / (2 gamma)), 4 significant digits); other parts unchanged."""
+    key, _, val = part.partition("=")
+    if key != "kernel.gamma":
+        return part
+    try:
+        g = float(val)
+    except ValueError:
+        return part
+    return f"σ={math.sqrt(1.0 / (2.0 * g)):.4g}" if g > 0 else part
 
 
 def load_results(results_dir: str | Path | Results) -> Results:
@@ -394,8 +412,11 @@ def _layout(spec: Any, file: Path, batch: bool, task: str = "binary") -> TableLa
                                           or not v > 0 for m, v in units.items()):
         raise ConfigError(f"{file}: table_layout.units must map metrics to positive factors, e.g. {{mse: 0.001}}; "
                           f"got {units!r}")
+    width = spec.get("gaussian_width", "gamma")
+    if width not in ("gamma", "sigma"):
+        raise ConfigError(f"{file}: table_layout.gaussian_width must be 'gamma' or 'sigma', not {width!r}")
     return TableLayout(metrics=tuple(metrics), datasets_per_block=per, sv_format=sv,
-                       units=tuple((m, float(v)) for m, v in units.items()))
+                       units=tuple((m, float(v)) for m, v in units.items()), gaussian_width=width)
 
 
 def _read_curve_file(file: Path, required, expected: str) -> pd.DataFrame | None:
