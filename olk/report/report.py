@@ -387,8 +387,14 @@ def _provenance_md(e: Entry, ctx: _Ctx) -> list[str]:
     items.append(f"**Started:** {md_escape(meta.get('started') or '?')}; "
                  f"**finished:** {md_escape(meta.get('finished') or 'not finished')}")
     runs = f"{len(main)} main-phase runs"
-    if perms:
+    if perms and res.shuffled:
         runs += f" ({perms} permutation{'s' if perms != 1 else ''} per cell)"
+    elif perms:
+        per = main.groupby(["dataset", "label", "setting"]).size()
+        runs += (f" (file order, no permutation: {per.max()} seed{'s' if per.max() != 1 else ''} per cell for a "
+                 f"learner with random draws, {per.min()} run for a deterministic one)" if per.min() != per.max()
+                 else f" (file order, no permutation: {per.max()} run{'s' if per.max() != 1 else ''} per cell, one "
+                      f"per seed)")
     if meta.get("repeats") is not None:
         runs += f"; repeats {md_escape(meta['repeats'])}"
     if meta.get("seed") is not None:

@@ -79,6 +79,7 @@ NUMERIC_COLUMNS = ("perm", "seed", "scale", "n_examples", "mistakes", "accuracy"
                    "mistake_bound", "selected_kernel", "label_efficiency", "n_labels", "mse", "test_mse",
                    "select_time_s", "svm_time_s")
 
+PLUS_MINUS = "±"
 ONLINE_METRICS = ("accuracy", "time_s", "n_sv")     # the binary task's (olk.tasks), for old results
 DEFAULT_DATASETS_PER_BLOCK = 2
 
@@ -176,6 +177,30 @@ class Results:
         runs recorded it, or when tasks are mixed (the table then shows the binary columns)."""
         tasks = set(self.main["task"].dropna()) if "task" in self.main.columns else set()
         return tasks.pop() if len(tasks) == 1 else "binary"
+
+    @property
+    def shuffled(self) -> bool:
+        """False when the runs streamed each dataset in its file order (config ``shuffle: false``): a run index is
+        then a seed of the learner's random draws, not a data permutation.  experiment.json ``settings.shuffle``
+        (or a top-level ``shuffle``); True when not recorded."""
+        settings = self.meta.get("settings") if isinstance(self.meta.get("settings"), dict) else {}
+        value = settings.get("shuffle", self.meta.get("shuffle", True))
+        return value is not False
+
+    def runs_phrase(self, counts: list[int]) -> str:
+        """What one cell's mean ± std is taken over, for runs-per-cell ``counts`` (sorted distinct values): the
+        tables' footer and the report's provenance say it the same way."""
+        if not counts:
+            return "no main-phase runs yet"
+        n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+        word = "run" if counts == [1] else "runs"
+        head = f"mean {PLUS_MINUS} std (sample std, ddof=1) over {n} {word} per cell"
+        if self.shuffled:
+            return head + " (one per data permutation)"
+        seeds = counts[-1]
+        return (head + f"; the data are streamed in file order (shuffle: false), so a learner with random draws "
+                f"(e.g. random features) runs once per seed ({seeds} seed{'s' if seeds != 1 else ''}) and a "
+                f"deterministic learner, whose result the stream fixes, runs once")
 
     @property
     def scale(self) -> float | None:
