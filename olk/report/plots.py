@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 
 from olk.errors import OlkError, did_you_mean
 from olk.report.results import METRICS, Results, aggregate, load_results
+from olk.tasks import TASKS
 
 FIG_DIR = "figures"
 PANEL_W, PANEL_H = 4.2, 3.2
@@ -148,7 +149,8 @@ def _check_metric(m: str) -> None:
 
 
 def _default_xy(res: Results) -> tuple[str, str]:
-    return ("train_time_s", "test_accuracy") if res.is_batch else ("time_s", "accuracy")
+    """(x, y) of the score-vs-time figure: the task's declaration (olk.tasks)."""
+    return tuple(TASKS[res.task].tradeoff_axes(res.is_batch))
 
 
 # ----------------------------------------------------------------------------- learning curves
@@ -342,11 +344,14 @@ def param_values(res: Results) -> pd.DataFrame:
 
 
 def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", series: str | None = "beta",
-                           metrics: Sequence[str] = ("n_sv", "time_s", "accuracy"),
+                           metrics: Sequence[str] | None = None,
                            out_dir: str | Path | None = None) -> list[Path]:
     """SPA Fig. 2 type: one panel per metric vs parameter ``x``, one line per value of ``series``;
-    one figure per (dataset, algorithm) in which ``x`` takes at least two values (mean ± std bars)."""
+    one figure per (dataset, algorithm) in which ``x`` takes at least two values (mean ± std bars).
+    ``metrics`` default to the task's (olk.tasks: #SV, time, accuracy for classification; MSE and the labelling
+    efficiency for regression, the AMKL paper's Fig. 2)."""
     res = load_results(results_dir)
+    metrics = tuple(metrics) if metrics is not None else tuple(TASKS[res.task].sensitivity_metrics(res.is_batch))
     for m in metrics:
         _check_metric(m)
     df = param_values(res)
@@ -369,14 +374,15 @@ def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", 
             for ax, m in zip(axes, metrics):
                 name = f"{series}={sval:g}" if isinstance(sval, (int, float)) and series else \
                     (f"{series}={sval}" if series else res.display(lab))
-                ax.errorbar(stats.index.to_numpy(), stats[(m, "mean")], yerr=stats[(m, "std")].fillna(0),
+                u = res.layout.unit(m)                 # the table's unit (e.g. MSE x 1e-3)
+                ax.errorbar(stats.index.to_numpy(), stats[(m, "mean")] / u, yerr=stats[(m, "std")].fillna(0) / u,
                             marker="o", markersize=3, capsize=2, linewidth=1.2, label=name)
         xv = pd.to_numeric(g[x], errors="coerce").dropna()
         for ax, m in zip(axes, metrics):
             if len(xv) and xv.min() > 0 and xv.max() / xv.min() >= 20:
                 ax.set_xscale("log")
             ax.set_xlabel(x)
-            ax.set_ylabel(_label(m))
+            ax.set_ylabel(res.layout.header(m) if m in METRICS else m)
             ax.grid(True, alpha=0.3)
         _legend(fig, axes[:1])
         fig.suptitle(f"{res.display(lab)} on {ds}")
@@ -470,7 +476,7 @@ def plot_all(results_dir: str | Path | Results, out_dir: str | Path | None = Non
     if varying:
         written += plot_accuracy_vs_time(res, out_dir=out_dir)
         spec = (res.meta.get("plots") or {}).get("sensitivity") or {}
-        metrics = tuple(spec.get("metrics", ("n_sv",) + _default_xy(res)))
+        metrics = tuple(spec["metrics"]) if spec.get("metrics") else None      # None: the task's
         if "x" in spec:
             axes = [(spec["x"], spec.get("series"))]
         else:

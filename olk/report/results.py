@@ -175,7 +175,9 @@ class Results:
     def task(self) -> str:
         """The task protocol of the main runs (olk.tasks); 'binary' for results written before
         runs recorded it, or when tasks are mixed (the table then shows the binary columns)."""
-        tasks = set(self.main["task"].dropna()) if "task" in self.main.columns else set()
+        tasks = {str(t) for t in self.main["task"].dropna() if str(t).strip()} if "task" in self.main.columns else set()
+        if not tasks and "mse" in self.main.columns and self.main["mse"].notna().any():
+            return "regression"         # runs.csv written before it recorded the task: its MSE column says it
         return tasks.pop() if len(tasks) == 1 else "binary"
 
     @property
