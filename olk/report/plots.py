@@ -125,14 +125,16 @@ def _styles(res: Results) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _legend(fig: Figure, axes: list[Any]) -> None:
-    """One legend for the figure with every line of every panel (first occurrence of each name)."""
+def _legend(fig: Figure, axes: list[Any], rename: dict[str, str] | None = None) -> None:
+    """One legend for the figure with every line of every panel (first occurrence of each name); ``rename`` maps
+    a line's name to the text its legend entry shows."""
     seen: dict[str, Any] = {}
     for ax in axes:
         for h, name in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(name, h)
     if seen:
-        fig.legend(list(seen.values()), list(seen), loc="outside right upper", fontsize="small")
+        rename = rename or {}
+        fig.legend(list(seen.values()), [rename.get(n, n) for n in seen], loc="outside right upper", fontsize="small")
 
 
 def _slug(s: str) -> str:
@@ -155,7 +157,10 @@ def _default_xy(res: Results) -> tuple[str, str]:
 
 # ----------------------------------------------------------------------------- learning curves
 def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path | None = None) -> list[Path]:
-    """Mistake rate (%) vs #examples seen (log x): one panel per dataset, mean over permutations."""
+    """Mistake rate (%) or the running-average online MSE vs #examples seen (log x): one panel per dataset, mean
+    over permutations (seeds).  An MSE panel is on a log y axis whose range follows the curves that converge
+    (:func:`_mse_range`): a curve that diverges (e.g. an unnormalised polynomial kernel's gradient steps) is drawn
+    clipped at the top and named "diverged" in the legend with its final value.  MSE in the table's units."""
     res = load_results(results_dir)
     curves = res.curves
     if curves is None or curves.empty:
@@ -170,34 +175,94 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
     fig, axes = _figure(len(datasets))
     style = _styles(res)
     y = "mistake_rate" if data.get("mistake_rate") is not None and data["mistake_rate"].notna().any() else "mse"
+    u = res.layout.unit(y) if y == "mse" else 1.0
+    off: dict[str, list[str]] = {}             # legend name -> "dataset: final value" of each diverged panel
     for ax, ds in zip(axes, datasets):
-        _mean_lines(ax, res, style, data[data["dataset"] == ds], "t", y, markersize=5, spread_marks=True)
+        lines = _mean_curves(res, data[data["dataset"] == ds], "t", y)
+        lo = hi = None
+        if y == "mse":
+            lines = [(lab, st, xs, ys / u) for lab, st, xs, ys in lines]
+            lo, hi, diverged = _mse_range(lines)
+            for (lab, st), v in diverged.items():
+                off.setdefault(res.display(lab, st), []).append(f"{ds}: final {v:.3g}")
+            if diverged:
+                ax.text(0.98, 0.98, "diverged, off the axis: " + ", ".join(res.display(*k) for k in diverged),
+                        transform=ax.transAxes, ha="right", va="top", fontsize=6, color="#555555")
+        _draw_lines(ax, res, style, lines, markersize=5, spread_marks=True, clip=None if hi is None else 10 * hi)
         ax.set_xscale("log")
         ax.set_title(ds)
         ax.set_xlabel("Number of examples")
-        ax.set_ylabel("Online mistake rate (%)" if y == "mistake_rate" else "Online MSE (running average)")
+        ax.set_ylabel("Online mistake rate (%)" if y == "mistake_rate" else
+                      "Online MSE (running average)" + ("" if u == 1.0 else f" (x{u:g})"))
         if y == "mse":
             ax.set_yscale("log")
+            if lo is not None:
+                ax.set_ylim(lo, hi)
         ax.grid(True, which="major", alpha=0.3)
-    _legend(fig, axes)
+    _legend(fig, axes, rename={name: f"{name} (diverged on {'; '.join(v)})" for name, v in off.items()})
     return _save(fig, res, "learning_curves", out_dir)
+
+
+#: an MSE curve whose final value exceeds this multiple of the panel's median final value (or is not finite) is
+#: "diverged": it sets no axis range and is marked in the legend
+DIVERGED = 100.0
+
+
+def _mse_range(lines: list) -> tuple[float | None, float | None, dict]:
+    """(bottom, top, diverged) of an MSE panel's log y axis.  ``diverged`` maps (label, setting) to the final value
+    of each curve above :data:`DIVERGED` x the median final value (or not finite); the range covers the other
+    curves after their first 1% of examples (a running average starts from a handful of examples): from half
+    their smallest value to twice their largest."""
+    finals = {(lab, st): float(ys[-1]) for lab, st, xs, ys in lines if len(ys)}
+    ok = [v for v in finals.values() if math.isfinite(v) and v > 0]
+    if not ok:
+        return None, None, {}
+    med = float(np.median(ok))
+    diverged = {k: v for k, v in finals.items() if not math.isfinite(v) or v > DIVERGED * med}
+    vals = []
+    for lab, st, xs, ys in lines:
+        if (lab, st) in diverged or not len(xs):
+            continue
+        keep = (xs >= xs[-1] / 100.0) & np.isfinite(ys) & (ys > 0)
+        vals.append(ys[keep])
+    v = np.concatenate(vals) if vals else np.array(ok)
+    return float(v.min()) / 2.0, float(v.max()) * 2.0, diverged
+
+
+def _mean_curves(res: Results, d: pd.DataFrame, x: str, y: str) -> list[tuple[str, str, np.ndarray, np.ndarray]]:
+    """(label, setting, xs, ys): the mean curve (:func:`_mean_curve`) of every (label, setting) of ``res`` that has
+    curve rows in ``d``, in the table's row order."""
+    out = []
+    for lab, st in res.rows:
+        g = d[(d["label"] == lab) & (d["setting"] == st)].dropna(subset=[x, y])
+        if g.empty:
+            continue
+        xs, ys = _mean_curve(g, x, y)
+        out.append((lab, st, xs, ys))
+    return out
+
+
+def _draw_lines(ax, res: Results, style: dict, lines: list, markersize: float, spread_marks: bool = False,
+                clip: float | None = None) -> None:
+    """Draw mean curves in the label's colour and marker; a label's settings differ by line style; values above
+    ``clip`` (and infinite ones) are drawn at ``clip``, outside a y range that ends below it."""
+    dashes = ["-", "--", ":", "-."]
+    for lab, st, xs, ys in lines:
+        k = [s for lb, s in res.rows if lb == lab].index(st)
+        colour, marker = style[lab]
+        name = res.display(lab, st)
+        if clip is not None:
+            ys = np.where(np.isnan(ys), np.nan, np.minimum(ys, clip))
+        ax.plot(xs, ys, label=name, linewidth=1.4, color=colour,
+                linestyle=dashes[k % len(dashes)], marker=marker, markersize=markersize,
+                markevery=(0.012 * (_stable_index(lab, 8)), 0.1) if spread_marks else None)
 
 
 def _mean_lines(ax, res: Results, style: dict, d: pd.DataFrame, x: str, y: str, markersize: float,
                 spread_marks: bool = False) -> None:
     """One panel's lines: the mean curve (:func:`_mean_curve`) of every (label, setting) of ``res`` in the
     curve rows ``d``, in the label's colour and marker; a label's settings differ by line style."""
-    dashes = ["-", "--", ":", "-."]
-    for lab, st in res.rows:
-        g = d[(d["label"] == lab) & (d["setting"] == st)].dropna(subset=[x, y])
-        if g.empty:
-            continue
-        xs, ys = _mean_curve(g, x, y)
-        k = [s for lb, s in res.rows if lb == lab].index(st)
-        colour, marker = style[lab]
-        ax.plot(xs, ys, label=res.display(lab, st), linewidth=1.4, color=colour, linestyle=dashes[k % len(dashes)],
-                marker=marker, markersize=markersize,
-                markevery=(0.012 * (_stable_index(lab, 8)), 0.1) if spread_marks else None)
+    _draw_lines(ax, res, style, _mean_curves(res, d, x, y), markersize, spread_marks)
 
 
 def _mean_curve(g: pd.DataFrame, x: str = "t", y: str = "mistake_rate") -> tuple[np.ndarray, np.ndarray]:
