@@ -159,7 +159,7 @@ def test_every_method_records_its_selection_and_beats_chance(name):
     X, y = _toy(160, seed=13)
     m = make(name, kernel=[{"type": "linear", "view": [2, 3]}, {"type": "gaussian", "gamma": 0.5, "view": [0, 2]}],
              **({"random_state": 0} if name in ("som_svm", "oks_svm") else {}),
-             **({"index": 1} if name == "kernel_svm" else {}))
+             **({"kernel_id": 2} if name == "kernel_svm" else {}))
     m.fit(X, y)
     s = m.run_summary()
     assert s["selected_kernel"] in (0, 1) and len(s["kernel_weights"]) == 2
@@ -168,9 +168,17 @@ def test_every_method_records_its_selection_and_beats_chance(name):
     assert s["selected_kernel"] == 1                     # the informative view wins
 
 
-def test_kernel_svm_index_must_name_a_kernel():
-    with pytest.raises(ConfigError, match="index: 5 is not a kernel of the set"):
-        make("kernel_svm", kernel=[LIN, G1], index=5)
+def test_kernel_svm_kernel_id_is_one_based_and_must_name_a_kernel():
+    with pytest.raises(ConfigError, match=r"kernel_id: 3 is not a kernel of the set \(it has 2: 1..2\)"):
+        make("kernel_svm", kernel=[LIN, G1], kernel_id=3)
+    with pytest.raises(ConfigError, match="kernel_id: must be >= 1"):
+        make("kernel_svm", kernel=[LIN, G1], kernel_id=0)
+    # the old 0-based 'index' is answered with the new name and the value to write
+    with pytest.raises(ConfigError, match=r"index: renamed to 'kernel_id' and made 1-based .*; write kernel_id: 2"):
+        make("kernel_svm", kernel=[LIN, G1], index=1)
+    X, y = _toy(120, seed=3)
+    m = make("kernel_svm", kernel=[LIN, G1], kernel_id=2).fit(X, y)
+    assert m.run_summary()["selected_kernel"] == 1        # recorded 0-based, like every selection method
 
 
 # ---------------------------------------------------------------------------- the engine on multi-view data
@@ -211,7 +219,7 @@ datasets:
 algorithms:
   - oks_svm
   - {{name: om2, epochs: 2}}
-  - {{name: kernel_svm, sweep: {{index: [0, 3]}}}}
+  - {{name: kernel_svm, sweep: {{kernel_id: [1, 4]}}}}
 {extra}""")
     return cfg
 
@@ -265,3 +273,31 @@ def test_chi2_on_negative_features_is_a_data_error():
     X, y = _toy(30)
     with pytest.raises(DataError, match="needs non-negative features"):
         make("oks", kernel=[{"type": "chi2"}, LIN], random_state=0).partial_fit(X, y)
+
+
+def test_the_kernel_figure_marks_each_methods_selections_from_its_runs(tmp_path, monkeypatch):
+    """`olk plot --kind kernels`: one bar per kernel number (1-based) at LIBSVM's test accuracy on that kernel,
+    and for each method a marker at every kernel its runs selected (selected_kernel + 1), read from runs.csv."""
+    import pandas as pd
+
+    from olk.report import plots
+    out = Path(run_experiment(str(_oks_config(tmp_path)), tmp_path / "res"))
+    figs, save = [], plots._save
+    monkeypatch.setattr(plots, "_save", lambda fig, res, stem, d: figs.append(fig) or save(fig, res, stem, d))
+    files = plots.plot_kernel_selection(out)
+    assert [f.name for f in files] == ["kernel_selection.png", "kernel_selection.pdf"]
+    assert all(f.is_file() and f.stat().st_size > 1000 for f in files)
+    runs = pd.read_csv(out / "runs.csv")
+    runs = runs[runs["phase"] == "main"]
+    (fig,) = figs
+    for ax, ds in zip(fig.axes, ["m3v5", "m6v9"]):
+        assert ax.get_title() == ds
+        truth = runs[(runs["dataset"] == ds) & (runs["algorithm"] == "kernel_svm")]
+        bars = {round(p.get_x() + p.get_width() / 2): p.get_height() for p in ax.patches}
+        assert bars == {int(k) + 1: a for k, a in zip(truth["selected_kernel"], truth["test_accuracy"])}
+        assert set(bars) == {1, 4}                         # the sweep's kernel_id values, 1-based
+        marked = {c.get_label(): sorted(int(x) for x, _ in c.get_offsets()) for c in ax.collections}
+        picks = runs[(runs["dataset"] == ds) & runs["selected_kernel"].notna() & (runs["algorithm"] != "kernel_svm")]
+        assert marked == {"OKS-SVM": sorted({int(k) + 1 for k in picks.loc[picks["label"] == "oks_svm",
+                                                                            "selected_kernel"]})}
+        assert "OM-2" not in marked                        # OM-2 selects no kernel (NA, as in the paper)

@@ -476,25 +476,29 @@ def varying_params(res: Results) -> dict[tuple[str, str], list[str]]:
 def plot_kernel_selection(results_dir: str | Path | Results, selections: str | Path | Results | None = None,
                           out_dir: str | Path | None = None) -> list[Path]:
     """OKS (AAAI 2012) Figs. 1-2 type: the test accuracy of LIBSVM on every kernel of the set (the ground
-    truth: the ``index`` sweep of a ``kernel_svm`` entry in ``results_dir``), one panel per dataset, with the
+    truth: a ``kernel_svm`` entry swept over ``kernel_id`` in ``results_dir``), one panel per dataset, with the
     kernels each method of ``selections`` (a results directory whose runs record ``selected_kernel``; default
     ``results_dir`` itself) selected marked on it, one marker row per method (marker size: how many runs chose
-    that kernel)."""
+    that kernel).  Kernels are numbered 1-based, as in the tables; a kernel_svm run's own kernel is its recorded
+    ``selected_kernel`` (0-based, + 1), so results of the older 0-based ``index`` sweep plot the same."""
     res = load_results(results_dir)
     sel = res if selections is None else load_results(selections)
     df = param_values(res)
     truth = df[df["algorithm"] == "kernel_svm"] if "algorithm" in df.columns else df.iloc[:0]
-    if truth.empty or "index" not in truth.columns:
+    if "selected_kernel" in truth.columns:
+        truth = truth[truth["selected_kernel"].notna()]
+    if truth.empty or truth["selected_kernel"].nunique() < 2:
         raise OlkError(f"{res.path / 'runs.csv'}: the kernel figure needs kernel_svm runs with a sweep over "
-                       f"'index' (LIBSVM on every kernel of the set)")
+                       f"'kernel_id' (LIBSVM on every kernel of the set)")
+    truth = truth.assign(kernel_no=truth["selected_kernel"].astype(int) + 1)
     picks = sel.main[sel.main["selected_kernel"].notna() & (sel.main["algorithm"] != "kernel_svm")] \
-        if "selected_kernel" in sel.main.columns else sel.main.iloc[:0]     # kernel_svm "selects" its index
+        if "selected_kernel" in sel.main.columns else sel.main.iloc[:0]     # kernel_svm "selects" its own kernel
     datasets = [d for d in res.datasets if (truth["dataset"] == d).any()]
     fig, axes = _figure(len(datasets), ncols=1)
     styles = _styles(sel)
     for ax, ds in zip(axes, datasets):
-        g = truth[truth["dataset"] == ds].groupby("index", sort=True)["test_accuracy"].mean()
-        kx = g.index.to_numpy(int) + 1
+        g = truth[truth["dataset"] == ds].groupby("kernel_no", sort=True)["test_accuracy"].mean()
+        kx = g.index.to_numpy(int)
         ax.bar(kx, g.to_numpy(), color="#cccccc", edgecolor="#888888", label="LIBSVM on the kernel (ground truth)")
         lo = float(g.min())
         labels = [lab for lab in dict.fromkeys(picks["label"]) if (picks[(picks["dataset"] == ds)]["label"] == lab).any()]
@@ -502,7 +506,7 @@ def plot_kernel_selection(results_dir: str | Path | Results, selections: str | P
             ks = picks[(picks["dataset"] == ds) & (picks["label"] == lab)]["selected_kernel"].astype(int) + 1
             counts = ks.value_counts()
             colour, marker = styles.get(lab, ("#000000", "o"))
-            yv = [float(g.get(k - 1, lo)) + 0.6 * (j + 1) for k in counts.index]
+            yv = [float(g.get(k, lo)) + 0.6 * (j + 1) for k in counts.index]
             ax.scatter(counts.index, yv, s=30 + 25 * counts.to_numpy(), marker=marker, color=colour,
                        label=sel.display(lab), zorder=3)
         ax.set_xticks(kx)
@@ -512,7 +516,7 @@ def plot_kernel_selection(results_dir: str | Path | Results, selections: str | P
         ax.set_ylabel("Test accuracy (%)")
         ax.set_title(ds)
         ax.grid(True, axis="y", alpha=0.3)
-    fig.set_size_inches(max(PANEL_W, 0.35 * len(truth["index"].unique()) + 2), PANEL_H * len(datasets))
+    fig.set_size_inches(max(PANEL_W, 0.35 * truth["kernel_no"].nunique() + 2), PANEL_H * len(datasets))
     _legend(fig, axes[:1])
     return _save(fig, res, "kernel_selection", out_dir)
 
