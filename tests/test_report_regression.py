@@ -91,6 +91,10 @@ def test_an_algorithm_printed_under_two_paper_labels_is_compared_on_both_metrics
     assert _cell(c, "amkl_aks", "time")["paper_label"] == "AMKL-AKS"
     assert _cell(c, "kl_rbf", "mse", setting="kernel.gamma=50")["paper_label"] == "KL-RBF (=0.1)"
     assert _cell(c, "kl_rbf", "mse", setting="kernel.gamma=0.5")["paper_label"] == "KL-RBF (=1)"
+    # POLY3 ran but its MSE overflowed (NaN): 'off', not 'not run'
+    poly = _cell(c, "poly3", "mse")
+    assert poly["verdict"] == "off" and poly["n_runs"] == 1 and "diverged" in poly["paper_note"]
+    assert "| POLY3 | mse (x0.001) | not finite (diverged) | 22.7 |  | off |" in c.to_markdown()
 
 
 def test_ours_vs_paper_tables_use_the_layouts_units_and_sigma(amkl):

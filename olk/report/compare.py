@@ -5,7 +5,7 @@ the difference ours − paper and a verdict:
 
 * ``within paper std``  |diff| <= paper std (the paper printed a std);
 * ``within tolerance``  |diff| <= tolerance (see :data:`DEFAULT_TOLERANCES`);
-* ``off``               neither;
+* ``off``               neither, or our runs gave no finite value (a diverged learner);
 * ``n/a``               the metric has no tolerance (by default: time, measured on other hardware);
 * ``no paper value``    we ran it, the paper has no number;
 * ``not run``           the paper has a number, we have no run (or the dataset was unavailable).
@@ -31,6 +31,7 @@ import pandas as pd
 from olk.errors import ConfigError, OlkError, did_you_mean
 from olk.report.results import METRICS, Results, aggregate, load_results
 from olk.report.tables import format_cell, format_value
+from olk.tasks import TASKS
 
 #: Default comparison tolerance per *paper* metric: (kind, value).  ``abs`` values are in the metric's
 #: unit (percentage points for accuracy and mistake rate); ``rel`` values are fractions of the paper's
@@ -368,7 +369,13 @@ def _cell(res, ds, lab, st, pl, pm, om, o, p, tol) -> dict[str, Any]:
     rel = diff / abs(p_mean) if p_mean and not math.isnan(diff) else math.nan
     kind, val = tol
     tol_abs = math.nan if val is None else (val if kind == "abs" else val * abs(p_mean))
-    if o is None or math.isnan(om_mean):
+    # it ran, but gave no finite value: an infinite mean, or no value of the task's primary metric (which every
+    # finished run records: the regression task's MSE is NaN when a diverging learner overflowed)
+    diverged = o is not None and int(o.n_runs) > 0 and (math.isinf(om_mean) or (
+        math.isnan(om_mean) and om == TASKS[res.task].primary))
+    if diverged:
+        verdict = "off"
+    elif o is None or math.isnan(om_mean):
         verdict = "not run"
     elif pr is None or math.isnan(p_mean):
         verdict = "no paper value"
@@ -381,6 +388,8 @@ def _cell(res, ds, lab, st, pl, pm, om, o, p, tol) -> dict[str, Any]:
     else:
         verdict = "off"
     note = str(pr["note"]) if pr is not None else ""
+    if diverged:
+        note = "; ".join(x for x in ("our runs gave no finite value (diverged)", note) if x)
     if verdict == "not run" and ds in res.unavailable:
         note = "; ".join(x for x in (f"data unavailable: {res.unavailable[ds]}", note) if x)
     return {"dataset": ds, "algorithm": lab, "display": res.display(lab, st) if o is not None or
@@ -428,7 +437,8 @@ def cell_texts(c: Comparison, r: Any, sv_format: str = "int") -> tuple[str, str,
     format a cell.  compare.csv keeps the raw values (and the unit)."""
     kind = METRICS[r.our_metric][1] if r.our_metric in METRICS else "float"
     u = float(r.unit) if isinstance(r.unit, (int, float)) and not math.isnan(r.unit) and r.unit > 0 else 1.0
-    ours = format_cell(r.ours_mean / u, r.ours_std / u, kind, sv_format) if not math.isnan(r.ours_mean) else "—"
+    ours = format_cell(r.ours_mean / u, r.ours_std / u, kind, sv_format) if math.isfinite(r.ours_mean) else \
+        "not finite (diverged)" if r.verdict == "off" else "—"
     paper = format_cell(r.paper_mean / u, r.paper_std / u, kind, sv_format) if not math.isnan(r.paper_mean) else "—"
     diff = _signed(r.diff / u, kind)
     if diff and c.tolerances.get(r.metric, ("abs", None))[0] == "rel" and not math.isnan(r.rel_diff):
