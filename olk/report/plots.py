@@ -184,7 +184,8 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
             lines = [(lab, st, xs, ys / u) for lab, st, xs, ys in lines]
             lo, hi, diverged = _mse_range(lines)
             for (lab, st), v in diverged.items():
-                off.setdefault(res.display(lab, st), []).append(f"{ds}: final {v:.3g}")
+                off.setdefault(res.display(lab, st), []).append(
+                    f"{ds}: final {v:.3g}" if math.isfinite(v) else f"{ds}: not finite (overflow)")
             if diverged:
                 ax.text(0.98, 0.98, "diverged, off the axis: " + ", ".join(res.display(*k) for k in diverged),
                         transform=ax.transAxes, ha="right", va="top", fontsize=6, color="#555555")
