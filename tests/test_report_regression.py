@@ -166,3 +166,20 @@ def test_learning_curves_range_the_converging_curves_and_name_the_diverged_one(a
     assert "KL-RBF (σ=0.1)" in legend and "AMKL-AKS" in legend
     assert any("diverged, off the axis: POLY3" in t.get_text() for t in ax.texts)
     assert max(np.nanmax(line.get_ydata()) for line in ax.lines) <= 10 * hi  # drawn clipped
+
+
+def test_an_unavailable_dataset_shows_the_papers_numbers_beside_not_run(amkl):
+    d, pub = amkl
+    meta = json.loads((d / "experiment.json").read_text())
+    meta["unavailable"] = {"twitter_l": "not public"}
+    meta["datasets"] = ["tom", "twitter_l"]
+    (d / "experiment.json").write_text(json.dumps(meta))
+    rows = pd.read_csv(pub, dtype=str, keep_default_na=False)
+    extra = rows[rows["algorithm"] == "amkl_aks"].assign(dataset="twitter_l")
+    extra.loc[extra["metric"] == "mse", "mean"] = "3.18"
+    pd.concat([rows, extra]).to_csv(pub, index=False)
+    text, _ = render_report(d.parent, d.parent, published=pub.parent)
+    section = text[text.index("#### twitter_l — not run: data unavailable"):]
+    row = next(line for line in section.splitlines() if line.startswith("| AMKL-AKS"))
+    assert "| — | 3.18 |  | not run: data unavailable |" in row and "| — | 0.65 |  | not run: data unavailable |" in row
+    assert "**Not run: data unavailable:** twitter_l (not public)" in text

@@ -300,8 +300,9 @@ def _comparison_md(c: Comparison, ctx: _Ctx) -> list[str]:
     for ds in dict.fromkeys(shown["dataset"]):
         d = shown[shown["dataset"] == ds]
         title = f"{ds} (paper: {c.aliases[ds]})" if ds in c.aliases else ds
-        if ds in res.unavailable:
-            continue  # listed under 'Not run: data unavailable'
+        unavailable = ds in res.unavailable
+        if unavailable:     # the paper's numbers, with ours 'not run: data unavailable' (why: under Runs above)
+            title += " — not run: data unavailable"
         metrics = _paper_metrics(d)
         header = ["Algorithm"]
         for m in metrics:
@@ -322,7 +323,9 @@ def _comparison_md(c: Comparison, ctx: _Ctx) -> list[str]:
                     continue
                 r = next(hit.itertuples(index=False))
                 ours, paper, diff = cell_texts(c, r, sv)
-                row += [ours, paper, diff, SHORT_VERDICT.get(r.verdict, r.verdict)]
+                verdict = "not run: data unavailable" if unavailable and r.verdict == "not run" else \
+                    SHORT_VERDICT.get(r.verdict, r.verdict)
+                row += [ours, paper, diff, verdict]
             rows.append(row)
         out += [f"#### {md_escape(title)}", ""] + _table_md(header, rows, align) + [""]
         skipped = list(dict.fromkeys(extra.loc[extra["dataset"] == ds, "display"]))
@@ -561,7 +564,9 @@ def _table_md_section(paper: str, table: str, pub: pd.DataFrame, entries: list[E
             out += body
             counts = ", ".join(f"{n} {v}" for v, n in (summary or {}).items())
             tag = f" ({', '.join(tags)})" if tags else ""
-            parts.append(f"[{md_escape(e.name)}](#{_anchor(paper, table)}){tag}: {md_escape(counts or 'no comparison')}")
+            # two directories of one experiment (e.g. a --repeats 20 rerun with --out): name them by directory
+            name = e.path.name if sum(x.name == e.name for x in entries) > 1 else e.name
+            parts.append(f"[{md_escape(name)}](#{_anchor(paper, table)}){tag}: {md_escape(counts or 'no comparison')}")
         status = "; ".join(parts)
     out += _notes_md(paper, table, ctx)
     return out, _Status(paper, table, status)
