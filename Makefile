@@ -6,11 +6,11 @@ PY      = $(VENV)/bin/python
 OLK     = $(VENV)/bin/olk
 STAMP   = $(VENV)/.olk-installed
 JOBS   ?= 2
-# options of bench/bench_multi.py, e.g. make bench BENCH_MULTI="--scale 0.5"
+# options of `olk bench core` (issue 13's cases), e.g. make bench BENCH_CORE="--repeats 5"
+BENCH_CORE ?=
+# options of the other suites (olk bench SUITE --help), e.g. BENCH_MULTI="--scale 0.5" BENCH_KLR="--scale 0.1"
 BENCH_MULTI ?=
-# options of bench/bench_klr.py, e.g. make bench BENCH_KLR="--scale 0.1"
 BENCH_KLR ?=
-# options of bench/bench_amkl.py, e.g. make bench BENCH_AMKL="--pairs 5"
 BENCH_AMKL ?=
 
 .PHONY: install demo test regress bench reproduce-all clean help
@@ -22,7 +22,7 @@ help:
 	@echo "make bench          time the learning loops (kernel evaluations per second)"
 	@echo "make reproduce-all  every paper config at full scale (hours), then the report"
 
-$(STAMP): pyproject.toml setup.py olk/_core/*.pyx
+$(STAMP): pyproject.toml setup.py olk/_core/*.pyx olk/_core/*.h
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,bench]"
@@ -41,16 +41,19 @@ regress: $(STAMP)
 	$(OLK) regress
 
 bench: $(STAMP)
-	$(PY) bench/bench.py
-	$(PY) bench/bench.py --batch
-	$(PY) bench/bench_multi.py $(BENCH_MULTI)
-	$(PY) bench/bench_klr.py $(BENCH_KLR)
-	$(PY) bench/bench_amkl.py $(BENCH_AMKL)
+	$(OLK) bench core $(BENCH_CORE)
+	$(OLK) bench learners
+	$(OLK) bench batch
+	$(OLK) bench multi $(BENCH_MULTI)
+	$(OLK) bench klr $(BENCH_KLR)
+	$(OLK) bench amkl $(BENCH_AMKL)
 
+# each config shows its progress bar (runs done / total, elapsed, ETA: tqdm, on stderr, only on a terminal)
 reproduce-all: $(STAMP)
-	@for c in configs/*.yaml; do \
-	  case $$c in configs/demo.yaml) continue;; esac; \
-	  echo "== $$c"; $(OLK) run $$c --resume --n-jobs $(JOBS) --quiet || exit 1; \
+	@set -- $$(ls configs/*.yaml | grep -v '^configs/demo.yaml$$'); n=$$#; i=0; \
+	for c in "$$@"; do \
+	  i=$$((i + 1)); echo "== config $$i/$$n: $$c"; \
+	  $(OLK) run $$c --resume --n-jobs $(JOBS) > /dev/null || exit 1; \
 	done
 	-$(OLK) report
 

@@ -5,7 +5,7 @@
     olk table RESULTS_DIR --format md|csv|latex
     olk compare RESULTS_DIR / olk plot RESULTS_DIR
     olk algorithms / olk datasets list|verify|fetch|info
-    olk train DATA --algorithm NAME [--kernel SPEC] [--set PARAM=VALUE ...] [--seed N] -o model.olk
+    olk train DATA --algorithm NAME [--kernel SPEC] [--set PARAM=VALUE ...] [--seed N] [--quiet] -o model.olk
     olk predict MODEL DATA|- [-o predictions.txt] [--proba]
 
 Every user-input problem prints one line ``olk: error: ...`` and exits with status 2.
@@ -85,6 +85,11 @@ def _finish(out, quiet):
         click.echo(render_table(out, fmt="md"))
 
 
+def _progress(progress: bool | None, quiet: bool) -> bool | None:
+    """--progress/--no-progress as given; otherwise none with --quiet, else a bar when stderr is a terminal."""
+    return False if progress is None and quiet else progress
+
+
 def _check_n_jobs(ctx, param, value):
     if value == 0:
         raise click.BadParameter("must be >= 1, or negative for all cores but n-1 (-1 = all cores)")
@@ -112,7 +117,8 @@ def run_options(f):
         click.option("--resume", is_flag=True, help="Keep finished runs of this results directory and run the rest."),
         click.option("--force", is_flag=True, help="Discard existing runs in the results directory."),
         click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal)."),
-        click.option("--quiet", "-q", is_flag=True, help="Do not print the table."),
+        click.option("--quiet", "-q", is_flag=True,
+                     help="Do not print the table, and no progress bar unless --progress is given."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -200,9 +206,9 @@ def run(config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, alg
     """Run the experiment described by CONFIG (a YAML file) and print its table."""
     from .experiment import Runner
     cfg = _prepare(config, repeats, datasets, scale, sets, algorithms)
-    runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
-                    command=_command_line(), log=lambda m: click.echo(m, err=True), memory_limit=memory_limit,
-                    scheduler=scheduler)
+    runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force,
+                    progress=_progress(progress, quiet), command=_command_line(),
+                    log=lambda m: click.echo(m, err=True), memory_limit=memory_limit, scheduler=scheduler)
     _finish(runner.run(), quiet)
 
 
@@ -232,9 +238,9 @@ def sweep(ctx, config, n_jobs, backend, scheduler, memory_limit, repeats, datase
             if msg.startswith(f"--set {key}:"):
                 raise ConfigError(f"--{key}{msg[len('--set ' + key):]}") from None
         raise
-    runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force, progress=progress,
-                    command=_command_line(), log=lambda m: click.echo(m, err=True), memory_limit=memory_limit,
-                    scheduler=scheduler)
+    runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force,
+                    progress=_progress(progress, quiet), command=_command_line(),
+                    log=lambda m: click.echo(m, err=True), memory_limit=memory_limit, scheduler=scheduler)
     _finish(runner.run(), quiet)
 
 
@@ -287,12 +293,15 @@ def algorithms(names):
                    "this DATA name (default: file order).")
 @click.option("--output", "-o", "out", required=True, type=click.Path(dir_okay=False), metavar="MODEL",
               help="The model file to write (olk's .npz model format, see olk.persist).")
-def train(data, algorithm, kernel, sets, seed, shuffle, out):
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar and no summary line (the bar is shown only when stderr is a terminal).")
+def train(data, algorithm, kernel, sets, seed, shuffle, out, quiet):
     """Train a learner on DATA and save the model (like LIBSVM's svm-train).
 
     DATA is a registry dataset (see 'olk datasets list') or a LIBSVM file (plain, .gz, .bz2 or .xz).  An online
-    learner makes one pass over the rows in file order (--shuffle SEED: in a seeded random order); a batch
-    learner is fitted on all of them."""
+    learner makes one pass over the rows in file order (--shuffle SEED: in a seeded random order; in chunks,
+    with a progress bar on a terminal: the same model as one pass); a batch learner is fitted on all of them."""
+    import time
     from .algorithms import registry
     from .data import get_registry, load_dataset
     from .persist import save
@@ -313,11 +322,46 @@ def train(data, algorithm, kernel, sets, seed, shuffle, out):
         from .experiment.seeds import permutation
         order = permutation(d.n_samples, shuffle, data, 0)
         X, y = X[order], y[order]
-    model.fit(X, y)
+    t0 = time.perf_counter()
+    if cls.batch:
+        model.fit(X, y)
+    else:
+        model = _train_online(model, X, y, desc=f"olk train {cls.name}", quiet=quiet)
+    elapsed = time.perf_counter() - t0
     save(model, out)
-    svs = f", {model.n_sv:,} support vectors" if model.n_sv else ""
-    click.echo(f"olk: trained {cls.name} on {d.n_samples:,} rows of {data} ({d.n_features} features{svs}); "
-               f"model saved to {out}", err=True)
+    if not quiet:
+        svs = f", {model.n_sv:,} support vectors" if model.n_sv else ""
+        click.echo(f"olk: trained {cls.name} on {d.n_samples:,} rows of {data} ({d.n_features} features{svs}) in "
+                   f"{elapsed:.1f} s; model saved to {out}", err=True)
+
+
+def _train_online(model, X, y, desc: str, quiet: bool, chunks: int = 100):
+    """One online pass of `model` over (X, y) in file order, as ``partial_fit`` on about `chunks` consecutive
+    chunks (the same model as one pass: the streaming property), with a tqdm bar on stderr (rows done / total,
+    elapsed, ETA) when stderr is a terminal and not `quiet`.  A step size 1/sqrt(T) whose T is "the rows of the
+    bound data" (``horizon`` = 0) is given T = all rows first, or each chunk would count as the stream."""
+    import math
+    import numpy as np
+    from .tasks import TASKS
+    n = int(y.shape[0])
+    if getattr(model, "horizon", None) == 0:
+        model.set_params(horizon=n)
+    size = max(1000, math.ceil(n / chunks))
+    kw = {"classes": np.unique(y)} if TASKS[model.task].labels == "binary" else {}
+    bar = None
+    if not quiet and sys.stderr.isatty():   # tqdm only for a bar that is shown (no start-up tax otherwise)
+        from tqdm.auto import tqdm
+        bar = tqdm(total=n, desc=desc, unit="row", file=sys.stderr, leave=False, mininterval=0.2)
+    try:
+        for a in range(0, n, size):
+            model.partial_fit(X[a:a + size], y[a:a + size], **kw)
+            kw = {}
+            if bar is not None:
+                bar.update(min(size, n - a))
+    finally:
+        if bar is not None:
+            bar.close()
+    return model
 
 
 def _train_params(name: str, sets) -> dict:
@@ -363,6 +407,9 @@ def predict(model, data, out, proba):
     import numpy as np
     from .persist import load
     m = load(model)
+    est = sys.modules.get("olk.estimators")     # loaded by load() for a saved estimator (it imports scikit-learn)
+    if est is not None and isinstance(m, est.OlkEstimator):   # a saved scikit-learn estimator: predict with its
+        m = m.learner_                      # learner (the same predictions; the command handles narrower files)
     if proba and not hasattr(m, "predict_proba"):
         from .algorithms import registry
         have = [n for n in registry.available() if hasattr(registry.REGISTRY[n], "predict_proba")]
@@ -475,6 +522,34 @@ def regress(update, config_dir, baseline_dir, n_jobs):
     if bad:
         raise OlkError(f"regression: {sum(len(r.failures) for r in bad)} check(s) failed in {', '.join(r.config for r in bad)}"
                        f"; fix the change or run 'olk regress --update' if it is intended")
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                              "help_option_names": []})
+@click.argument("suite", required=False, default="core", metavar="[SUITE]")
+@click.argument("options", nargs=-1, type=click.UNPROCESSED)
+def bench(suite, options):
+    """Speed benchmarks: SUITE is core (default), learners, batch, multi, klr, amkl or all.
+
+    Each suite takes its own options (olk bench SUITE --help).  'all' runs every suite in that order, each
+    with its defaults (make bench); speed claims live here, never in unit tests."""
+    from .bench import SUITES, run_suite
+    from .errors import did_you_mean
+    if suite in ("-h", "--help"):
+        click.echo(click.get_current_context().get_help())
+        return
+    if suite != "all" and suite not in SUITES:
+        raise ConfigError(f"olk bench: unknown suite '{suite}'{did_you_mean(suite, list(SUITES) + ['all'])}; "
+                          f"suites: {', '.join(SUITES)}, all")
+    for name in SUITES if suite == "all" else (suite,):
+        if suite == "all":
+            click.echo(f"== olk bench {name}", err=True)
+        try:
+            run_suite(name, list(options) if suite != "all" else [])
+        except SystemExit as e:             # a suite's --help
+            if e.code in (0, None):
+                return
+            raise
 
 
 def main(argv=None):

@@ -240,8 +240,19 @@ def _amkl17() -> tuple:
     return tuple(Kernel("gaussian", gamma=float(f"5e{8 - i}")) for i in range(1, 18))   # parsed: correctly rounded
 
 
+def _amkl17_sigma2() -> tuple:
+    """The other reading of the AMKL paper's eq. (56) (spec Section 1, INFERRED, a labelled alternative): the
+    printed grid 10^((i - 9)/2) as sigma_i^2 instead of sigma_i, i.e. sigma_i = 10^((i - 9)/4), i = 1..17
+    (10^-2 ... 10^2), olk's Gaussian with gamma = 1 / (2 sigma_i^2) = 10^((9 - i)/2) / 2.  No author code uses it;
+    ``amkl17`` (sigma_i = 10^((i - 9)/2)) is the default reading."""
+    from decimal import Decimal, getcontext
+    getcontext().prec = 40
+    return tuple(Kernel("gaussian", gamma=float(Decimal(10) ** (Decimal(9 - i) / 2) / 2)) for i in range(1, 18))
+
+
 #: named kernel dictionaries for multi-kernel learners: ``KernelSet.preset(name)``
-KERNEL_PRESETS: dict[str, Callable[[], tuple]] = {"spa16": _spa16, "amkl17": _amkl17}
+KERNEL_PRESETS: dict[str, Callable[[], tuple]] = {"spa16": _spa16, "amkl17": _amkl17,
+                                                  "amkl17_sigma2": _amkl17_sigma2}
 
 
 def kernel_preset(name: str, where: str = "kernels") -> "KernelSet":

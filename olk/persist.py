@@ -1,5 +1,5 @@
 """Saving and loading olk models without pickle: ``save(model, path)`` / ``load(path)`` (also ``model.save(path)``
-and ``olk.load(path)``).
+and ``olk.load(path)``), for a learner or a fitted scikit-learn estimator of :mod:`olk.estimators`.
 
 A saved model is ONE file: a NumPy ``.npz`` archive (a zip of ``.npy`` files, written by
 ``numpy.savez_compressed``) holding every array of the model plus one JSON document that describes the rest.
@@ -20,10 +20,18 @@ choose; ``.olk`` is the convention of the command line (``olk train ... -o model
 >>> meta = json.loads(np.load(path)["__meta__"].tobytes())    # the metadata, with numpy alone
 >>> meta["format"], meta["format_version"], meta["algorithm"], meta["params"]["kernel"]
 ('olk-model', 1, 'spa', {'kind': 'gaussian', 'gamma': 2.0})
+>>> from olk.estimators import SPAClassifier                  # a scikit-learn estimator: format version 2
+>>> est = SPAClassifier(kernel={"type": "gaussian", "gamma": 2.0}, beta=5, random_state=0).fit(X, y)
+>>> est.save(path)
+>>> again = load(path)
+>>> type(again).__name__, again.get_params() == est.get_params(), bool((again.predict(X) == est.predict(X)).all())
+('SPAClassifier', True, True)
 
-Format ``olk-model``, version 1
--------------------------------
-Entries of the archive:
+Format ``olk-model``, versions 1 and 2
+--------------------------------------
+A learner's file is version 1; an estimator's file is version 2: version 1 (the estimator's learner) plus the key
+``estimator`` (below), so an olk that reads version 1 only refuses it with its one-line version message instead
+of returning the bare learner.  Entries of the archive:
 
 ``__meta__``
     a 1-d ``uint8`` array: the UTF-8 bytes of one JSON object with the keys
@@ -37,7 +45,12 @@ Entries of the archive:
       ``random_state`` and every hyper-parameter;
     * ``state``: the learner's state, i.e. its ``__getstate__()`` dict (everything it learned: support vectors,
       coefficients, counters, the RNG position, ``classes_``), written as a *value* (below).  Bound training data
-      is never part of it: a learner's ``src`` is stored as ``null``.
+      is never part of it: a learner's ``src`` is stored as ``null``;
+    * ``estimator`` (version 2 only): ``{"class": "SPAClassifier", "state": {...}}``, the estimator class of
+      :mod:`olk.estimators` and its attributes (its parameters as given, ``n_features_in_``, ``classes_``, ...)
+      as a JSON object of values; ``learner_`` is a ``ref`` to the learner (value 0).  Its values continue the
+      numbering of ``state``.  String arrays held as Python objects (``feature_names_in_``) are stored as NumPy
+      string arrays and named in the list ``"__object_arrays__"``.
 
 the arrays
     one entry per numpy array of the state, named after the attribute that holds it (``classes_``,
@@ -79,10 +92,11 @@ after loading, as with pickle.  Anything else in a learner's state (a function, 
 unknown class, an object array) is refused when saving with a one-line :class:`~olk.errors.OlkError` naming the
 learner and the attribute: olk never falls back to pickle.
 
-Versions.  ``load`` reads format version 1.  A file of a newer format version is refused with one line naming
+Versions.  ``load`` reads format versions 1 and 2.  A file of a newer format version is refused with one line naming
 both olk versions; a file written by another olk version loads when its learner still fits this olk (the
 algorithm is registered, its parameters are valid, e.g. none was renamed, and the state has every attribute a new
-learner of this olk has), and otherwise fails with one line naming both versions.  A file that is not such an
+learner of this olk has; a hyper-parameter added to the learner since takes its default, which olk always chooses
+to keep the old behaviour), and otherwise fails with one line naming both versions.  A file that is not such an
 archive (not a zip of ``.npy`` files, no ``__meta__``, bad JSON) is refused with one line naming the file.
 """
 from __future__ import annotations
@@ -95,6 +109,7 @@ import math
 import os
 import platform
 import re
+import sys
 import zipfile
 import zlib
 from pathlib import Path
@@ -105,9 +120,12 @@ from . import __version__
 from .errors import OlkError
 
 FORMAT = "olk-model"
+#: the version of a learner's file; a scikit-learn estimator's file is version 2 (:data:`ESTIMATOR_VERSION`)
 FORMAT_VERSION = 1
+#: version 1 plus the ``estimator`` key: a fitted estimator of :mod:`olk.estimators` around the learner
+ESTIMATOR_VERSION = 2
 #: format versions this olk reads
-READS = (1,)
+READS = (1, 2)
 TAG = "__olk__"
 META = "__meta__"
 
@@ -126,13 +144,17 @@ class ModelFileError(OlkError):
 
 # ============================================================================================== saving
 def save(model, path) -> None:
-    """Write `model` (a registered olk learner, trained or not) to `path` as one ``.npz`` file (the format is
-    described in this module's docstring).  The file is written under a temporary name and renamed, so an
-    existing file is replaced only by a complete one.  An attribute the format cannot hold is a one-line
-    :class:`~olk.errors.OlkError` naming it; nothing is written then."""
+    """Write `model` (a registered olk learner, trained or not, or a fitted scikit-learn estimator of
+    :mod:`olk.estimators`) to `path` as one ``.npz`` file (the format is described in this module's docstring).
+    The file is written under a temporary name and renamed, so an existing file is replaced only by a complete
+    one.  An attribute the format cannot hold is a one-line :class:`~olk.errors.OlkError` naming it; nothing is
+    written then."""
     from .algorithms.base import KernelEstimator
     from .algorithms.registry import REGISTRY
 
+    estimator = _estimator_of(model)
+    if estimator is not None:
+        model = estimator.learner_
     if not isinstance(model, KernelEstimator):
         raise OlkError(f"save: expected an olk learner (e.g. olk.algorithms.make('spa')), got {type(model).__name__}")
     name = getattr(model, "name", None)
@@ -147,12 +169,16 @@ def save(model, path) -> None:
     params_json = {"kernel": _kernel_json(kernel), **_Encoder(name, enc.arrays).encode_params(params)}
     from ._lazy import scipy_version
     meta = {
-        "format": FORMAT, "format_version": FORMAT_VERSION, "olk_version": __version__,
+        "format": FORMAT, "format_version": FORMAT_VERSION if estimator is None else ESTIMATOR_VERSION,
+        "olk_version": __version__,
         "saved_with": {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy_version()},
         "algorithm": name,
         "params": params_json,
         "state": state,
     }
+    if estimator is not None:           # after `state`: its values continue the numbering (the learner is a ref)
+        meta["estimator"] = {"class": type(estimator).__name__,
+                             "state": enc.encode(_estimator_state(estimator), "estimator")}
     text = json.dumps(meta, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
     arrays = {META: np.frombuffer(text.encode("utf-8"), dtype=np.uint8), **enc.arrays}
     path = Path(os.fspath(path))
@@ -167,6 +193,38 @@ def save(model, path) -> None:
         except OSError:
             pass
         raise OlkError(f"{path}: cannot write the model ({e.strerror or e})") from None
+
+
+def _estimator_of(model):
+    """`model` if it is a scikit-learn estimator of :mod:`olk.estimators` (checked: generated, fitted), else None."""
+    est = sys.modules.get("olk.estimators")
+    if est is None:             # nothing is one of its estimators before it is imported (it loads scikit-learn)
+        return None
+    OlkEstimator, by_class_name = est.OlkEstimator, est.by_class_name
+    if not isinstance(model, OlkEstimator):
+        return None
+    cls = type(model)
+    if by_class_name.get(cls.__name__) is not cls:
+        raise OlkError(f"save: {cls.__qualname__} is not one of olk's estimator classes (olk.estimators); only "
+                       f"those can be saved")
+    if "learner_" not in model.__dict__:
+        raise OlkError(f"save: this {cls.__name__} is not fitted; call fit or partial_fit before saving it")
+    return model
+
+
+def _estimator_state(est) -> dict:
+    """The estimator's attributes (its parameters, ``learner_``, ``n_features_in_``, ``classes_``, ...).  An
+    array of strings held as Python objects (``feature_names_in_``) is stored as a NumPy string array and listed
+    under ``"__object_arrays__"``, so loading turns it back into objects."""
+    state, objects = {}, []
+    for k, v in est.__dict__.items():
+        if isinstance(v, np.ndarray) and v.dtype.hasobject and all(isinstance(x, str) for x in v.flat):
+            v = v.astype(str)
+            objects.append(k)
+        state[k] = v
+    if objects:
+        state["__object_arrays__"] = objects
+    return state
 
 
 def _kernel_json(kernel):
@@ -343,8 +401,10 @@ def load(path):
         raise ModelFileError(f"{where}: it is a model of algorithm {name!r}, which this olk does not have "
                              f"(run 'olk algorithms' to list them)")
     cls = REGISTRY[name]
-    model = _build(cls, meta, arrays, where)
+    model, dec = _build(cls, meta, arrays, where)
     _check_compatible(model, cls, meta, where)
+    if "estimator" in meta:
+        return _build_estimator(meta, dec, model, where)
     return model
 
 
@@ -418,7 +478,38 @@ def _build(cls, meta: dict, arrays: dict, where: str):
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
         raise ModelFileError(f"{where}: corrupted or incompatible olk model file "
                              f"({type(e).__name__}: {' '.join(str(e).split())[:120]})") from None
-    return model
+    return model, dec
+
+
+def _build_estimator(meta: dict, dec: "_Decoder", learner, where: str):
+    """The scikit-learn estimator of a version-2 file around its (already loaded) learner."""
+    from .estimators import by_class_name
+    spec = meta["estimator"]
+    name = spec.get("class") if isinstance(spec, dict) else None
+    cls = by_class_name.get(name) if isinstance(name, str) else None
+    if cls is None or cls._learner_name != meta["algorithm"]:
+        raise ModelFileError(f"{where}: it is a {name!r} estimator of algorithm {meta['algorithm']!r}, which this olk "
+                             f"does not have (olk.estimators lists them)")
+    try:
+        state = dec.decode(spec.get("state"))
+        if not isinstance(state, dict):
+            raise TypeError("the estimator's state is not a dict")
+        for k in state.pop("__object_arrays__", []):
+            state[k] = np.asarray(state[k]).astype(object)
+    except ModelFileError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        raise ModelFileError(f"{where}: corrupted or incompatible olk model file "
+                             f"({type(e).__name__}: {' '.join(str(e).split())[:120]})") from None
+    if state.get("learner_") is not learner:
+        raise ModelFileError(f"{where}: corrupted olk model file (the estimator does not hold the file's learner)")
+    missing = sorted(set(cls().get_params()) - set(state))
+    if missing:
+        raise ModelFileError(f"{where}: its {name} lacks the parameter(s) {', '.join(missing[:5])}, which this olk's "
+                             f"{name} has; refit it with this olk (or load it with the olk that wrote it)")
+    est = cls.__new__(cls)
+    est.__dict__.update(state)
+    return est
 
 
 def _set_state(obj, state: dict) -> None:
@@ -444,6 +535,14 @@ def _check_compatible(model, cls, meta: dict, where: str) -> None:
         raise ModelFileError(f"{where}: its parameters do not fit this olk: {e}") from None
     except (AttributeError, TypeError, KeyError) as e:
         raise ModelFileError(f"{where}: corrupted or incompatible olk model file ({e})") from None
+    # a hyper-parameter added to the learner after the file was written takes its registry default: olk adds a
+    # parameter only with a default that keeps the old behaviour (e.g. OMKC's combine='vote'), so the model is
+    # the one that was saved
+    added = [p.name for p in cls.params if p.name not in params]
+    for name in added:
+        setattr(model, name, hyper[name])
+        if isinstance(model.__dict__.get("hyperparams"), dict):
+            model.hyperparams = {**model.hyperparams, name: hyper[name]}
     missing = sorted(set(fresh.__getstate__()) - set(model.__dict__))
     if missing:
         raise ModelFileError(f"{where}: its {meta['algorithm']} state lacks {', '.join(missing[:5])}"

@@ -47,11 +47,25 @@ class Task:
     doc: str
     online_columns: tuple = ("accuracy", "time_s", "n_sv")             # a table's default metrics, online mode
     batch_columns: tuple = ("test_accuracy", "train_time_s", "n_sv")   # ... and batch mode
+    # the figures' default axes: (x, y) of the score-vs-time figure (SPA Fig. 1 type), and the panels of the
+    # parameter-sensitivity figure (SPA Fig. 2 type; the AMKL paper's Fig. 2: MSE and efficiency), online / batch
+    online_tradeoff: tuple = ("time_s", "accuracy")
+    batch_tradeoff: tuple = ("train_time_s", "test_accuracy")
+    online_sensitivity: tuple = ("n_sv", "time_s", "accuracy")
+    batch_sensitivity: tuple = ("n_sv", "train_time_s", "test_accuracy")
 
     def table_metrics(self, batch: bool) -> tuple:
         """The metric columns a results table shows by default for this task (``table_layout.metrics``
         overrides them)."""
         return self.batch_columns if batch else self.online_columns
+
+    def tradeoff_axes(self, batch: bool) -> tuple:
+        """(x, y) of the score-vs-time figure (``olk plot --kind time``) for this task."""
+        return self.batch_tradeoff if batch else self.online_tradeoff
+
+    def sensitivity_metrics(self, batch: bool) -> tuple:
+        """The panels of the parameter-sensitivity figure (``olk plot --kind sensitivity``) for this task."""
+        return self.batch_sensitivity if batch else self.online_sensitivity
 
     # --------------------------------------------------------------- labels
     def check_labels(self, y, where: str, kind: str | None = None) -> None:
@@ -261,7 +275,9 @@ TASKS: dict[str, Task] = {t.name: t for t in (
          online_columns=("accuracy", "log_loss", "time_s", "n_sv")),
     Task("regression", "real", "mse", False, "test_mse", "mse",
          "regression: online and test mean squared error (+ labelling efficiency for active learners)",
-         online_columns=("mse", "time_s", "n_sv"), batch_columns=("test_mse", "train_time_s", "n_sv")),
+         online_columns=("mse", "time_s", "n_sv"), batch_columns=("test_mse", "train_time_s", "n_sv"),
+         online_tradeoff=("time_s", "mse"), batch_tradeoff=("train_time_s", "test_mse"),
+         online_sensitivity=("mse", "label_efficiency"), batch_sensitivity=("test_mse", "train_time_s")),
 )}
 
 

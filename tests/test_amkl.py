@@ -117,6 +117,35 @@ def test_raker_weights_follow_the_unregularised_squared_error():
     assert m.run_summary()["kernel_weights"] == pytest.approx((np.exp(logw) / np.exp(logw).sum()).tolist())
 
 
+def test_weight_loss_regularised_adds_lambda_theta_norm_before_the_step():
+    # the labelled option of spec Section 2 step 5: log w_k -= eta_g ((f_k - y)^2 + lambda ||theta_t,k||^2)
+    X, y = _stream(120)
+    m = make("raker", kernel=KS3, random_state=0, n_rf=5, eta_g=0.3, lam=0.05, weight_loss="regularised")
+    ref = make("raker", kernel=KS3, random_state=0, n_rf=5, eta_g=0.3, lam=0.05)
+    m.bind(X)
+    ref.bind(X)
+    logw = np.zeros(3)
+    for i in range(120):
+        f = m.kernel_outputs(X[i])[0]
+        norm2 = (m.theta_ ** 2).sum(axis=1)                    # theta_t,k, before this round's OGD step
+        m.step(i, y[i])
+        ref.step(i, y[i])
+        logw -= 0.3 * ((f - y[i]) ** 2 + 0.05 * norm2)
+    np.testing.assert_allclose(m.weights_, np.exp(logw - logw.max()) / np.exp(logw - logw.max()).sum(), rtol=1e-10)
+    np.testing.assert_array_equal(m.theta_, ref.theta_)        # theta does not depend on the weights' loss
+    assert not np.allclose(m.weights_, ref.weights_)           # ... the weights do
+    with pytest.raises(ConfigError, match="weight_loss"):
+        make("raker", weight_loss="ridge")
+
+
+def test_amkl17_sigma2_is_the_other_reading_of_eq_56():
+    ks, alt = KernelSet.of("amkl17"), KernelSet.of("amkl17_sigma2")
+    sig = lambda k: math.sqrt(1.0 / (2.0 * k.gamma))
+    assert [sig(k) for k in ks] == pytest.approx([10 ** ((i - 9) / 2) for i in range(1, 18)], rel=1e-12)
+    assert [sig(k) ** 2 for k in alt] == pytest.approx([10 ** ((i - 9) / 2) for i in range(1, 18)], rel=1e-12)
+    assert sig(alt[0]) == pytest.approx(0.01) and sig(alt[16]) == pytest.approx(100.0)
+
+
 def test_steps_are_one_over_sqrt_t_and_eta_cap_caps_the_local_step():
     X, y = _stream(400)
     m = make("raker", kernel=KS3)
@@ -238,6 +267,26 @@ def test_the_selection_rule_on_a_stream():
     z.bind(X)
     z.step(0, y[0])
     assert z.n_labels == 1
+
+
+def test_confidence_test_le_differs_from_lt_only_at_equality():
+    X, y = _stream(200)
+    # epsilon = 0: '<' never skips, '<=' skips t = 1 (all f_k = 0, C_1 = 0 exactly) and every round C_t = 0
+    lt = make("amkl", kernel=KS3, random_state=4, n_rf=6, epsilon=0.0)
+    le = make("amkl", kernel=KS3, random_state=4, n_rf=6, epsilon=0.0, confidence_test="<=")
+    lt.bind(X)
+    le.bind(X)
+    lt.step(0, y[0])
+    le.step(0, y[0])
+    assert (lt.n_labels, le.n_labels) == (1, 0)
+    # epsilon > 0 on a real-valued stream: C_t never equals epsilon, the two readings give the same run
+    for name in ("amkl", "amkl_aks"):
+        a = make(name, kernel=KS3, random_state=4, n_rf=6, epsilon=0.01)
+        b = make(name, kernel=KS3, random_state=4, n_rf=6, epsilon=0.01, confidence_test="<=")
+        np.testing.assert_array_equal(_run(a, X, y), _run(b, X, y))
+        assert a.n_labels == b.n_labels < 200
+    with pytest.raises(ConfigError, match="confidence_test"):
+        make("amkl", confidence_test="=<")
 
 
 def test_amkl_with_epsilon_zero_labels_every_round_and_is_raker():

@@ -87,6 +87,41 @@ def with_toy(id, path, rows, expect, nf=5, url=""):
     return Case(id, ["run", "{tmp}/c.yaml", "--out", "{tmp}/out"], expect, files=t["files"], env=t["env"])
 
 
+REG = """datasets:
+  {name}:
+    description: d
+    task: regression
+    format: {fmt}
+    storage: dense
+    n_features: 2
+    options: {options}
+    files: {{all: {{path: {path}, rows: {rows}}}}}
+"""
+
+
+def _mat_bytes(y) -> bytes:
+    """A .mat file with X (2 features x len(y) samples, the AMKL authors' layout) and the target y."""
+    import io
+
+    import numpy as np
+    import scipy.io
+    b = io.BytesIO()
+    scipy.io.savemat(b, {"X": np.arange(2.0 * len(y)).reshape(2, -1) / 10, "y": y})
+    return b.getvalue()
+
+
+def bad_target(id, fmt, content, expect, rows=3):
+    """`olk run` of raker on a registry regression dataset whose only file is ``content`` (delimited text:
+    whitespace, two features then the target; or a .mat file)."""
+    path = "t.txt" if fmt == "delimited" else "t.mat"
+    options = ("{sep: whitespace, target_column: 2, feature_columns: [0, 2]}" if fmt == "delimited" else
+               "{x_key: X, y_key: y, x_layout: features_by_samples}")
+    reg = REG.format(name="badt", fmt=fmt, options=options, path=path, rows=rows)
+    cfg = "algorithms: [{name: raker, params: {eta_cap: 0.01}}]\ndatasets: [badt]\nrepeats: 1\nshuffle: false\n"
+    return run_cfg(cfg, id=id, env={"OLK_REGISTRY": "{tmp}/reg.yaml", "OLK_DATA": "{tmp}"},
+                   files={path: content, "reg.yaml": reg}, expect=expect)
+
+
 CASES = [
     # ------------------------------------------------------------------ data files (LIBSVM and the registry)
     run_cfg(one("{data}/malformed.libsvm"), id="libsvm-malformed-line",
@@ -150,6 +185,20 @@ CASES = [
                                "    options: {sep: ',', target_column: 2, feature_columns: [0, 2]}\n"
                                "    files: {all: {path: t.csv, rows: 2}}\n"},
             expect="t.csv:2: non-numeric value 'x' in column 2"),
+
+    # ------------------------------------------------------------------ bad regression targets (file and row)
+    bad_target("target-nan-delimited", "delimited", "0.1 0.2 0.5\n0.3 0.4 nan\n0.5 0.6 0.7\n",
+               "t.txt:2: missing value (NaN) in column 3 (the target): fix or remove that line"),
+    bad_target("target-inf-delimited", "delimited", "0.1 0.2 0.5\n0.3 0.4 0.6\n0.5 0.6 inf\n",
+               "t.txt:3: infinite value 'inf' in column 3 (the target): fix or remove that line"),
+    bad_target("target-text-delimited", "delimited", "0.1 0.2 0.5\n0.3 0.4 high\n0.5 0.6 0.7\n",
+               "t.txt:2: non-numeric value 'high' in column 3 (the target): fix or remove that line"),
+    bad_target("target-nan-mat", "mat", _mat_bytes([[0.5], [float("nan")], [0.7]]),
+               "t.mat: target 'y' has the non-finite value nan in row 2 (1-based, sample 2 of 3)"),
+    bad_target("target-inf-mat", "mat", _mat_bytes([[0.5], [0.6], [float("-inf")]]),
+               "t.mat: target 'y' has the non-finite value -inf in row 3 (1-based, sample 3 of 3)"),
+    bad_target("target-text-mat", "mat", _mat_bytes(["0.5", "abc", "0.7"]),
+               "t.mat: 'y' has the non-numeric value 'abc' in row 2 (1-based; a char array)"),
 
     # ------------------------------------------------------------------ the YAML config
     run_cfg("algorithms: [perceptorn]\ndatasets: [a9a-small]", id="unknown-algorithm",

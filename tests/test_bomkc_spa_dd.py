@@ -73,8 +73,11 @@ def test_every_loss_sampled_equals_independent_spa():
         np.testing.assert_allclose(C[mine, k], s.pool.coefs[:, 0], rtol=1e-12)
         np.testing.assert_array_equal(np.asarray(m.pool.tags)[mine], s.pool.tags)
         assert m.sv_per_kernel_[k] == s.n_sv
+        # 1e-12 relative (the bar), no absolute slack: the pool visits only column k's own rows, in
+        # the single pool's slot order, so today the scores are bit-identical; the bound leaves room for a
+        # decision loop that sums in another order
         np.testing.assert_allclose(m.classifier_scores(d.X[300:400])[:, k],
-                                   s.decision_function(d.X[300:400]), rtol=1e-10, atol=1e-12)
+                                   s.decision_function(d.X[300:400]), rtol=1e-12, atol=0)
 
 
 def test_one_kernel_delta_one_is_spa_draw_for_draw():

@@ -178,3 +178,33 @@ def test_resume_with_a_subset_keeps_earlier_results_and_drops_stale_ones(tmp_pat
     perc = df[(df.phase == "main") & (df.label == "perceptron")]
     assert len(perc) == 2 * 2 and {json.loads(k)["gamma"] for k in perc.kernel} == {0.4}
     assert len(df[(df.phase == "main") & (df.label == "pa1")]) == 3
+
+
+SEEDS_OF = """
+name: crn
+seed: 3
+repeats: 2
+kernel: {type: gaussian, gamma: 0.4}
+datasets: [a9a-small]
+algorithms:
+  - {name: oskl, params: {G: 4}}
+  - {name: oskl, label: oskl_crn, params: {G: 4}, seeds_of: oskl}
+  - {name: oskl, label: oskl_own, params: {G: 4}}
+"""
+
+
+def test_seeds_of_gives_an_entry_the_random_draws_of_another(tmp_path):
+    # common random numbers: the same parameters and the seeds of 'oskl' give 'oskl' 's runs exactly; its own
+    # label's seeds give other runs; an entry without seeds_of keeps the run ids it had before the key existed
+    out = Runner(_cfg(tmp_path, SEEDS_OF), tmp_path / "o", progress=False).run()
+    df = pd.read_csv(out / "runs.csv").set_index(["label", "perm"])
+    recs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    seed = {(r["label"], r["perm"]): r["algo_seed"] for r in recs}
+    for p in (0, 1):
+        assert seed["oskl_crn", p] == seed["oskl", p] != seed["oskl_own", p]
+        assert df.loc[("oskl_crn", p), "mistakes"] == df.loc[("oskl", p), "mistakes"]
+        assert df.loc[("oskl_crn", p), "n_sv"] == df.loc[("oskl", p), "n_sv"]
+    assert (df.xs("oskl_own", level="label")["n_sv"].to_numpy() != df.xs("oskl", level="label")["n_sv"].to_numpy()).any()
+    assert all("seeds_of" not in r for r in recs if r["label"] != "oskl_crn")
+    with pytest.raises(Exception, match=r"seeds_of: no algorithm labelled 'oskl_cr' \(did you mean"):
+        _cfg(tmp_path, SEEDS_OF.replace("seeds_of: oskl}", "seeds_of: oskl_cr}"), "bad.yaml")

@@ -88,25 +88,85 @@ def test_one_kernel_oks_is_the_kernel_perceptron():
     np.testing.assert_array_equal(np.sign(oks.classifier_scores(Xt)[:, 0]), np.sign(per.decision_function(Xt)))
 
 
+def _loss_estimate_of_one_step(oks, X, i, y, seed, eta):
+    """Run the learner's own ``step(i, y)`` on a copy of ``oks`` whose sampler is seeded with ``seed``, and read the
+    importance-weighted loss estimate l_hat (a vector over the kernels) off the weights it leaves: only the sampled
+    kernel's weight is multiplied by exp(-eta l_hat / ...), so with r = log(q_new / q_old) (q renormalised),
+    l_hat = (max(r) - r) / eta (an unsampled kernel's r is the normalisation alone)."""
+    import copy
+    m = copy.deepcopy(oks)
+    m.bind(X)                                           # the copy has the model, not the bound rows
+    m.rng = np.random.default_rng(seed)
+    q0 = m.weights_.copy()
+    m.step(i, y)
+    r = np.log(m.weights_ / q0)
+    return (r.max() - r) / eta
+
+
 def test_importance_weighted_loss_estimate_is_unbiased():
-    """E[z_i m_i / p_i] = z_i over the sampling i_t ~ p_t (the estimate Steps 6-7 use): Monte-Carlo over seeds,
-    from one fixed learner state, with the learner's own p_t and sampler."""
-    X, y = _toy(120, seed=8)
-    oks = make("oks", kernel=[LIN, G1, G2], random_state=2, delta=0.3).partial_fit(X[:100], y[:100])
+    """E[l_hat_i] = z_i over the learner's own sampling i_t ~ p_t: Monte-Carlo over seeds of the real ``step()``
+    of Algorithm 2 from one fixed state (l_hat read off the weights it leaves, not re-implemented), against
+    the mistakes z_i = I(y f_i(x) <= 0) of the kernel classifiers in that state."""
+    X, y = _toy(140, seed=8)
+    eta = 0.5
+    oks = make("oks", kernel=[LIN, G1, G2], random_state=2, delta=0.3, eta=eta).partial_fit(X[:100], y[:100])
     src = oks.bind(X)
     f = np.zeros(3)
-    oks.pool.decision(src, 110, f)
-    z = (y[110] * f <= 0).astype(float)
+    for i in range(100, 140):                           # a row where some kernels err and some do not
+        oks.pool.decision(src, i, f)
+        z = (y[i] * f <= 0).astype(float)
+        if 0 < z.sum() < 3:
+            break
+    assert 0 < z.sum() < 3
     p = oks.sampling_probs()
-    rng = np.random.default_rng(0)
-    n = 200_000
-    draws = np.array([sample_one(p, u) for u in rng.random(n)])
-    est = np.stack([(draws == i) * z[i] / p[i] for i in range(3)], axis=1)
-    se = est.std(axis=0) / math.sqrt(n)
+    n = 6000
+    est = np.array([_loss_estimate_of_one_step(oks, X, i, y[i], seed, eta) for seed in range(n)])
+    # every draw changes at most one kernel, by z_i / p_i (so the reading above is exact)
+    assert np.all([(e > 1e-9).sum() <= 1 for e in est])
+    hit = est.max(axis=0)
+    np.testing.assert_allclose(hit[z > 0], (z / p)[z > 0], rtol=1e-9)
+    se = np.sqrt(z * (1 / p - 1) / n)                    # the estimate's exact std / sqrt(n)
     assert np.all(np.abs(est.mean(axis=0) - z) <= 4 * se + 1e-12), (est.mean(axis=0), z, se)
-    # and the plain (unweighted) mistake of the sampled kernel is biased towards the likely kernels
-    if z.any() and not z.all():
-        assert abs(((draws[:, None] == np.arange(3)) * z).mean(axis=0).sum() - z.sum()) > 0.05
+    # the sampled kernel's plain mistake (no 1/p) would be biased: its mean is p_i z_i
+    plain = (est > 1e-9) * z
+    assert np.all(np.abs(plain.mean(axis=0) - p * z) <= 4 * np.sqrt(p * (1 - p) / n) * z + 1e-12)
+    assert np.any(np.abs(p * z - z) > 0.3)
+
+
+def test_algorithm1_weights_and_coefficients_by_hand():
+    """Four steps of Algorithm 1 (hinge loss) with two kernels, eta = 0.4, lambda = 0.5, delta = 0.2, replayed with
+    the learner's own uniforms: l = max(0, 1 - y f_i(x)) of the sampled kernel, w_i <- w_i exp(-eta l / p_i),
+    f_i <- f_i + lambda y k_i(x, .) / p_i when l > 0; w, q, p and the coefficients after every step."""
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.5, -1.0]])
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    kernels = [LIN, G1]
+    m = make("oks_convex", kernel=kernels, loss="hinge", eta=0.4, lam=0.5, delta=0.2, random_state=11)
+    u = np.random.default_rng(11).random(4)
+    K = KernelSet.of(kernels).gram(X)
+    w = np.ones(2)
+    coef = []
+    m.bind(X)
+    losses = []
+    for t in range(4):
+        q = w / w.sum()
+        p = 0.8 * q + 0.1
+        np.testing.assert_allclose(m.weights_, q, rtol=1e-14)
+        np.testing.assert_allclose(m.sampling_probs(), p, rtol=1e-14)
+        it = sample_one(p, u[t])
+        f = sum(c * K[k, t, r] for r, k, c in coef if k == it)
+        loss = max(0.0, 1.0 - y[t] * f)
+        losses.append(loss)
+        if loss > 0:
+            w[it] *= math.exp(-0.4 * loss / p[it])
+            coef.append((t, it, 0.5 * y[t] / p[it]))
+        m.step(t, y[t])
+    assert any(0 < v < 1 for v in losses) or sum(v > 0 for v in losses) >= 2     # the loss enters, not only 0/1
+    np.testing.assert_allclose(m.weights_, w / w.sum(), rtol=1e-13)
+    stored = m.pool.coefs
+    assert len(stored) == len(coef) == m.n_updates
+    for row, (t, k, c) in zip(stored, coef):
+        assert row[k] == pytest.approx(c, rel=1e-15) and row[1 - k] == 0.0
+    assert m.selected_kernel_ == int(np.argmax(w))
 
 
 def test_algorithm1_hinge_and_logistic_updates():
@@ -159,7 +219,7 @@ def test_every_method_records_its_selection_and_beats_chance(name):
     X, y = _toy(160, seed=13)
     m = make(name, kernel=[{"type": "linear", "view": [2, 3]}, {"type": "gaussian", "gamma": 0.5, "view": [0, 2]}],
              **({"random_state": 0} if name in ("som_svm", "oks_svm") else {}),
-             **({"index": 1} if name == "kernel_svm" else {}))
+             **({"kernel_id": 2} if name == "kernel_svm" else {}))
     m.fit(X, y)
     s = m.run_summary()
     assert s["selected_kernel"] in (0, 1) and len(s["kernel_weights"]) == 2
@@ -168,9 +228,17 @@ def test_every_method_records_its_selection_and_beats_chance(name):
     assert s["selected_kernel"] == 1                     # the informative view wins
 
 
-def test_kernel_svm_index_must_name_a_kernel():
-    with pytest.raises(ConfigError, match="index: 5 is not a kernel of the set"):
-        make("kernel_svm", kernel=[LIN, G1], index=5)
+def test_kernel_svm_kernel_id_is_one_based_and_must_name_a_kernel():
+    with pytest.raises(ConfigError, match=r"kernel_id: 3 is not a kernel of the set \(it has 2: 1..2\)"):
+        make("kernel_svm", kernel=[LIN, G1], kernel_id=3)
+    with pytest.raises(ConfigError, match="kernel_id: must be >= 1"):
+        make("kernel_svm", kernel=[LIN, G1], kernel_id=0)
+    # the old 0-based 'index' is answered with the new name and the value to write
+    with pytest.raises(ConfigError, match=r"index: renamed to 'kernel_id' and made 1-based .*; write kernel_id: 2"):
+        make("kernel_svm", kernel=[LIN, G1], index=1)
+    X, y = _toy(120, seed=3)
+    m = make("kernel_svm", kernel=[LIN, G1], kernel_id=2).fit(X, y)
+    assert m.run_summary()["selected_kernel"] == 1        # recorded 0-based, like every selection method
 
 
 # ---------------------------------------------------------------------------- the engine on multi-view data
@@ -193,6 +261,30 @@ def test_mfeat_loads_with_its_views_and_label_order():
     assert pair.X.shape == (400, 649) and sorted(set(pair.y.tolist())) == [-1, 1]
 
 
+def test_mfeat_rows_are_the_raw_view_files_and_the_tasks_map_digits_to_plus_minus_one():
+    """Row content against the raw view files (np.loadtxt, hstacked in the registry's view order), the digit of
+    row i (i // 200), and a task's rows, order, [0, 1] scaling (fitted on the task's own rows) and +1/-1 labels."""
+    from olk.data import load_dataset
+    root = _shared() / "mfeat"
+    views = ["fou", "fac", "kar", "pix", "zer", "mor"]
+    raw = np.hstack([np.loadtxt(root / f"mfeat-{v}") for v in views])
+    assert raw.shape == (2000, 649)
+    plain = load_dataset("mfeat", data_dir=str(_shared()), preprocess={"scale": "none"})
+    np.testing.assert_array_equal(plain.X, raw)                       # every value, every row, in file order
+    np.testing.assert_array_equal(plain.y, np.arange(2000) // 200)
+    for pos, neg in ((3, 5), (7, 9), (6, 9)):
+        task = load_dataset("mfeat", data_dir=str(_shared()), preprocess={"positive_label": pos, "negative_label": neg})
+        rows = np.r_[np.arange(200 * min(pos, neg), 200 * min(pos, neg) + 200),
+                     np.arange(200 * max(pos, neg), 200 * max(pos, neg) + 200)]
+        sub = raw[rows]
+        lo, hi = sub.min(axis=0), sub.max(axis=0)
+        span = np.where(hi > lo, hi - lo, np.inf)                     # a constant column maps to 0
+        np.testing.assert_allclose(task.X, (sub - lo) / span, rtol=1e-12, atol=1e-15)
+        expect_y = np.where(np.arange(2000)[rows] // 200 == pos, 1.0, -1.0)
+        np.testing.assert_array_equal(task.y, expect_y)              # digit pos -> +1, digit neg -> -1
+        assert (task.y == 1).sum() == (task.y == -1).sum() == 200
+
+
 def _oks_config(tmp_path, extra=""):
     cfg = tmp_path / "oks.yaml"
     cfg.write_text(f"""name: oks_t
@@ -211,7 +303,7 @@ datasets:
 algorithms:
   - oks_svm
   - {{name: om2, epochs: 2}}
-  - {{name: kernel_svm, sweep: {{index: [0, 3]}}}}
+  - {{name: kernel_svm, sweep: {{kernel_id: [1, 4]}}}}
 {extra}""")
     return cfg
 
@@ -265,3 +357,31 @@ def test_chi2_on_negative_features_is_a_data_error():
     X, y = _toy(30)
     with pytest.raises(DataError, match="needs non-negative features"):
         make("oks", kernel=[{"type": "chi2"}, LIN], random_state=0).partial_fit(X, y)
+
+
+def test_the_kernel_figure_marks_each_methods_selections_from_its_runs(tmp_path, monkeypatch):
+    """`olk plot --kind kernels`: one bar per kernel number (1-based) at LIBSVM's test accuracy on that kernel,
+    and for each method a marker at every kernel its runs selected (selected_kernel + 1), read from runs.csv."""
+    import pandas as pd
+
+    from olk.report import plots
+    out = Path(run_experiment(str(_oks_config(tmp_path)), tmp_path / "res"))
+    figs, save = [], plots._save
+    monkeypatch.setattr(plots, "_save", lambda fig, res, stem, d: figs.append(fig) or save(fig, res, stem, d))
+    files = plots.plot_kernel_selection(out)
+    assert [f.name for f in files] == ["kernel_selection.png", "kernel_selection.pdf"]
+    assert all(f.is_file() and f.stat().st_size > 1000 for f in files)
+    runs = pd.read_csv(out / "runs.csv")
+    runs = runs[runs["phase"] == "main"]
+    (fig,) = figs
+    for ax, ds in zip(fig.axes, ["m3v5", "m6v9"]):
+        assert ax.get_title() == ds
+        truth = runs[(runs["dataset"] == ds) & (runs["algorithm"] == "kernel_svm")]
+        bars = {round(p.get_x() + p.get_width() / 2): p.get_height() for p in ax.patches}
+        assert bars == {int(k) + 1: a for k, a in zip(truth["selected_kernel"], truth["test_accuracy"])}
+        assert set(bars) == {1, 4}                         # the sweep's kernel_id values, 1-based
+        marked = {c.get_label(): sorted(int(x) for x, _ in c.get_offsets()) for c in ax.collections}
+        picks = runs[(runs["dataset"] == ds) & runs["selected_kernel"].notna() & (runs["algorithm"] != "kernel_svm")]
+        assert marked == {"OKS-SVM": sorted({int(k) + 1 for k in picks.loc[picks["label"] == "oks_svm",
+                                                                            "selected_kernel"]})}
+        assert "OM-2" not in marked                        # OM-2 selects no kernel (NA, as in the paper)

@@ -178,9 +178,9 @@ def test_an_incompatible_file_names_both_versions_in_one_line(tmp_path):
     m.save(tmp_path / "m.olk")
     here = f"olk {olk.__version__}"
 
-    newer = _rewrite(tmp_path / "m.olk", tmp_path / "v2.olk",
-                     lambda meta: meta.update(format_version=2, olk_version="9.0.0"))
-    _one_line_error(lambda: olk.load(newer), "v2.olk", "olk 9.0.0", here, "format version 2")
+    newer = _rewrite(tmp_path / "m.olk", tmp_path / "v3.olk",
+                     lambda meta: meta.update(format_version=3, olk_version="9.0.0"))
+    _one_line_error(lambda: olk.load(newer), "v3.olk", "olk 9.0.0", here, "format version 3")
 
     def drop_attr(meta):
         meta.update(olk_version="0.0.1")

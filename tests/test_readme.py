@@ -45,7 +45,7 @@ BLOCKS = python_blocks(README.read_text(encoding="utf-8"))
 
 def test_readme_has_python_examples():
     assert len(BLOCKS) >= 2
-    assert any("partial_fit" in code for _, code in BLOCKS)        # the "Your own data" example
+    assert any("partial_fit" in code for _, code in BLOCKS)        # the "Use olk on your data" examples
 
 
 def test_block_extraction_ignores_other_languages():

@@ -50,6 +50,7 @@ def test_one_pass_train_on_a_cached_dataset_imports_no_report_or_parallel_stack(
             "--shuffle", "0", "-o", tmp_path / "m.olk"]
     _modules(*argv)                                       # fills the cache
     assert _modules(*argv) <= {"scipy"}                   # scipy.sparse: the core's RowSource imports it
+    assert _modules("predict", tmp_path / "m.olk", "codrna-small", "-o", tmp_path / "p.txt") <= {"scipy"}
 
 
 def test_help_lists_the_lazy_commands_with_their_own_summaries():

@@ -66,28 +66,20 @@ cnp.import_array()
 # a normal number); outside it exp(x) = exp(x/2)^2 (both halves on the fast path, <= 2 ulp), which
 # keeps sub-normal results and the overflow to inf right.
 
-cdef double _EXP_TAIL[128]
-cdef uint64_t _EXP_SBITS[128]
-cdef double _INV_LN2_N = float.fromhex("0x1.71547652b82fep0") * 128
-cdef double _SHIFT = float.fromhex("0x1.8p52")
-cdef double _NEG_LN2_HI_N = float.fromhex("-0x1.62e42fefa0000p-8")
-cdef double _NEG_LN2_LO_N = float.fromhex("-0x1.cf79abc9e3b3ap-47")
-cdef double _C2 = 1.0 / 2.0
-cdef double _C3 = 1.0 / 6.0
-cdef double _C4 = 1.0 / 24.0
-cdef double _C5 = 1.0 / 120.0
+cdef extern from "olk_exp.h" nogil:
+    # the exp itself is C (olk/_core/olk_exp.h), so the scalar and the vectorised array form are one definition
+    double olk_exp_tail[128]
+    uint64_t olk_exp_sbits[128]
+    double olk_exp(double x)
+    void olk_vexp(const double* x, double* y, Py_ssize_t n)
+    int olk_vexp_level
+    int olk_vexp_detect()
 
 
 cdef inline uint64_t _bits(double d) noexcept nogil:
     cdef uint64_t u
     memcpy(&u, &d, sizeof(double))
     return u
-
-
-cdef inline double _from_bits(uint64_t u) noexcept nogil:
-    cdef double d
-    memcpy(&d, &u, sizeof(double))
-    return d
 
 
 def _init_exp_table():
@@ -99,44 +91,64 @@ def _init_exp_table():
         for j in range(128):
             v = Decimal(2) ** (Decimal(j) / Decimal(128))
             hi = float(v)                                   # correctly rounded (decimal -> str -> float)
-            _EXP_TAIL[j] = float((v - Decimal(hi)) / Decimal(hi))
-            _EXP_SBITS[j] = _bits(hi) - ((<uint64_t>j) << 45)
+            olk_exp_tail[j] = float((v - Decimal(hi)) / Decimal(hi))
+            olk_exp_sbits[j] = _bits(hi) - ((<uint64_t>j) << 45)
 
 
 _init_exp_table()
 
 
-cdef inline double _exp_fast(double x) noexcept nogil:
-    """exp(x) for -708 < x < 709 (see the block comment above)."""
-    cdef double kd = x * _INV_LN2_N + _SHIFT
-    cdef uint64_t ki = _bits(kd)
-    cdef double r, r2, tmp, scale
-    cdef uint64_t idx = ki % 128
-    kd -= _SHIFT
-    r = x + kd * _NEG_LN2_HI_N + kd * _NEG_LN2_LO_N
-    scale = _from_bits(_EXP_SBITS[idx] + (ki << 45))
-    r2 = r * r
-    tmp = _EXP_TAIL[idx] + r + r2 * (_C2 + r * _C3) + r2 * r2 * (_C4 + r * _C5)
-    return scale + scale * tmp
+def exp_tables():
+    """(tail, sbits): the exp's 128-entry tables as numpy arrays (float64, uint64), for another extension
+    module that includes olk_exp.h (each module has its own static copy; olk._core.refloop fills its copy
+    from these)."""
+    cdef int j
+    tail = np.empty(128, dtype=np.float64)
+    sbits = np.empty(128, dtype=np.uint64)
+    for j in range(128):
+        tail[j] = olk_exp_tail[j]
+        sbits[j] = olk_exp_sbits[j]
+    return tail, sbits
+
+EXP_SIMD_LEVELS = ("scalar", "avx2", "avx512")
 
 
-cdef inline double olk_exp(double x) noexcept nogil:
-    """exp(x) with the same bits on every host (IEEE-754 + and * only)."""
-    cdef double h
-    if x > -708.0 and x < 709.0:
-        return _exp_fast(x)
-    if x != x:
-        return x
-    if x < -745.2:                      # exp(x) < 2^-1075: rounds to 0 (and x / 2 would leave the fast range)
-        return 0.0
-    if x > 709.79:                      # exp(x) > DBL_MAX
-        return INFINITY
-    h = _exp_fast(0.5 * x)
-    return h * h
+def exp_simd(level=None):
+    """The loop olk's array exp uses: "scalar", "avx2" or "avx512" (the best this CPU has, capped by the
+    environment variable OLK_EXP_SIMD).  With `level`, switch to it (capped by what the CPU has) and return the
+    level now in use.  Every level gives the same bits (tests/test_exp.py); they differ in speed only."""
+    global olk_vexp_level
+    import os
+    best = olk_vexp_detect()
+    want = level if level is not None else os.environ.get("OLK_EXP_SIMD", "").strip().lower() or None
+    if want is not None:
+        if want not in EXP_SIMD_LEVELS:
+            raise ValueError(f"exp SIMD level must be one of {', '.join(EXP_SIMD_LEVELS)}, got {want!r}")
+        best = min(best, EXP_SIMD_LEVELS.index(want))
+    olk_vexp_level = best
+    return EXP_SIMD_LEVELS[best]
+
+
+exp_simd()
+
+
+def exp_simd_now():
+    """The level :func:`exp_simd` last chose (without changing it)."""
+    return EXP_SIMD_LEVELS[olk_vexp_level]
 
 
 def exp_array(x):
     """olk's portable exp applied element-wise (float64 array in, new float64 array out)."""
+    cdef const double[::1] a = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    out = np.empty(a.shape[0], dtype=np.float64)
+    cdef double[::1] o = out
+    if a.shape[0]:
+        olk_vexp(&a[0], &o[0], a.shape[0])
+    return out.reshape(np.shape(x))
+
+
+def exp_array_scalar(x):
+    """:func:`exp_array` one element at a time through the scalar olk_exp (tests: the vector form's bits)."""
     cdef const double[::1] a = np.ascontiguousarray(x, dtype=np.float64).ravel()
     out = np.empty(a.shape[0], dtype=np.float64)
     cdef double[::1] o = out
@@ -232,6 +244,13 @@ cdef enum:
     K_CHI2 = 3
 
 N_KERNEL_CODES = 4
+
+# The decision loops work on blocks of BLOCK support vectors: first every product and exp argument of the block,
+# then one vectorised exp over the block (olk_vexp), then the sums.  Each value is computed by the same operations
+# as one SV at a time, and each out[c] still adds its terms in slot order, so the result is bit-identical; what
+# changes is that the exps no longer wait on the products one SV at a time.
+cdef enum:
+    BLOCK = 128
 
 
 cdef class RowSource:
@@ -353,9 +372,12 @@ cdef class SVPool:
     cdef int[::1] sp_idx
     cdef double[::1] sp_val
     cdef Py_ssize_t sp_used, sp_garbage
+    cdef bint unit               # sparse: every stored value is 1.0 (binary features: x * 1.0 == x, so skip the product)
     cdef double[::1] work        # dense scatter buffer (sparse mode)
     cdef double[::1] kv          # per-kernel values of one SV
     cdef Py_ssize_t[::1] kstamp  # the SV slot kv[k] was last computed for (per-kernel membership)
+    cdef double[::1] barg        # a block's exp arguments (BLOCK) ...
+    cdef double[::1] bval        # ... and its products, then kernel values
 
     def __init__(self, Py_ssize_t n_features, bint sparse, codes=(K_GAUSSIAN,), gammas=(1.0,),
                  coef0s=None, degrees=None, col_kernel=None, Py_ssize_t capacity=256, views=None,
@@ -393,6 +415,8 @@ cdef class SVPool:
         self.tag = np.zeros(self.capacity, dtype=np.int64)
         self.kv = np.zeros(self.n_kernels, dtype=np.float64)
         self.kstamp = np.full(self.n_kernels, -1, dtype=np.intp)
+        self.barg = np.zeros(BLOCK, dtype=np.float64)
+        self.bval = np.zeros(BLOCK, dtype=np.float64)
         if sparse:
             self.sp_start = np.zeros(self.capacity, dtype=np.intp)
             self.sp_len = np.zeros(self.capacity, dtype=np.intp)
@@ -400,6 +424,7 @@ cdef class SVPool:
             self.sp_val = np.zeros(self.capacity * 16, dtype=np.float64)
             self.sp_used = 0
             self.sp_garbage = 0
+            self.unit = True
             self.work = np.zeros(n_features, dtype=np.float64)
         else:
             self.dense = np.zeros((self.capacity, n_features), dtype=np.float64)
@@ -517,6 +542,7 @@ cdef class SVPool:
                 pos += lens[s]
             self.sp_used = pos
             self.sp_garbage = 0
+            self.unit = bool(np.all(np.asarray(self.sp_val)[:pos] == 1.0))
         else:
             np.asarray(self.dense)[:n] = state["dense"]
         self.n_sv = n
@@ -584,6 +610,8 @@ cdef class SVPool:
             for j in range(ln):
                 self.sp_idx[self.sp_used + j] = src.indices[a + j]
                 self.sp_val[self.sp_used + j] = src.data[a + j]
+                if src.data[a + j] != 1.0:
+                    self.unit = False
             self.sp_used += ln
         else:
             for j in range(src.n_features):
@@ -614,13 +642,13 @@ cdef class SVPool:
                 memcpy(&self.dense[s, 0], &self.dense[last, 0], self.n_features * sizeof(double))
         self.n_sv -= 1
         if self.n_sv == 0 and self.sparse:
-            self.sp_used = 0; self.sp_garbage = 0
+            self.sp_used = 0; self.sp_garbage = 0; self.unit = True
         return last if s != last else -1
 
     def clear(self):
         self.n_sv = 0
         if self.sparse:
-            self.sp_used = 0; self.sp_garbage = 0
+            self.sp_used = 0; self.sp_garbage = 0; self.unit = True
 
     # ------------------------------------------------------------ coefficients
     cdef inline void _rebit(self, Py_ssize_t s, Py_ssize_t c) noexcept nogil:
@@ -755,15 +783,24 @@ cdef class SVPool:
         return int(self.n_sv * self.n_features)
 
     # ---------------------------------------------------------------- kernels
+    cdef inline bint _is_exp(self, Py_ssize_t k) noexcept nogil:
+        """Kernel k's value is exp(-gamma d): gaussian (d = squared distance) and chi2 (d = chi-square distance)."""
+        return self.kind[k] == K_GAUSSIAN or self.kind[k] == K_CHI2
+
+    cdef inline double _exp_arg(self, Py_ssize_t k, double prod, double qn, double sn) noexcept nogil:
+        """-gamma d for an exp kernel: d = |x|^2 + |x'|^2 - 2<x,x'> (gaussian) or |x|_1 + |x'|_1 - 2c (chi2),
+        clipped at 0 (rounding can make it slightly negative)."""
+        cdef double d2 = qn + sn - 2.0 * prod
+        if d2 < 0.0:
+            d2 = 0.0
+        return -self.gamma[k] * d2
+
     cdef inline double _kval(self, Py_ssize_t k, double prod, double qn, double sn) noexcept nogil:
         """Kernel k's value from its measure's product of x and x' (``prod``) and their self-products (qn, sn)."""
         cdef int kd = self.kind[k]
-        cdef double d2, v, z
-        if kd == K_GAUSSIAN or kd == K_CHI2:    # squared distance |x|^2 + |x'|^2 - 2<x,x'>; chi2: |x|_1 + |x'|_1 - 2c
-            d2 = qn + sn - 2.0 * prod
-            if d2 < 0.0:
-                d2 = 0.0
-            return olk_exp(-self.gamma[k] * d2)
+        cdef double v, z
+        if kd == K_GAUSSIAN or kd == K_CHI2:
+            return olk_exp(self._exp_arg(k, prod, qn, sn))
         elif kd == K_POLY:
             v = self._ipow(k, self.gamma[k] * prod + self.coef0[k])
             if self.knorm[k]:
@@ -835,6 +872,9 @@ cdef class SVPool:
                     t = x + v
                     if t > 0.0:
                         acc += 2.0 * x * v / t
+            elif self.unit:                     # every stored value is 1.0 and w * 1.0 == w exactly
+                for j in range(a, e):
+                    acc += self.work[self.sp_idx[j]]
             else:
                 for j in range(a, e):
                     acc += self.work[self.sp_idx[j]] * self.sp_val[j]
@@ -855,6 +895,78 @@ cdef class SVPool:
             for j in range(lo, hi):
                 acc += q[j] * row[j]
         return acc
+
+    cdef inline void _prods4(self, const double* q, Py_ssize_t qlen, Py_ssize_t s, double* p) noexcept nogil:
+        """p[b] = <x, sv_{s+b}> on all columns for b < 4 (measure 0 when it is the plain whole-row inner product).
+        Each product is summed exactly as :meth:`_prod` sums it (from 0.0, in column order); the four sums are
+        interleaved so the CPU works on four independent dependency chains instead of one."""
+        cdef Py_ssize_t j, n, p0, p1, p2, p3, n0, n1, n2, n3
+        cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, x
+        cdef const double* w
+        cdef const int* ix
+        cdef const double* vv
+        cdef const double* r0
+        cdef const double* r1
+        cdef const double* r2
+        cdef const double* r3
+        if self.sparse:
+            w = &self.work[0]
+            ix = &self.sp_idx[0]
+            vv = &self.sp_val[0]
+            p0 = self.sp_start[s]; p1 = self.sp_start[s + 1]; p2 = self.sp_start[s + 2]; p3 = self.sp_start[s + 3]
+            n0 = self.sp_len[s]; n1 = self.sp_len[s + 1]; n2 = self.sp_len[s + 2]; n3 = self.sp_len[s + 3]
+            n = n0
+            if n1 < n:
+                n = n1
+            if n2 < n:
+                n = n2
+            if n3 < n:
+                n = n3
+            if self.unit:                       # every stored value is 1.0 and w * 1.0 == w exactly
+                for j in range(n):
+                    a0 += w[ix[p0 + j]]
+                    a1 += w[ix[p1 + j]]
+                    a2 += w[ix[p2 + j]]
+                    a3 += w[ix[p3 + j]]
+            else:
+                for j in range(n):
+                    a0 += w[ix[p0 + j]] * vv[p0 + j]
+                    a1 += w[ix[p1 + j]] * vv[p1 + j]
+                    a2 += w[ix[p2 + j]] * vv[p2 + j]
+                    a3 += w[ix[p3 + j]] * vv[p3 + j]
+            for j in range(n, n0):
+                a0 += w[ix[p0 + j]] * vv[p0 + j]
+            for j in range(n, n1):
+                a1 += w[ix[p1 + j]] * vv[p1 + j]
+            for j in range(n, n2):
+                a2 += w[ix[p2 + j]] * vv[p2 + j]
+            for j in range(n, n3):
+                a3 += w[ix[p3 + j]] * vv[p3 + j]
+        else:
+            r0 = &self.dense[s, 0]; r1 = &self.dense[s + 1, 0]; r2 = &self.dense[s + 2, 0]; r3 = &self.dense[s + 3, 0]
+            for j in range(qlen):
+                x = q[j]
+                a0 += x * r0[j]
+                a1 += x * r1[j]
+                a2 += x * r2[j]
+                a3 += x * r3[j]
+        p[0] = a0
+        p[1] = a1
+        p[2] = a2
+        p[3] = a3
+
+    cdef inline void _block_prods(self, const double* q, Py_ssize_t qlen, Py_ssize_t s0, Py_ssize_t s1,
+                                  Py_ssize_t m, double* p) noexcept nogil:
+        """p[s - s0] = measure m's product of the query with SV s, for s0 <= s < s1 (four at a time when m is the
+        plain whole-row inner product, else one at a time through :meth:`_prod`)."""
+        cdef Py_ssize_t s = s0
+        if self.m_hi[m] == -1 and not self.m_chi[m]:
+            while s + 4 <= s1:
+                self._prods4(q, qlen, s, &p[s - s0])
+                s += 4
+        while s < s1:
+            p[s - s0] = self._prod(q, qlen, s, m)
+            s += 1
 
     cdef double _row_self(self, RowSource src, Py_ssize_t i, Py_ssize_t m) noexcept nogil:
         """Measure m's self-product of row i of src: |x|^2 on the view (all columns: the source's cached
@@ -901,7 +1013,6 @@ cdef class SVPool:
 
     cdef void _decide(self, RowSource src, Py_ssize_t i, double* out) noexcept nogil:
         cdef Py_ssize_t s, c
-        cdef double kv0
         cdef Py_ssize_t nk = self.n_kernels, nc = self.n_cols
         cdef const double* q = self._qrow(src, i)
         for c in range(nc):
@@ -912,15 +1023,63 @@ cdef class SVPool:
             self._scatter(src, i, 1.0)
         self._query(src, i)
         if nk == 1:
-            for s in range(self.n_sv):
-                kv0 = self._kval(0, self._prod(q, src.n_features, s, 0), self.qnorm[0], self.mnorm[s, 0])
-                for c in range(nc):
-                    out[c] += self.coef[s, c] * kv0
+            self._decide_single(q, src.n_features, out)
             self.n_kernel_evals += self.n_sv
         else:
             self.n_kernel_evals += self._decide_members(q, src.n_features, out)
         if self.sparse:
             self._scatter(src, i, 0.0)
+
+    cdef void _decide_single(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil:
+        """One kernel: out[c] = sum_s coef[s, c] k(sv_s, x), block by block (see BLOCK): the block's products and
+        exp arguments, one vectorised exp, then the sums in slot order."""
+        cdef Py_ssize_t s0, s1, s, c, nc = self.n_cols
+        cdef double qn = self.qnorm[0], acc, kv0
+        cdef double* arg = &self.barg[0]
+        cdef double* val = &self.bval[0]
+        cdef bint ex = self._is_exp(0)
+        s0 = 0
+        while s0 < self.n_sv:
+            s1 = s0 + BLOCK if s0 + BLOCK < self.n_sv else self.n_sv
+            self._block_prods(q, qlen, s0, s1, 0, val)
+            if ex:
+                for s in range(s0, s1):
+                    arg[s - s0] = self._exp_arg(0, val[s - s0], qn, self.mnorm[s, 0])
+                olk_vexp(arg, val, s1 - s0)
+            else:
+                for s in range(s0, s1):
+                    val[s - s0] = self._kval(0, val[s - s0], qn, self.mnorm[s, 0])
+            if nc == 1:
+                acc = out[0]
+                for s in range(s0, s1):
+                    acc += self.coef[s, 0] * val[s - s0]
+                out[0] = acc
+            else:
+                for s in range(s0, s1):
+                    kv0 = val[s - s0]
+                    for c in range(nc):
+                        out[c] += self.coef[s, c] * kv0
+            s0 = s1
+
+    cdef void _values_single(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil:
+        """One kernel: out[s] = k(x, sv_s) for every live SV, block by block like :meth:`_decide_single`."""
+        cdef Py_ssize_t s0, s1, s
+        cdef double qn = self.qnorm[0]
+        cdef double* arg = &self.barg[0]
+        cdef double* val = &self.bval[0]
+        cdef bint ex = self._is_exp(0)
+        s0 = 0
+        while s0 < self.n_sv:
+            s1 = s0 + BLOCK if s0 + BLOCK < self.n_sv else self.n_sv
+            self._block_prods(q, qlen, s0, s1, 0, val)
+            if ex:
+                for s in range(s0, s1):
+                    arg[s - s0] = self._exp_arg(0, val[s - s0], qn, self.mnorm[s, 0])
+                olk_vexp(arg, &out[s0], s1 - s0)
+            else:
+                for s in range(s0, s1):
+                    out[s] = self._kval(0, val[s - s0], qn, self.mnorm[s, 0])
+            s0 = s1
 
     cdef inline uint64_t _owners_in(self, Py_ssize_t s, Py_ssize_t c0, Py_ssize_t c1) noexcept nogil:
         """The columns in [c0, c1) that own SV s, as bits (only when ``masked``)."""
@@ -1069,9 +1228,12 @@ cdef class SVPool:
         if self.sparse:
             self._scatter(src, i, 1.0)
         self._query(src, i)
-        for s in range(self.n_sv):
-            for k in range(self.n_kernels):
-                out[k, s] = self._kval_at(k, q, src.n_features, s)
+        if self.n_kernels == 1:
+            self._values_single(q, src.n_features, &out[0, 0])
+        else:
+            for s in range(self.n_sv):
+                for k in range(self.n_kernels):
+                    out[k, s] = self._kval_at(k, q, src.n_features, s)
         if self.sparse:
             self._scatter(src, i, 0.0)
         self.n_kernel_evals += self.n_sv * self.n_kernels
@@ -1131,6 +1293,22 @@ cdef class SVPool:
         for i in range(n):
             self._decide(src, i, &r[i, 0])
         return res
+
+    def support_vectors(self):
+        """The live SVs in slot order, copied: an (n_sv, n_features) float64 array for a dense pool, a scipy CSR
+        matrix of that shape (sorted indices) for a sparse one.  Row s is the SV whose coefficients are
+        ``coefs[s]``."""
+        n = self.n_sv
+        if not self.sparse:
+            return np.asarray(self.dense)[:n].copy()
+        import scipy.sparse as sp
+        starts = np.asarray(self.sp_start)[:n]
+        lens = np.asarray(self.sp_len)[:n]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        flat = (np.repeat(starts - indptr[:n], lens) + np.arange(indptr[n])) if n else np.zeros(0, np.int64)
+        return sp.csr_matrix((np.asarray(self.sp_val)[flat].copy(), np.asarray(self.sp_idx)[flat].copy(), indptr),
+                             shape=(n, self.n_features))
 
 
 def _rebuild_pool(state):

@@ -38,6 +38,9 @@ from .registry import Param, register
 EPSILON = Param("epsilon", 0.005, "confidence threshold: skip the label if C_t < epsilon (33); 0.005 (59, INFERRED "
                 "from the authors' main_DAMKL.m); 0 = ask every label = Raker", check=lambda v: v >= 0,
                 requirement=">= 0")
+CONFIDENCE_TEST = Param("confidence_test", "<", "how C_t is compared with epsilon in (33): '<' (default, the "
+                        "authors' Confidence_condition.m) | '<=' (the typeset form of (33), INFERRED in spec Section 4): "
+                        "they differ only when C_t equals epsilon exactly", type=str, choices=("<", "<="))
 M_CAP = Param("M", 1, "at most M consecutive unlabelled rounds (59: M = 1, INFERRED); 0 = ask every label", type=int,
               check=lambda v: v >= 0, requirement=">= 0")
 
@@ -66,13 +69,14 @@ class ActiveMKL(RandomFeatureMKL):
     Readings: the comparison is STRICT, C_t < epsilon, as the authors' ``Confidence_condition.m`` compares (the
     typeset form of (33), INFERRED, reads <=); the two differ only when C_t = epsilon exactly, which matters at
     epsilon = 0: with < no round is ever skipped (AMKL = Raker, AMKL-AKS = OMKL-AKS), with <= every round whose
-    kernels agree exactly, e.g. t = 1 (all f_k = 0), would be.  With epsilon > 0 the first round is skipped (all
+    kernels agree exactly, e.g. t = 1 (all f_k = 0), would be.  The labelled option ``confidence_test: '<='``
+    is the typeset reading (spec Section 4, step 2, INFERRED).  With epsilon > 0 the first round is skipped (all
     f_k = 0, C_1 = 0) if M >= 1.  ``n_labels`` counts the labels requested (b_t = 1); the distributed variant's
     warm-up and adaptive epsilon halving (C1/C2 ``Damkl_online_rf.m``) are not part of AMKL.  The MSE (54) counts
     every round (the engine's).  ``decision_function``: sum_k q~_k f_k over all kernels.
     """
 
-    params = CORE_PARAMS + (EPSILON, M_CAP)
+    params = CORE_PARAMS + (EPSILON, M_CAP, CONFIDENCE_TEST)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
@@ -89,7 +93,8 @@ class ActiveMKL(RandomFeatureMKL):
         f = self._outputs(Z)                                  # f_t,k(x_t), every kernel
         q = self.weights_                                     # q~_t (39)
         y_hat, q_bar, f_s = combine(q, f, self._subset(q))    # predict with S_t (43)-(44), before any label
-        if self._skipped < self.M and confidence(f_s, q_bar) < self.epsilon:
+        c = confidence(f_s, q_bar)
+        if self._skipped < self.M and (c < self.epsilon if self.confidence_test == "<" else c <= self.epsilon):
             self._skipped += 1                                # b_t = 0: confident, no label, no update
         else:
             self._skipped = 0                                 # b_t = 1: ask for y_t and learn (38)

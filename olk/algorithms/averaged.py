@@ -33,6 +33,16 @@ class AveragedOutput:
     def _last_scores(self, D: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _expansion_coefs(self) -> np.ndarray:
+        """(n_sv, 2): column j holds the coefficients of output ``outputs[j]`` (f̄_T for 'avg', f_{T+1} for 'last'),
+        so that its score is sum_s coef[s, j] k(sv_s, x).  Both outputs are linear in the pool's two columns, so
+        the per-SV coefficients are the output formulas applied to the coefficient matrix itself."""
+        C = self.pool.coefs
+        if self.t == 0:
+            return np.zeros_like(C)
+        by_name = {"avg": self._avg_scores, "last": self._last_scores}
+        return np.column_stack([by_name[o](C) for o in self.outputs])
+
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """Scores of f̄_T = (1/T) sum_{t<=T} f_t (output='avg', the algorithm's output) or of the last
         f_{T+1} (output='last'); None: the ``output`` parameter's choice."""

@@ -83,6 +83,12 @@ class KernelEstimator:
     reproducibility = EXACT         # what ``olk regress`` demands across machines (registry.Reproducibility)
     #: {old parameter name: (new name, when)}: the registry answers an old name with a one-line "renamed" error
     renamed: dict = {}
+    #: takes scipy-sparse X (False: dense X only, e.g. the kernel-selection learners' Gram-matrix solvers); the
+    #: scikit-learn estimators (:mod:`olk.estimators`) validate X and tag their input by it
+    sparse_input = True
+    #: hyper-parameters that fix the model's structure (like the kernel): a new value restarts the learner
+    #: untrained, so a streaming estimator applies them only at its next ``fit``
+    structural_params: tuple[str, ...] = ()
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         params = check_params_of(type(self), params, where)       # every way of building a learner checks
@@ -136,7 +142,7 @@ class KernelEstimator:
                     target_tags=TargetTags(required=True),
                     classifier_tags=None if regressor else ClassifierTags(multi_class=False),
                     regressor_tags=RegressorTags() if regressor else None,
-                    input_tags=InputTags(sparse=True),
+                    input_tags=InputTags(sparse=self.sparse_input),
                     requires_fit=False)
 
     def __sklearn_is_fitted__(self) -> bool:
@@ -151,8 +157,10 @@ class KernelEstimator:
 
     def set_params(self, **params):
         """Set constructor arguments, checked like the constructor checks them (one-line ConfigError, with a
-        did-you-mean for an unknown name).  Hyper-parameters take effect at the next update; a new ``kernel`` or
-        ``random_state`` restarts the learner untrained, since the model learned so far depends on them."""
+        did-you-mean for an unknown name).  Hyper-parameters take effect at the next update (quantities the
+        learner derives from them are recomputed: :meth:`_params_changed`); a new ``kernel``, ``random_state`` or
+        structural parameter (``structural_params``) restarts the learner untrained, since the model learned so
+        far depends on them."""
         params = dict(params)
         kernel_given = "kernel" in params
         kernel = params.pop("kernel", None)
@@ -171,15 +179,42 @@ class KernelEstimator:
             except (TypeError, ValueError) as e:
                 raise ParamError(f"{self.name}.set_params: random_state must be None or an int seed, got "
                                  f"{seed!r} ({e})") from None
-        if (kernel_given and kernel is not current) or seed_given:
+        structural = any(k in params and merged[k] != self.hyperparams[k] for k in self.structural_params)
+        if (kernel_given and kernel is not current) or seed_given or structural:
             restart = self.kernels if not kernel_given or kernel is current else kernel
             type(self).__init__(self, kernel=restart, random_state=seed, **merged)
             self.__dict__.pop("n_features_in_", None)       # untrained again
             return self
+        changed = {k: v for k, v in merged.items() if v != self.hyperparams[k]}
         for k, v in merged.items():
             setattr(self, k, v)
         self.hyperparams = merged
+        if changed:
+            self._params_changed(changed)
         return self
+
+    def _params_changed(self, changed: dict) -> None:
+        """After ``set_params`` changed the hyper-parameters `changed` ({name: new value}) of a learner that keeps
+        learning: recompute what the learner derived from them in ``__init__`` (e.g. ln(beta)).  Default:
+        nothing is derived."""
+
+    def fitted_attributes(self) -> dict:
+        """The fitted model in scikit-learn's names, which the estimators of :mod:`olk.estimators` expose:
+
+        * a kernel expansion: ``support_vectors_`` (the stored SVs in slot order: a dense array, or a scipy CSR
+          matrix for sparse data) and ``dual_coef_`` ((n_sv, n_cols): output column j is
+          f_j(x) = sum_s dual_coef_[s, j] k_j(sv_s, x), plus ``intercept_`` for a model with a bias);
+        * a random-feature model: ``coef_`` (its parameter vectors, one row per kernel);
+        * a multi-kernel model: ``kernel_weights_`` (one per kernel, kernel order).
+
+        Each learner says what it has (the default: nothing; copies, computed on demand)."""
+        return {}
+
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        """The keys :meth:`fitted_attributes` has once the model has learned (the estimators' docstrings list
+        them; tests/test_estimators.py checks every learner against it)."""
+        return ()
 
     def save(self, path) -> None:
         """Write this model to one file (an ``.npz`` archive, no pickle); ``olk.load(path)`` reads it back.  The
@@ -245,9 +280,9 @@ class KernelEstimator:
             elif found.dtype.kind in "iuf" and found[0] in (-1, 1):
                 classes = np.array([-1, 1], dtype=found.dtype if found.dtype.kind in "if" else np.int64)
             else:
-                raise InputError(f"y: only one label ({_label(found[0])}) in the first fit/partial_fit call, so "
-                                f"olk cannot tell which class it is; pass examples of both classes in the first "
-                                f"call, or use the labels -1/+1")
+                raise InputError(f"y: only one label ({_label(found[0])}) in the first fit/partial_fit call: one class "
+                                f"only, so olk cannot tell which class it is; pass examples of both classes in the "
+                                f"first call, or use the labels -1/+1")
         pos, neg = _equal(y, classes[1]), _equal(y, classes[0])
         bad = ~(pos | neg)
         if bad.any():
@@ -326,6 +361,32 @@ class OnlineKernelLearner(KernelEstimator):
     @property
     def kernel_evals(self) -> int:
         return 0 if self.pool is None else int(self.pool.n_kernel_evals)
+
+    def fitted_attributes(self) -> dict:
+        """``support_vectors_`` (the pool's live SVs, :meth:`SVPool.support_vectors`) and ``dual_coef_``
+        (:meth:`_expansion_coefs`), plus ``kernel_weights_`` when :meth:`_kernel_weights` gives them (see
+        :meth:`KernelEstimator.fitted_attributes`); nothing before the first example."""
+        if self.pool is None:
+            return {}
+        out = {"support_vectors_": self.pool.support_vectors(), "dual_coef_": self._expansion_coefs()}
+        weights = self._kernel_weights()
+        if weights is not None:
+            out["kernel_weights_"] = np.array(weights, dtype=np.float64)
+        return out
+
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        """A kernel expansion; a multi-kernel learner (``max_kernels > 1``) also has ``kernel_weights_``."""
+        return ("support_vectors_", "dual_coef_") + (("kernel_weights_",) if cls.max_kernels > 1 else ())
+
+    def _expansion_coefs(self) -> np.ndarray:
+        """(n_sv, n_cols) coefficients of the output functions over the pool's SVs: the stored columns as they
+        are.  A learner that keeps a global scale or combines columns into its output overrides it."""
+        return self.pool.coefs
+
+    def _kernel_weights(self):
+        """A multi-kernel learner's weights of its kernels (kernel order); None: not a multi-kernel model."""
+        return None
 
     def run_summary(self) -> dict:
         """Learner-specific facts an experiment records with each run, after its online pass: a dict of

@@ -119,6 +119,10 @@ class PooledBatchLearner(BatchKernelLearner):
 
     _make_pool = OnlineKernelLearner._make_pool
     bind = OnlineKernelLearner.bind
+    fitted_attributes = OnlineKernelLearner.fitted_attributes
+    fitted_names = OnlineKernelLearner.__dict__["fitted_names"]
+    _expansion_coefs = OnlineKernelLearner._expansion_coefs
+    _kernel_weights = OnlineKernelLearner._kernel_weights
 
     def _source_for(self, X) -> RowSource:
         src = OnlineKernelLearner._source_for(self, X)

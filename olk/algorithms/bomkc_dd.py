@@ -78,6 +78,8 @@ class _BoundedOMKC(_OMKCCore):
     the random draws of RBP/BOGD in that order after the step's Bernoulli draws (SD).
     """
 
+    #: the per-kernel caps and the Forgetron states follow them: a new value restarts the learner
+    structural_params = ("budget", "maintenance")
     max_kernels = 64
     stochastic = True
     stochastic_update = False

@@ -65,6 +65,7 @@ class BPAS(OnlineKernelLearner):
     style = ("#17becf", ">")
     aliases = ("bpa_s", "bpa")
     params = (budget_param(1), Param("C", 1.0, "aggressiveness (PA-I's soft-margin parameter)", **POSITIVE))
+    structural_params = ("budget",)      # sizes the kernel-value buffer: a new budget restarts the learner
 
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel=kernel, random_state=random_state, **params)

@@ -65,6 +65,7 @@ class Forgetron(OnlineKernelLearner):
     display = "Forgetron"
     style = ("#8c564b", "D")
     params = (budget_param(1),)
+    structural_params = ("budget",)      # the Q/phi bookkeeping follows B: a new budget restarts the learner
 
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel=kernel, random_state=random_state, **params)

@@ -190,6 +190,18 @@ class KLRBatchLearner(LogisticOutput, PooledBatchLearner):
         """f(x) = sum_j beta_j k(x_j, x), the log-odds log P(+1|x)/P(-1|x), for every row; `output` is ignored."""
         return self._pool_scores(X)
 
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        return super().fitted_names() + ("n_iter_",)
+
+    def fitted_attributes(self) -> dict:
+        """The kernel expansion over the training rows (``support_vectors_``, ``dual_coef_`` = beta) and
+        ``n_iter_``, the sweeps run."""
+        out = super().fitted_attributes()
+        if self.pool is not None:
+            out["n_iter_"] = int(self.n_iter_)
+        return out
+
     @property
     def n_sv(self) -> int:
         """Training rows with a non-zero coefficient."""

@@ -153,6 +153,9 @@ class _KernelRegressionCore(OnlineKernelLearner):
             return np.zeros((0, len(self.kernels)))
         return self._sigma * self.pool.coefs
 
+    def _expansion_coefs(self) -> np.ndarray:
+        return self.coef_
+
     def kernel_predictions(self, X) -> np.ndarray:
         """(n_rows, m) predictions f_k(x) of the m kernel regressors on every row of X."""
         if self.pool is None:

@@ -21,7 +21,7 @@ import numpy as np
 from .._core.svpool import RowSource
 from .._lazy import issparse
 from ..errors import ConfigError, DataError
-from .base import check_finite_X, n_rows
+from .base import InputError, check_finite_X, n_rows
 from .base_batch import BatchKernelLearner
 from .registry import POSITIVE, Param, Reproducibility, register
 
@@ -92,7 +92,7 @@ class LibSVM(BatchKernelLearner):
         y = self._check_xy(X, y)
         X = self._as_matrix(X)
         if np.unique(y).size < 2:
-            raise DataError(f"LIBSVM needs both classes in the training set (all {int(y[0]):+d})")
+            raise InputError(f"LIBSVM needs both classes in the training set, got one class only (all {int(y[0]):+d})")
         self.svc = self._svc().fit(X, y)
         # the sign convention of decision_function: classes_ = [-1, +1], so > 0 means +1
         assert list(self.svc.classes_) == [-1.0, 1.0]
@@ -125,6 +125,20 @@ class LibSVM(BatchKernelLearner):
             check_finite_X(X)
             return np.zeros(n_rows(X))
         return np.asarray(self.svc.decision_function(self._prepare(X)), dtype=np.float64).ravel()
+
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        return ("support_vectors_", "dual_coef_", "intercept_")
+
+    def fitted_attributes(self) -> dict:
+        """SVC's ``support_vectors_`` (dense, or CSR for sparse training data), ``dual_coef_`` ((n_sv, 1):
+        y_i alpha_i) and ``intercept_`` (b): f(x) = sum_i dual_coef_[i, 0] k(sv_i, x) + b."""
+        if self.svc is None:
+            return {}
+        sv, dc = self.svc.support_vectors_, self.svc.dual_coef_          # both sparse after a sparse fit
+        return {"support_vectors_": sp.csr_matrix(sv, dtype=np.float64) if sp.issparse(sv) else np.array(sv),
+                "dual_coef_": np.array(dc.toarray() if sp.issparse(dc) else dc, dtype=np.float64).T.copy(),
+                "intercept_": np.array(self.svc.intercept_, dtype=np.float64)}
 
     @property
     def n_sv(self) -> int:

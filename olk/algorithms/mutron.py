@@ -42,6 +42,7 @@ class MuTron(KernelSelection):
     name = "mutron"
     display = "MuTron"
     style = ("#a63603", "*")
+    online_output = True
 
     def fit(self, X, y, order=None):
         y, tr, va = self.start(X, y)

@@ -36,6 +36,7 @@ class OM1(KernelSelection):
     name = "om1"
     display = "OM-1"
     style = ("#01665e", "*")
+    online_output = True
 
     def fit(self, X, y, order=None):
         y, tr, va = self.start(X, y)

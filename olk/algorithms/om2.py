@@ -211,13 +211,21 @@ class OM2(OnlineKernelLearner):
         m = len(self.kernels)
         self.n_cols = m                                     # column j <-> kernel j, all holding the same b_s
         self._buf = np.zeros(m, dtype=np.float64)
+        self._set_exponents()
+        self._sigma = 1.0                                   # theta_j = sigma * column j of the pool
+        self.sqnorms_ = np.zeros(m)                         # ||theta_j||^2, kept incrementally
+        self.weights_ = np.zeros(m)                         # c_j: w_j = c_j theta_j
+
+    def _set_exponents(self) -> None:
+        m = len(self.kernels)
         self.q_ = dual_exponent(self.p, m)                  # dual exponent q (1/p + 1/q = 1)
         self.p_ = self.q_ / (self.q_ - 1.0)
         self._m2q = math.pow(m, 2.0 / self.q_)              # m^(2/q)
         self.eta_ = self.eta if self.eta > 0.0 else 2.0 / self._m2q
-        self._sigma = 1.0                                   # theta_j = sigma * column j of the pool
-        self.sqnorms_ = np.zeros(m)                         # ||theta_j||^2, kept incrementally
-        self.weights_ = np.zeros(m)                         # c_j: w_j = c_j theta_j
+
+    def _params_changed(self, changed: dict) -> None:
+        """p and eta: the exponents and the step follow (the weights c at the next update)."""
+        self._set_exponents()
 
     def column_kernels(self) -> list[int]:
         return list(range(len(self.kernels)))
@@ -283,6 +291,14 @@ class OM2(OnlineKernelLearner):
         if self.pool is None:
             return np.zeros(0)
         return self._sigma * self.pool.coefs[:, 0]
+
+    def _expansion_coefs(self) -> np.ndarray:
+        """theta_j = sum_s (sigma b_s) k_j(sv_s, .): every column with the global scale applied."""
+        return self._sigma * self.pool.coefs
+
+    def _kernel_weights(self):
+        """||w_j|| / sum_k ||w_k|| (the ``kernel_weights`` of ``run_summary``)."""
+        return self.run_summary()["kernel_weights"]
 
     @property
     def w_norms_(self) -> np.ndarray:

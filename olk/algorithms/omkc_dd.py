@@ -57,6 +57,21 @@ COMPONENT = Param("component", "perceptron", "learner of each kernel classifier:
 #: the PA variants' "learning rate" (SPA Section 6.2.4: 0.1), read as PA-I's aggressiveness C
 ETA = Param("eta", 0.1, "PA-I aggressiveness of each kernel classifier: tau_i = min(eta, l_i / k_i(x, x))",
             **POSITIVE)
+#: how the m classifiers are combined into the prediction.  Default ``vote``: sum_i theta_i sign(f_i(x)) with
+#: sign(0) = 0, the combination of the cited original -- Jin, Hoi & Yang (ALT 2010), whose OMKL-P ("by
+#: Predictions", Algorithms 1-4, the Perceptron + Hedge algorithms that Hoi et al. 2013 publish as OMKC) predicts
+#: sign(q_t . sign(f_t(x_t))), and the SPA paper's own Algorithms 2-4, which print sign(sum theta sign[f]).
+#: Neither paper says what sign(0) is; olk's vote lets a classifier scoring exactly 0 abstain.
+#: ``vote_plus``: the same vote with sign(0) = +1 (a classifier scoring 0 -- untrained, or a Gaussian so narrow
+#: that k(x, x') underflows to 0 between distinct rows -- votes +1, as a C-style f >= 0 ? 1 : -1 would).
+#: ``real``: sum_i theta_i f_i(x), the real-valued combination of the SPA paper's Eq. (2) (its description of
+#: OMKC in Section 4.1) and of ALT 2010's OMKL-O.  The two alternatives are offered to test the paper's U and
+#: stochastic rows in Table 5 (50.00 +- 0.00 on madelon): results/notes/spa_tist2018_table5.md.
+#: The combination changes the prediction only: the classifiers, their updates and the Hedge weights are the same.
+COMBINE = Param("combine", "vote", "prediction: vote = sign(sum_i theta_i sign(f_i(x))), sign(0) = 0 (Jin et al. "
+                "ALT 2010 OMKL-P, SPA Algorithms 2-4); vote_plus = the same with sign(0) = +1; real = "
+                "sign(sum_i theta_i f_i(x)) (SPA Eq. 2, ALT 2010 OMKL-O)",
+                type=str, choices=("vote", "vote_plus", "real"))
 
 
 class _OMKCCore(OnlineKernelLearner):
@@ -109,6 +124,10 @@ class _OMKCCore(OnlineKernelLearner):
         """SVs summed over the m kernel classifiers (the SPA paper's #SV for OMKC)."""
         return int(self.sv_per_kernel_.sum())
 
+    def _kernel_weights(self):
+        """theta, the combination weights (kernel order)."""
+        return self.weights_
+
     def run_summary(self) -> dict:
         """Recorded with every run: the final combination weights theta (kernel order, so a table can show
         which kernels won), each classifier's #SV and online mistakes."""
@@ -117,8 +136,19 @@ class _OMKCCore(OnlineKernelLearner):
 
     # ------------------------------------------------------------------ the algorithm
     def _vote(self, f: np.ndarray) -> float:
-        """sum_i theta_i sign(f_i), sign(0) = 0, summed in kernel order."""
-        return dot(self.weights_, np.sign(f))
+        """The combined score sum_i theta_i s_i, summed in kernel order, s_i from ``_signs``."""
+        return dot(self.weights_, self._signs(f))
+
+    def _signs(self, f: np.ndarray) -> np.ndarray:
+        """What each classifier contributes to the combination (``combine``): sign(f_i) with sign(0) = 0
+        (vote), sign(f_i) with sign(0) = +1 (vote_plus), or f_i itself (real).  A learner that does not declare
+        the ``combine`` parameter (the bounded ones) votes."""
+        combine = self.hyperparams.get("combine", "vote")
+        if combine == "real":
+            return f
+        if combine == "vote_plus":
+            return np.where(f >= 0.0, 1.0, -1.0)
+        return np.sign(f)
 
     def _update_probs(self) -> np.ndarray:
         """OMKC's stochastic-update probabilities p_i = (1 - delta) theta_i / max_j theta_j + delta."""
@@ -183,8 +213,9 @@ class _OMKCCore(OnlineKernelLearner):
         return self.pool.decision_matrix(self._source_for(X))
 
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
-        """The combined score sum_i theta_i sign(f_i(x)) on every row of X (same order of sums as ``step``)."""
-        V = np.sign(self.classifier_scores(X))
+        """The combined score sum_i theta_i sign(f_i(x)) (``combine``: see ``_signs``) on every row of X (same
+        order of sums as ``step``)."""
+        V = self._signs(self.classifier_scores(X))
         out = np.zeros(V.shape[0])
         for k, w in enumerate(self.weights_.tolist()):
             out += w * V[:, k]
@@ -200,10 +231,11 @@ class OMKCDD(_OMKCCore):
         f_i <- f_i + z_i y_t k_i(x_t, .) (kernel Perceptron);  theta_i <- theta_i discount^{z_i};  theta /= sum theta.
     Each f_i is exactly the kernel Perceptron on k_i alone.  ``component='pa'``: f_i <- f_i + tau_i y_t k_i(x_t, .)
     with tau_i = min(eta, l_i / k_i(x_t, x_t)) whenever l_i = [1 - y_t f_i(x_t)]_+ > 0 (SPA Table 5 "DDPA");
-    ``discount=1``: theta stays 1/m (SPA Table 5 "U").  Readings: see ``_OMKCCore``.
+    ``discount=1``: theta stays 1/m (SPA Table 5 "U"); ``combine='real'``: predict sign(sum_i theta_i f_i(x_t))
+    (``vote_plus``: sign(0) = +1; see ``COMBINE``).  Readings: see ``_OMKCCore``.
     """
 
     name = "omkc_dd"
     display = "OMKC(DD)"
     style = ("#aec7e8", "H")
-    params = (DISCOUNT, COMPONENT, ETA)
+    params = (DISCOUNT, COMPONENT, ETA, COMBINE)

@@ -15,7 +15,7 @@ paper's "learning rate" of Section 6.2.4, read as PA-I's aggressiveness C.
 """
 from __future__ import annotations
 
-from .omkc_dd import DISCOUNT, ETA, _OMKCCore
+from .omkc_dd import COMBINE, DISCOUNT, ETA, _OMKCCore
 from .registry import register
 
 
@@ -26,5 +26,5 @@ class OMKCDDPA(_OMKCCore):
     name = "omkc_ddpa"
     display = "OMKC(DDPA)"
     style = ("#c49c94", "s")
-    params = (DISCOUNT, ETA)
+    params = (DISCOUNT, ETA, COMBINE)
     component = "pa"

@@ -28,7 +28,7 @@ True
 """
 from __future__ import annotations
 
-from .omkc_dd import COMPONENT, DELTA, DISCOUNT, ETA, _OMKCCore
+from .omkc_dd import COMBINE, COMPONENT, DELTA, DISCOUNT, ETA, _OMKCCore
 from .registry import register
 
 
@@ -51,4 +51,4 @@ class OMKCSD(_OMKCCore):
     display = "OMKC(SD)"
     style = ("#98df8a", "8")
     stochastic = True
-    params = (DISCOUNT, DELTA, COMPONENT, ETA)
+    params = (DISCOUNT, DELTA, COMPONENT, ETA, COMBINE)

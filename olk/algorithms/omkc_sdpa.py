@@ -14,7 +14,7 @@ on a mistake.
 """
 from __future__ import annotations
 
-from .omkc_dd import DELTA, DISCOUNT, ETA, _OMKCCore
+from .omkc_dd import COMBINE, DELTA, DISCOUNT, ETA, _OMKCCore
 from .registry import register
 
 
@@ -26,5 +26,5 @@ class OMKCSDPA(_OMKCCore):
     display = "OMKC(SDPA)"
     style = ("#f7b6d2", "8")
     stochastic = True
-    params = (DISCOUNT, DELTA, ETA)
+    params = (DISCOUNT, DELTA, ETA, COMBINE)
     component = "pa"

@@ -14,7 +14,7 @@ DD's is (see ``results/notes/spa_tist2018_table5.md`` for why the paper's U may 
 """
 from __future__ import annotations
 
-from .omkc_dd import ETA, _OMKCCore
+from .omkc_dd import COMBINE, ETA, _OMKCCore
 from .registry import register
 
 
@@ -25,7 +25,7 @@ class OMKCU(_OMKCCore):
     name = "omkc_u"
     display = "OMKC(U)"
     style = ("#c5b0d5", "H")
-    params = ()
+    params = (COMBINE,)
     discount = 1.0                  # theta_i <- theta_i * 1: the weights stay 1/m
     component = "perceptron"
     eta = ETA.default               # unused by the Perceptron

@@ -52,6 +52,9 @@ class _OMKLOCore(_ALTCore):
         self.n_projections_ = np.zeros(m, dtype=np.int64)
         self._kxx = np.zeros(m)
 
+    def _params_changed(self, changed: dict) -> None:
+        self._ln_inv_beta = -math.log(self.beta)
+
     @property
     def norms_(self) -> np.ndarray:
         """||f_i||_{H_i} of every kernel classifier (<= R after every update)."""

@@ -77,8 +77,15 @@ class OMKLOSUA(_OMKLOCore):
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
+        self._set_eta()
+
+    def _set_eta(self) -> None:
         a, b = theorem10_ab(self.R, self.beta, self.delta, len(self.kernels))
         self.eta_ = self.eta if self.eta > 0 else math.sqrt(a / b)
+
+    def _params_changed(self, changed: dict) -> None:
+        super()._params_changed(changed)
+        self._set_eta()
 
     def step(self, i, y):
         f, score = self._predict_outputs(i)

@@ -165,6 +165,12 @@ class OMKLP1(_ALTCore):
         self._seg_z = np.zeros(m, dtype=np.int64)           # doubling: mistakes of each f_i in segment k
         self.beta_ = doubling_beta(0, m) if self.schedule == "doubling" else self.beta
 
+    structural_params = ("schedule",)      # the doubling segments are state of their own: a new schedule restarts
+
+    def _params_changed(self, changed: dict) -> None:
+        if self.schedule != "doubling":
+            self.beta_ = self.beta
+
     @property
     def theorem(self) -> str:
         return "5" if self.schedule == "doubling" else "2"

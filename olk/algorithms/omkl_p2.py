@@ -54,6 +54,9 @@ class OMKLP2(_ALTCore):
         super().__init__(kernel, random_state, where=where, **params)
         self._ln_beta = math.log(self.beta)
 
+    def _params_changed(self, changed: dict) -> None:
+        self._ln_beta = math.log(self.beta)
+
     def step(self, i, y):
         f, score, wrong = self._predict(i, y)
         if self.bound:

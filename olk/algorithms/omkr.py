@@ -108,6 +108,10 @@ class OMKR(_KernelRegressionCore):
         """SVs summed over the m kernel regressors."""
         return int(self.sv_per_kernel_.sum())
 
+    def _kernel_weights(self):
+        """q, the Hedge combination weights (kernel order)."""
+        return self.weights_
+
     def run_summary(self) -> dict:
         """Recorded with every run: the final Hedge weights q (kernel order), each regressor's #SV and online
         MSE (its own predictions f_k(x_t)), the T and eta used."""

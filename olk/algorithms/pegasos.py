@@ -118,6 +118,10 @@ class Pegasos(PooledBatchLearner):
             a[rows] = np.abs(self.pool.coefs[slots, 0])
         return a
 
+    def _expansion_coefs(self) -> np.ndarray:
+        """alpha_j y_j / (lam T): the 1/(lam T) factor of the output applied."""
+        return self.pool.coefs * self._scale
+
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """f(x) = (1/(lam T)) sum_j alpha_j y_j k(x_j, x) for every row; `output` is ignored."""
         return self._pool_scores(X) * self._scale

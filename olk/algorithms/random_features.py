@@ -175,9 +175,13 @@ SAMPLER = Param("sampler", "authors", "frequency sampler: authors (stacked Haar-
                 "scales; default) | rff (i.i.d. Gaussian, eq. 8)", type=str, choices=tuple(SAMPLERS))
 NORMALIZE = Param("normalize_features", False, "z/sqrt(D) (the textbook map of eq. 10) instead of the authors' "
                   "unnormalised z (default)", type=bool)
+WEIGHT_LOSS = Param("weight_loss", "squared", "the loss of the exponential weights (21): squared (default) = the "
+                    "unregularised (f_k - y)^2 of the authors' omkl_rs_final.m / ofl_function.m | regularised = "
+                    "(f_k - y)^2 + lambda ||theta_k||^2, the local loss (18) as Ghari's Python Raker uses it (spec "
+                    "Section 2, step 5: INFERRED)", type=str, choices=("squared", "regularised"))
 
 #: the parameters of the Raker core, shared by the four learners
-CORE_PARAMS = (N_RF, ETA_L, ETA_G, LAM, HORIZON, ETA_CAP, SAMPLER, NORMALIZE)
+CORE_PARAMS = (N_RF, ETA_L, ETA_G, LAM, HORIZON, ETA_CAP, SAMPLER, NORMALIZE, WEIGHT_LOSS)
 #: parameters that fix V's or theta's shape: changing one with set_params restarts the learner untrained
 _STRUCTURAL = ("n_rf", "sampler", "normalize_features")
 
@@ -201,8 +205,9 @@ class RandomFeatureMKL(OnlineKernelLearner):
         e_k = f_k(x_t) - y_t
         theta_k <- theta_k - eta_l (2 e_k z_k(x_t) + 2 lambda theta_k)     (17), gradient of the loss (18)
         log w_k <- log w_k - eta_g e_k^2                                   (21), the UNREGULARISED squared
-                   error (the authors' ``omkl_rs_final.m``/``ofl_function.m``; Ghari's Python Raker adds
-                   lambda ||theta||^2; INFERRED)
+                   error (the authors' ``omkl_rs_final.m``/``ofl_function.m``; INFERRED).  The labelled option
+                   ``weight_loss: regularised`` uses e_k^2 + lambda ||theta_k||^2 (theta_k before this round's
+                   step: the local loss (18) at theta_t,k), as Ghari's Python Raker does.
 
     Parameters (57): D = 50, eta_l = eta_g = 1/sqrt(T), lambda = 0.01 (INFERRED from the authors' code and
     Theorem 1's rates, spec Section 2).  T = ``horizon`` or, if 0, the rows of the data the learner is bound to
@@ -233,6 +238,7 @@ class RandomFeatureMKL(OnlineKernelLearner):
     stochastic = True
     reproducibility = RF_REPRODUCIBILITY
     params = CORE_PARAMS
+    structural_params = _STRUCTURAL     # V and theta depend on them: set_params restarts the learner
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
@@ -289,13 +295,6 @@ class RandomFeatureMKL(OnlineKernelLearner):
                               f"set horizon=T (or numeric eta_l and eta_g)")
         return super().learn_one(x, y)
 
-    def set_params(self, **params):
-        """As the base class; a new ``n_rf``, ``sampler`` or ``normalize_features`` restarts the learner untrained
-        (V and theta depend on them)."""
-        if any(k in params and params[k] != getattr(self, k) for k in _STRUCTURAL):
-            params.setdefault("random_state", self.random_state)
-        return super().set_params(**params)
-
     # ------------------------------------------------------------------------------------- the model
     def steps(self) -> tuple[float, float]:
         """(eta_l, eta_g) now: the given numbers, or 1/sqrt(T) for 'auto' (T = ``horizon`` or the bound rows);
@@ -347,10 +346,13 @@ class RandomFeatureMKL(OnlineKernelLearner):
         """Local OGD (17) on every kernel and the global exponential weights (21); ``eta_g`` overrides the step."""
         eta_l, eta_g0 = self.steps()
         e = f - y
+        loss = e * e
+        if self.weight_loss == "regularised":         # (18) at theta_t,k, before the local step
+            loss = loss + self.lam * np.einsum("kj,kj->k", self._theta, self._theta)
         grad = Z * (2.0 * e)[:, None]
         grad += (2.0 * self.lam) * self._theta        # gradient of (18): 2 (f_k - y) z_k + 2 lambda theta_k
         self._theta -= eta_l * grad
-        self._logw -= (eta_g0 if eta_g is None else eta_g) * (e * e)
+        self._logw -= (eta_g0 if eta_g is None else eta_g) * loss
         self.n_updates += 1
 
     # --------------------------------------------------------------------------- batch scoring
@@ -402,6 +404,17 @@ class RandomFeatureMKL(OnlineKernelLearner):
     @property
     def n_features_in_(self) -> int | None:
         return self._d
+
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        return ("coef_", "kernel_weights_")
+
+    def fitted_attributes(self) -> dict:
+        """Not a kernel expansion: ``coef_`` = theta (K x 2D, one row per kernel, the sin part first) and
+        ``kernel_weights_`` = q (kernel order); nothing before the first example."""
+        if self._V is None:
+            return {}
+        return {"coef_": self.theta_, "kernel_weights_": self.weights_}
 
     def run_summary(self) -> dict:
         """The final kernel weights q_T (kernel order)."""

@@ -115,8 +115,13 @@ def unknown_param_error(cls, key: str, value, where: str) -> ConfigError:
     in ``cls.renamed`` ({old: (new, when)}) says what to write instead; any other name gets a did-you-mean."""
     specs = {p.name: p for p in cls.params}
     if key in getattr(cls, "renamed", {}):
-        new, when = cls.renamed[key]
+        new, when, *convert = cls.renamed[key]          # (new, when[, old value -> new value])
         choices = f" ({'|'.join(map(str, specs[new].choices))})" if specs[new].choices else ""
+        if convert:
+            try:
+                value = convert[0](value)
+            except (TypeError, ValueError):
+                pass
         return ConfigError(f"{where}.{key}: renamed to '{new}'{choices} {when}; write {new}: {value}")
     return ConfigError(f"{where}: unknown parameter '{key}' for {cls.name}{did_you_mean(key, specs)}"
                        f"; its parameters are: {', '.join(specs) or 'none'}")

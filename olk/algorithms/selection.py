@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
-from ..errors import DataError
 from ..kernels import KernelSet
+from .base import InputError
 from .base_batch import BatchKernelLearner
 from .registry import Param, Reproducibility
 
@@ -49,6 +49,7 @@ class KernelSelection(BatchKernelLearner):
 
     max_kernels = 64
     params = (VALIDATION, SPLIT_SEED)
+    sparse_input = False                # Gram matrices of dense rows (KernelSet.gram), SVC on them
 
     @classmethod
     def memory_extra(cls, params, n_train, n_features, n_kernels):
@@ -79,13 +80,16 @@ class KernelSelection(BatchKernelLearner):
 
     # ------------------------------------------------------------------ protocol
     def split(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(train rows, validation rows) of the training set: stratified, ``validation`` of it, ``split_seed``."""
+        """(train rows, validation rows) of the training set: stratified, ``validation`` of it, ``split_seed``.  A
+        stratified split needs a validation row of each class: below 20 rows (where ``validation`` = 0.1 of them
+        would be a single row) the validation set is 2 rows, one per class."""
         from sklearn.model_selection import train_test_split
         idx = np.arange(y.shape[0])
+        size = self.validation if math.ceil(self.validation * y.shape[0]) >= 2 else 2
         try:
-            tr, va = train_test_split(idx, test_size=self.validation, stratify=y, random_state=self.split_seed)
+            tr, va = train_test_split(idx, test_size=size, stratify=y, random_state=self.split_seed)
         except ValueError as e:
-            raise DataError(f"{self.name}: cannot hold out a stratified {self.validation:g} of {y.shape[0]} "
+            raise InputError(f"{self.name}: cannot hold out a stratified {self.validation:g} of {y.shape[0]} "
                             f"training rows for validation ({e})") from None
         return np.sort(tr), np.sort(va)
 
@@ -136,7 +140,8 @@ class KernelSelection(BatchKernelLearner):
         self.n_features_ = X.shape[1]
         self.t = X.shape[0]
         if np.unique(y).size < 2:
-            raise DataError(f"{self.name} needs both classes in the training set (all {int(y[0]):+d})")
+            raise InputError(f"{self.name} needs both classes in the training set, got one class only (all "
+                             f"{int(y[0]):+d})")
         tr, va = self.split(y)
         return y, tr, va
 
@@ -155,6 +160,29 @@ class KernelSelection(BatchKernelLearner):
         G = KernelSet(tuple(self.kernels[k] for k in on)).gram(X, self._sv_X)
         K = sum(self._weights[k] * G[j] for j, k in enumerate(on))
         return K @ self._sv_coef + self._b
+
+    #: the returned classifier is an online learner (``_online``: OM-1, MuTron), not the SVM stage
+    online_output = False
+
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        return ("support_vectors_", "dual_coef_") + (() if cls.online_output else ("intercept_",)) + ("kernel_weights_",)
+
+    def fitted_attributes(self) -> dict:
+        """The returned classifier: the SVM stage's ``support_vectors_`` (rows of the training set),
+        ``dual_coef_`` ((n_sv, 1): y_i alpha_i) and ``intercept_`` (b), over the selected kernel or the
+        weighted combination; or the online method's own attributes (OM-1, MuTron).  ``kernel_weights_``
+        always (one-hot for a selection)."""
+        if self._online is not None:
+            out = self._online.fitted_attributes()
+        elif self._sv_X is not None:
+            out = {"support_vectors_": self._sv_X.copy(), "dual_coef_": self._sv_coef.reshape(-1, 1).copy(),
+                   "intercept_": np.array([self._b])}
+        else:
+            out = {}
+        if self.kernel_weights_ is not None:
+            out["kernel_weights_"] = np.array(self.kernel_weights_, dtype=np.float64)
+        return out
 
     @property
     def n_sv(self) -> int:

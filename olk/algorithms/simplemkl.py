@@ -488,3 +488,15 @@ class SimpleMKL(KernelSelection):
         self.kernel_weights_ = d.copy()
         self.selected_kernel_ = int(np.argmax(d))
         return self
+
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        return super().fitted_names() + ("n_iter_",)
+
+    def fitted_attributes(self) -> dict:
+        """:class:`~olk.algorithms.selection.KernelSelection`'s, plus ``n_iter_``: the final SimpleMKL's
+        reduced-gradient iterations (``mkl_.n_iter``)."""
+        out = super().fitted_attributes()
+        if getattr(self, "mkl_", None) is not None:
+            out["n_iter_"] = int(self.mkl_.n_iter)
+        return out

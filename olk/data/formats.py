@@ -34,9 +34,9 @@ def _read_table(data: bytes, src: str, sep: str | None, text_column: int | None 
         raise DataError(f"{src}: cannot parse as {what}-separated text: {' '.join(str(e).split())}") from None
 
 
-def _numeric(df, src: str, cols=None) -> np.ndarray:
+def _numeric(df, src: str, cols=None, role: str = "") -> np.ndarray:
     """C-contiguous float64 array of the columns `cols` of `df` (default: all), or DataError naming the first
-    line with a missing or non-numeric value."""
+    line with a missing (NaN), infinite or non-numeric value (``role``, e.g. 'the target', names the column's use)."""
     import pandas as pd
 
     cols = range(df.shape[1]) if cols is None else cols
@@ -45,11 +45,19 @@ def _numeric(df, src: str, cols=None) -> np.ndarray:
         col = df.iloc[:, c]
         out[:, j] = col.to_numpy(dtype=np.float64) if col.dtype.kind in "fiub" else \
             pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
-    if np.isnan(out).any():
-        row, j = np.argwhere(np.isnan(out))[0]
+    bad = ~np.isfinite(out)
+    if bad.any():
+        row, j = np.argwhere(bad)[0]
         value = df.iat[row, cols[j]]
-        what = "missing value" if pd.isna(value) else f"non-numeric value {str(value)[:30]!r}"
-        raise DataError(f"{src}:{row + 1}: {what} in column {cols[j] + 1}: fix or remove that line")
+        text = str(value).strip()
+        if np.isinf(out[row, j]):
+            what = f"infinite value {text[:30]!r}"
+        elif pd.isna(value) or text.lower() in ("nan", "na", "n/a", ""):
+            what = f"missing value {text[:30]!r}" if text and text.lower() != "nan" else "missing value (NaN)"
+        else:
+            what = f"non-numeric value {text[:30]!r}"
+        raise DataError(f"{src}:{row + 1}: {what} in column {cols[j] + 1}{f' ({role})' if role else ''}: "
+                        f"fix or remove that line")
     return out
 
 
@@ -72,7 +80,7 @@ def read_delimited(data: bytes, src: str, *, options: dict, n_features: int | No
                             f"one of {sorted(map(str, label_map))}: wrong file, or extend label_map in the registry")
         y = mapped.to_numpy(dtype=np.float64)
     else:
-        y = _numeric(df, src, [target]).ravel()
+        y = _numeric(df, src, [target], role="the target").ravel()
     X = _numeric(df, src, list(range(a, b)))
     return X, y
 
@@ -92,14 +100,44 @@ def read_mat(data: bytes, src: str, *, options: dict, **_):
         if k not in m:
             raise DataError(f"{src}: no variable '{k}' in the .mat file (it has {', '.join(keys) or 'none'}): "
                             f"set options x_key / y_key in the registry")
-    X = np.asarray(m[xk], dtype=np.float64)
-    if options.get("x_layout", "samples_by_features") == "features_by_samples":
+    by_samples = options.get("x_layout", "samples_by_features") == "features_by_samples"
+    X = _mat_numeric(m[xk], src, xk)
+    if by_samples:
         X = X.T                      # the AMKL authors store X as features x samples
-    y = np.asarray(m[yk], dtype=np.float64).ravel()
+    y = _mat_numeric(m[yk], src, yk).ravel()
     if X.ndim != 2 or X.shape[0] != y.shape[0]:
         raise DataError(f"{src}: X is {'x'.join(map(str, X.shape))} but y has {y.shape[0]} values: check "
                         f"x_layout (samples_by_features | features_by_samples) in the registry")
+    bad = ~np.isfinite(y)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise DataError(f"{src}: target '{yk}' has the non-finite value {y[i]:g} in row {i + 1} (1-based, sample "
+                        f"{i + 1} of {y.shape[0]}): fix or remove that sample")
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise DataError(f"{src}: '{xk}' has the non-finite value {X[i, j]:g} in row {i + 1}, feature {j + 1} "
+                        f"(1-based, sample {i + 1} of {X.shape[0]}): fix or remove that sample")
     return np.ascontiguousarray(X), y
+
+
+def _mat_numeric(a, src: str, key: str) -> np.ndarray:
+    """A .mat variable as a float64 array, or DataError: a char or cell array (e.g. 'y' saved as text) is refused,
+    naming the first row (1-based, the first axis of the stored array) whose value is not a number."""
+    arr = np.asarray(a)
+    if arr.dtype.kind in "fiub":
+        return arr.astype(np.float64)
+    kind = "char" if arr.dtype.kind in "US" else "cell" if arr.dtype.kind == "O" else str(arr.dtype)
+    row = 1
+    for idx in np.ndindex(arr.shape):
+        v = np.asarray(arr[idx]).squeeze()
+        try:
+            float(v.item())
+        except (TypeError, ValueError):
+            row = idx[0] + 1 if idx else 1
+            raise DataError(f"{src}: '{key}' has the non-numeric value {str(v.tolist())[:30]!r} in row {row} "
+                            f"(1-based; a {kind} array): save '{key}' as a numeric array") from None
+    raise DataError(f"{src}: '{key}' is a {kind} array, not a numeric one (row {row}): save '{key}' as numbers")
 
 
 def read_matrix(data: bytes, src: str, **_):

@@ -57,7 +57,8 @@ TOP_KEYS = {
     "kernel": "kernel for every algorithm, e.g. {type: gaussian, gamma: 0.4}",
     "tune": "parameter-selection protocol: {metric: accuracy}",
     "datasets": "list of dataset names or {name, params, preprocess, kernel}",
-    "algorithms": "list of {name, label, display, params, tune, kernel}",
+    "algorithms": "list of {name, label, display, params, tune, kernel, sweep, match_tune, outputs, epochs, "
+                  "seeds_of}",
     "compare": "tolerances for olk compare, e.g. {accuracy: 1.5}",
     "table_layout": "table rendering options, e.g. {datasets_per_block: 2}",
     "unavailable": "datasets known to be unavailable offline: {name: reason}",
@@ -66,7 +67,8 @@ TOP_KEYS = {
                   "spaced example counts; batch learners: after each outer iteration) -> test_curves.csv",
 }
 DATASET_KEYS = {"name", "params", "preprocess", "kernel", "label", "test", "holdout", "folds", "part"}
-ALGO_KEYS = {"name", "label", "display", "params", "tune", "kernel", "sweep", "match_tune", "outputs", "epochs"}
+ALGO_KEYS = {"name", "label", "display", "params", "tune", "kernel", "sweep", "match_tune", "outputs", "epochs",
+             "seeds_of"}
 CV_KEYS = {"folds", "max_rows"}
 KERNEL_TUNE_KEYS = ("kernel.gamma", "kernel.degree", "kernel.coef0")
 TUNE_KEYS = {"metric", "perm"}
@@ -185,6 +187,9 @@ class AlgorithmEntry:
     match_tune: dict = field(default_factory=dict)  # {grid: {param: [...]}, target: MatchRef}
     outputs: dict = field(default_factory=dict)     # batch mode: result label -> output ('last'/'avg')
     epochs: int | None = None       # batch mode, online learner: passes over the training set (the OKS paper: 2)
+    # a stochastic learner's RNG seeds are those of the entry with this label (common random numbers: a labelled
+    # alternative then differs from its literal row only by its option, not by its random draws); None: its own
+    seeds_of: str | None = None
 
     def depends_on(self) -> set[str]:
         refs = [v for v in self.params.values() if isinstance(v, MatchRef)]
@@ -512,11 +517,18 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
             if cfg.mode != "batch" or getattr(cls, "batch", False):
                 raise ConfigError(f"{w}.epochs: several passes over the training set are for an online learner in "
                                   f"batch mode ({reg} {'is a batch learner' if getattr(cls, 'batch', False) else 'runs online here: set mode: batch'})")
+        seeds_of = a.get("seeds_of")
+        if seeds_of is not None and (not isinstance(seeds_of, str) or not seeds_of.strip()):
+            raise ConfigError(f"{w}.seeds_of: expected the label of another algorithm entry, got {seeds_of!r}")
         cfg.algorithms.append(AlgorithmEntry(reg, label, str(a.get("display", cls.display if label == reg else label)),
                                              params, tune_grid, kern, sweep, match_tune, dict(outputs),
-                                             epochs if epochs and epochs > 1 else None))
+                                             epochs if epochs and epochs > 1 else None,
+                                             seeds_of.strip() if seeds_of is not None else None))
     run_labels = {a.label for a in cfg.algorithms}
     for a in cfg.algorithms:
+        if a.seeds_of is not None and a.seeds_of not in run_labels:
+            raise ConfigError(f"{where0}: algorithms[{a.label}].seeds_of: no algorithm labelled '{a.seeds_of}'"
+                              f"{did_you_mean(a.seeds_of, run_labels)}")
         refs = [(f"params.{p}", v) for p, v in a.params.items()]
         refs += [(f"kernel.{p}", v) for p, v in (a.kernel.items() if isinstance(a.kernel, dict) else ())]
         if a.match_tune:

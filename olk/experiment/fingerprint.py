@@ -68,7 +68,8 @@ def fingerprint(cfg: ExperimentConfig) -> dict:
         "overrides": {d.name: d.params for d in cfg.datasets if d.params},
         "algorithms": {a.label: {"algorithm": a.name, "params": a.params, "tune": a.tune, "kernel": _kernel(a.kernel),
                                  "sweep": a.sweep, "match_tune": a.match_tune, "outputs": a.outputs,
-                                 **({"epochs": a.epochs} if a.epochs else {})}
+                                 **({"epochs": a.epochs} if a.epochs else {}),
+                                 **({"seeds_of": a.seeds_of} if a.seeds_of else {})}
                        for a in cfg.algorithms},
     }
     if cfg.mode == "batch":

@@ -255,7 +255,9 @@ class Planner:
             algorithm=a.name, label=a.label, display=a.display,
             params=algo_registry.validate_params(a.name, params, self._where(d, a)),
             kernel=kernel, checkpoints=self.cfg.checkpoints,
-            algo_seed=seeds.algorithm_seed(self.cfg.seed, d.name, perm, a.label) if cls.stochastic else None,
+            algo_seed=seeds.algorithm_seed(self.cfg.seed, d.name, perm, a.seeds_of or a.label)
+            if cls.stochastic else None,
+            seeds_of=a.seeds_of if cls.stochastic else None,
             setting=(setting_suffix(setting) if setting is not None else "") or None,
             holdout=d.holdout if batch else None,
             test_part=(None if d.holdout is not None or d.folds else (d.test or "test")) if batch else None,

@@ -18,7 +18,8 @@ from typing import Optional
 #: fields whose values identify a run (its id); ``fold``/``cv``/``test_part``/``holdout`` only when set
 _ID_KEYS = ("mode", "dataset", "preprocess", "scale", "shuffle", "seed", "perm", "algorithm", "label", "params",
             "kernel", "checkpoints")
-_OPTIONAL_ID_KEYS = ("fold", "cv", "test_part", "holdout", "eval_folds", "eval_part", "test_curve", "epochs")
+_OPTIONAL_ID_KEYS = ("fold", "cv", "test_part", "holdout", "eval_folds", "eval_part", "test_curve", "epochs",
+                     "seeds_of")
 
 
 def run_id_of(fields: dict) -> str:
@@ -60,6 +61,7 @@ class RunSpec:
     eval_part: Optional[str] = None     # ... of this part of the dataset only (None: all its rows)
     test_curve: Optional[int] = None    # batch mode: held-out scores at this many points of the training
     epochs: Optional[int] = None        # batch mode, online learner: passes over the training set (None: 1)
+    seeds_of: Optional[str] = None      # the RNG seeds are the entry of this label's (config key seeds_of)
     run_id: str = field(default="", compare=False)
 
     def __post_init__(self):
@@ -74,6 +76,8 @@ class RunSpec:
                "checkpoints": self.checkpoints, "algo_seed": self.algo_seed, "task": self.task}
         if self.setting:
             rec["setting"] = self.setting
+        if self.seeds_of:
+            rec["seeds_of"] = self.seeds_of
         if self.mode == "batch":
             rec["holdout"] = self.holdout
             rec["test_part"] = self.test_part

@@ -96,6 +96,8 @@ class RunStore:
             rec = self._records[rid]
             row = {k: rec.get(k) for k in RUN_COLUMNS}
             row.update({k: rec[k] for k in TASK_COLUMNS if rec.get(k) is not None})
+            if rec.get("task") == "regression":     # the report picks its metrics from it (classification: absent)
+                row["task"] = rec["task"]
             row["params"] = json.dumps(rec.get("params", {}), sort_keys=True)
             row["kernel"] = json.dumps(rec.get("kernel", {}), sort_keys=True)
             for k, v in sorted((rec.get("params") or {}).items()):

@@ -5,7 +5,7 @@ the difference ours − paper and a verdict:
 
 * ``within paper std``  |diff| <= paper std (the paper printed a std);
 * ``within tolerance``  |diff| <= tolerance (see :data:`DEFAULT_TOLERANCES`);
-* ``off``               neither;
+* ``off``               neither, or our runs gave no finite value (a diverged learner);
 * ``n/a``               the metric has no tolerance (by default: time, measured on other hardware);
 * ``no paper value``    we ran it, the paper has no number;
 * ``not run``           the paper has a number, we have no run (or the dataset was unavailable).
@@ -31,6 +31,7 @@ import pandas as pd
 from olk.errors import ConfigError, OlkError, did_you_mean
 from olk.report.results import METRICS, Results, aggregate, load_results
 from olk.report.tables import format_cell, format_value
+from olk.tasks import TASKS
 
 #: Default comparison tolerance per *paper* metric: (kind, value).  ``abs`` values are in the metric's
 #: unit (percentage points for accuracy and mistake rate); ``rel`` values are fractions of the paper's
@@ -59,7 +60,7 @@ PUBLISHED_COLUMNS = ("paper", "table", "dataset", "algorithm", "paper_label", "m
                      "unit", "note")
 CELL_COLUMNS = ["dataset", "algorithm", "display", "setting", "paper_label", "metric", "our_metric",
                 "ours_mean", "ours_std", "n_runs", "paper_mean", "paper_std", "diff", "rel_diff",
-                "tolerance", "verdict", "in_experiment", "paper_note"]
+                "tolerance", "verdict", "in_experiment", "paper_note", "row", "unit"]
 RANK_COLUMNS = ["dataset", "metric", "n_algorithms", "tau", "p_value", "ours_order", "paper_order"]
 _NUM = re.compile(r"(?<![A-Za-z0-9_.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
@@ -269,17 +270,36 @@ def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | I
         pds = pub[pub["dataset"] == ds]
         for lab in labels:
             settings = [s for lb, s in rows if lb == lab]
-            plab = list(dict.fromkeys(pds.loc[pds["algorithm"] == lab, "paper_label"]))
-            for oi, pi in _match(settings, [params.get((ds, lab, s), set()) for s in settings], plab):
-                st = settings[oi] if oi is not None else ""
-                pl = plab[pi] if pi is not None else ""
-                for pm, om in ours_metrics.items():
+            nums = [params.get((ds, lab, s), set()) for s in settings]
+            prow = pds[pds["algorithm"] == lab]
+            # our settings are paired with the paper's rows metric by metric: a paper may print one algorithm's
+            # metrics under different row labels (AMKL Table II: 'AMKL-AKS' for the MSE, 'Efficiency (ρ)' for
+            # its efficiency).  A metric the paper does not print for the algorithm (e.g. time) takes the
+            # pairing of the first metric it prints, so the row's label stays with every cell of the row.
+            pairing: dict[str, list] = {}
+            for pm in ours_metrics:
+                plab = list(dict.fromkeys(prow.loc[prow["metric"] == pm, "paper_label"]))
+                if plab:
+                    pairing[pm] = [(oi, plab[pi] if pi is not None else "") for oi, pi in _match(settings, nums, plab)]
+            first = next(iter(pairing.values()), None)
+            if first is None:
+                first = [(oi, "") for oi, _ in _match(settings, nums, [])]
+            recs = []
+            for pm, om in ours_metrics.items():
+                for oi, pl in pairing.get(pm, [(oi, pl) for oi, pl in first if oi is not None]):
+                    st = settings[oi] if oi is not None else ""
                     o = ours.get((ds, lab, st, om)) if oi is not None else None
-                    p = pds[(pds["algorithm"] == lab) & (pds["paper_label"] == pl) & (pds["metric"] == pm)]
+                    p = prow[(prow["paper_label"] == pl) & (prow["metric"] == pm)] if pm in pairing else prow.iloc[:0]
                     if o is None and p.empty:
                         continue
-                    records.append(_cell(res, ds, lab, st, pl, pm, om, o, p, tol[pm] if pm in tol else
-                                         ("abs", None)))
+                    rec = _cell(res, ds, lab, st, pl, pm, om, o, p, tol[pm] if pm in tol else ("abs", None))
+                    # the table row a cell belongs to: one of our settings, or a paper row we did not run
+                    rec["row"] = f"{lab}|{st}" if oi is not None else f"{lab}|paper:{pl}"
+                    rec["unit"] = res.layout.unit(om)
+                    recs.append(rec)
+            order = {r: i for i, r in enumerate(dict.fromkeys(
+                [f"{lab}|{st}" for st in settings] + [r["row"] for r in recs]))}
+            records += sorted(recs, key=lambda r: order[r["row"]])       # stable: metrics keep their order
     cells = pd.DataFrame.from_records(records, columns=CELL_COLUMNS)
     ours_ds, ours_alg = set(res.datasets), {lab for lab, _ in rows}
     cells["in_experiment"] = [d in ours_ds and a in ours_alg for d, a in zip(cells["dataset"], cells["algorithm"])]
@@ -349,7 +369,13 @@ def _cell(res, ds, lab, st, pl, pm, om, o, p, tol) -> dict[str, Any]:
     rel = diff / abs(p_mean) if p_mean and not math.isnan(diff) else math.nan
     kind, val = tol
     tol_abs = math.nan if val is None else (val if kind == "abs" else val * abs(p_mean))
-    if o is None or math.isnan(om_mean):
+    # it ran, but gave no finite value: an infinite mean, or no value of the task's primary metric (which every
+    # finished run records: the regression task's MSE is NaN when a diverging learner overflowed)
+    diverged = o is not None and int(o.n_runs) > 0 and (math.isinf(om_mean) or (
+        math.isnan(om_mean) and om == TASKS[res.task].primary))
+    if diverged:
+        verdict = "off"
+    elif o is None or math.isnan(om_mean):
         verdict = "not run"
     elif pr is None or math.isnan(p_mean):
         verdict = "no paper value"
@@ -362,6 +388,8 @@ def _cell(res, ds, lab, st, pl, pm, om, o, p, tol) -> dict[str, Any]:
     else:
         verdict = "off"
     note = str(pr["note"]) if pr is not None else ""
+    if diverged:
+        note = "; ".join(x for x in ("our runs gave no finite value (diverged)", note) if x)
     if verdict == "not run" and ds in res.unavailable:
         note = "; ".join(x for x in (f"data unavailable: {res.unavailable[ds]}", note) if x)
     return {"dataset": ds, "algorithm": lab, "display": res.display(lab, st) if o is not None or
@@ -403,15 +431,31 @@ def _signed(x: float, kind: str) -> str:
     return ("+" if x >= 0 else "-") + s
 
 
-def _md_row(c: Comparison, r: Any) -> str:
-    kind = METRICS[r.our_metric][1]
-    name = r.display + (f" [{r.paper_label}]" if r.paper_label and r.paper_label != r.display else "")
-    ours = format_cell(r.ours_mean, r.ours_std, kind) if not math.isnan(r.ours_mean) else "—"
-    paper = format_cell(r.paper_mean, r.paper_std, kind) if not math.isnan(r.paper_mean) else "—"
-    diff = _signed(r.diff, kind)
+def cell_texts(c: Comparison, r: Any, sv_format: str = "int") -> tuple[str, str, str]:
+    """(ours, paper, diff) of one comparison cell as the tables print them, in the results' table units
+    (``table_layout: {units: {mse: 0.001}}``: the cell's ``unit``), the one place ``olk compare`` and ``olk report``
+    format a cell.  compare.csv keeps the raw values (and the unit)."""
+    kind = METRICS[r.our_metric][1] if r.our_metric in METRICS else "float"
+    u = float(r.unit) if isinstance(r.unit, (int, float)) and not math.isnan(r.unit) and r.unit > 0 else 1.0
+    ours = format_cell(r.ours_mean / u, r.ours_std / u, kind, sv_format) if math.isfinite(r.ours_mean) else \
+        "not finite (diverged)" if r.verdict == "off" else "—"
+    paper = format_cell(r.paper_mean / u, r.paper_std / u, kind, sv_format) if not math.isnan(r.paper_mean) else "—"
+    diff = _signed(r.diff / u, kind)
     if diff and c.tolerances.get(r.metric, ("abs", None))[0] == "rel" and not math.isnan(r.rel_diff):
         diff += f" ({r.rel_diff * 100:+.1f}%)"
-    return f"| {name} | {r.metric} | {ours} | {paper} | {diff} | {r.verdict} |"
+    return ours, paper, diff
+
+
+def unit_suffix(unit: Any) -> str:
+    """' (x0.001)' for a cell shown in units of 0.001, '' for the metric's own unit."""
+    u = float(unit) if isinstance(unit, (int, float)) and not math.isnan(unit) else 1.0
+    return "" if u == 1.0 else f" (x{u:g})"
+
+
+def _md_row(c: Comparison, r: Any) -> str:
+    name = r.display + (f" [{r.paper_label}]" if r.paper_label and r.paper_label != r.display else "")
+    ours, paper, diff = cell_texts(c, r, c.results.layout.sv_format)
+    return f"| {name} | {r.metric}{unit_suffix(r.unit)} | {ours} | {paper} | {diff} | {r.verdict} |"
 
 
 def _markdown(c: Comparison) -> str:

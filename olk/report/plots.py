@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 
 from olk.errors import OlkError, did_you_mean
 from olk.report.results import METRICS, Results, aggregate, load_results
+from olk.tasks import TASKS
 
 FIG_DIR = "figures"
 PANEL_W, PANEL_H = 4.2, 3.2
@@ -124,14 +125,16 @@ def _styles(res: Results) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _legend(fig: Figure, axes: list[Any]) -> None:
-    """One legend for the figure with every line of every panel (first occurrence of each name)."""
+def _legend(fig: Figure, axes: list[Any], rename: dict[str, str] | None = None) -> None:
+    """One legend for the figure with every line of every panel (first occurrence of each name); ``rename`` maps
+    a line's name to the text its legend entry shows."""
     seen: dict[str, Any] = {}
     for ax in axes:
         for h, name in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(name, h)
     if seen:
-        fig.legend(list(seen.values()), list(seen), loc="outside right upper", fontsize="small")
+        rename = rename or {}
+        fig.legend(list(seen.values()), [rename.get(n, n) for n in seen], loc="outside right upper", fontsize="small")
 
 
 def _slug(s: str) -> str:
@@ -148,12 +151,16 @@ def _check_metric(m: str) -> None:
 
 
 def _default_xy(res: Results) -> tuple[str, str]:
-    return ("train_time_s", "test_accuracy") if res.is_batch else ("time_s", "accuracy")
+    """(x, y) of the score-vs-time figure: the task's declaration (olk.tasks)."""
+    return tuple(TASKS[res.task].tradeoff_axes(res.is_batch))
 
 
 # ----------------------------------------------------------------------------- learning curves
 def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path | None = None) -> list[Path]:
-    """Mistake rate (%) vs #examples seen (log x): one panel per dataset, mean over permutations."""
+    """Mistake rate (%) or the running-average online MSE vs #examples seen (log x): one panel per dataset, mean
+    over permutations (seeds).  An MSE panel is on a log y axis whose range follows the curves that converge
+    (:func:`_mse_range`): a curve that diverges (e.g. an unnormalised polynomial kernel's gradient steps) is drawn
+    clipped at the top and named "diverged" in the legend with its final value.  MSE in the table's units."""
     res = load_results(results_dir)
     curves = res.curves
     if curves is None or curves.empty:
@@ -168,34 +175,95 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
     fig, axes = _figure(len(datasets))
     style = _styles(res)
     y = "mistake_rate" if data.get("mistake_rate") is not None and data["mistake_rate"].notna().any() else "mse"
+    u = res.layout.unit(y) if y == "mse" else 1.0
+    off: dict[str, list[str]] = {}             # legend name -> "dataset: final value" of each diverged panel
     for ax, ds in zip(axes, datasets):
-        _mean_lines(ax, res, style, data[data["dataset"] == ds], "t", y, markersize=5, spread_marks=True)
+        lines = _mean_curves(res, data[data["dataset"] == ds], "t", y)
+        lo = hi = None
+        if y == "mse":
+            lines = [(lab, st, xs, ys / u) for lab, st, xs, ys in lines]
+            lo, hi, diverged = _mse_range(lines)
+            for (lab, st), v in diverged.items():
+                off.setdefault(res.display(lab, st), []).append(
+                    f"{ds}: final {v:.3g}" if math.isfinite(v) else f"{ds}: not finite (overflow)")
+            if diverged:
+                ax.text(0.98, 0.98, "diverged, off the axis: " + ", ".join(res.display(*k) for k in diverged),
+                        transform=ax.transAxes, ha="right", va="top", fontsize=6, color="#555555")
+        _draw_lines(ax, res, style, lines, markersize=5, spread_marks=True, clip=None if hi is None else 10 * hi)
         ax.set_xscale("log")
         ax.set_title(ds)
         ax.set_xlabel("Number of examples")
-        ax.set_ylabel("Online mistake rate (%)" if y == "mistake_rate" else "Online MSE (running average)")
+        ax.set_ylabel("Online mistake rate (%)" if y == "mistake_rate" else
+                      "Online MSE (running average)" + ("" if u == 1.0 else f" (x{u:g})"))
         if y == "mse":
             ax.set_yscale("log")
+            if lo is not None:
+                ax.set_ylim(lo, hi)
         ax.grid(True, which="major", alpha=0.3)
-    _legend(fig, axes)
+    _legend(fig, axes, rename={name: f"{name} (diverged on {'; '.join(v)})" for name, v in off.items()})
     return _save(fig, res, "learning_curves", out_dir)
+
+
+#: an MSE curve whose final value exceeds this multiple of the panel's median final value (or is not finite) is
+#: "diverged": it sets no axis range and is marked in the legend
+DIVERGED = 100.0
+
+
+def _mse_range(lines: list) -> tuple[float | None, float | None, dict]:
+    """(bottom, top, diverged) of an MSE panel's log y axis.  ``diverged`` maps (label, setting) to the final value
+    of each curve above :data:`DIVERGED` x the median final value (or not finite); the range covers the other
+    curves after their first 1% of examples (a running average starts from a handful of examples): from half
+    their smallest value to twice their largest."""
+    finals = {(lab, st): float(ys[-1]) for lab, st, xs, ys in lines if len(ys)}
+    ok = [v for v in finals.values() if math.isfinite(v) and v > 0]
+    if not ok:
+        return None, None, {}
+    med = float(np.median(ok))
+    diverged = {k: v for k, v in finals.items() if not math.isfinite(v) or v > DIVERGED * med}
+    vals = []
+    for lab, st, xs, ys in lines:
+        if (lab, st) in diverged or not len(xs):
+            continue
+        keep = (xs >= xs[-1] / 100.0) & np.isfinite(ys) & (ys > 0)
+        vals.append(ys[keep])
+    v = np.concatenate(vals) if vals else np.array(ok)
+    return float(v.min()) / 2.0, float(v.max()) * 2.0, diverged
+
+
+def _mean_curves(res: Results, d: pd.DataFrame, x: str, y: str) -> list[tuple[str, str, np.ndarray, np.ndarray]]:
+    """(label, setting, xs, ys): the mean curve (:func:`_mean_curve`) of every (label, setting) of ``res`` that has
+    curve rows in ``d``, in the table's row order."""
+    out = []
+    for lab, st in res.rows:
+        g = d[(d["label"] == lab) & (d["setting"] == st)].dropna(subset=[x, y])
+        if g.empty:
+            continue
+        xs, ys = _mean_curve(g, x, y)
+        out.append((lab, st, xs, ys))
+    return out
+
+
+def _draw_lines(ax, res: Results, style: dict, lines: list, markersize: float, spread_marks: bool = False,
+                clip: float | None = None) -> None:
+    """Draw mean curves in the label's colour and marker; a label's settings differ by line style; values above
+    ``clip`` (and infinite ones) are drawn at ``clip``, outside a y range that ends below it."""
+    dashes = ["-", "--", ":", "-."]
+    for lab, st, xs, ys in lines:
+        k = [s for lb, s in res.rows if lb == lab].index(st)
+        colour, marker = style[lab]
+        name = res.display(lab, st)
+        if clip is not None:
+            ys = np.where(np.isnan(ys), np.nan, np.minimum(ys, clip))
+        ax.plot(xs, ys, label=name, linewidth=1.4, color=colour,
+                linestyle=dashes[k % len(dashes)], marker=marker, markersize=markersize,
+                markevery=(0.012 * (_stable_index(lab, 8)), 0.1) if spread_marks else None)
 
 
 def _mean_lines(ax, res: Results, style: dict, d: pd.DataFrame, x: str, y: str, markersize: float,
                 spread_marks: bool = False) -> None:
     """One panel's lines: the mean curve (:func:`_mean_curve`) of every (label, setting) of ``res`` in the
     curve rows ``d``, in the label's colour and marker; a label's settings differ by line style."""
-    dashes = ["-", "--", ":", "-."]
-    for lab, st in res.rows:
-        g = d[(d["label"] == lab) & (d["setting"] == st)].dropna(subset=[x, y])
-        if g.empty:
-            continue
-        xs, ys = _mean_curve(g, x, y)
-        k = [s for lb, s in res.rows if lb == lab].index(st)
-        colour, marker = style[lab]
-        ax.plot(xs, ys, label=res.display(lab, st), linewidth=1.4, color=colour, linestyle=dashes[k % len(dashes)],
-                marker=marker, markersize=markersize,
-                markevery=(0.012 * (_stable_index(lab, 8)), 0.1) if spread_marks else None)
+    _draw_lines(ax, res, style, _mean_curves(res, d, x, y), markersize, spread_marks)
 
 
 def _mean_curve(g: pd.DataFrame, x: str = "t", y: str = "mistake_rate") -> tuple[np.ndarray, np.ndarray]:
@@ -342,11 +410,14 @@ def param_values(res: Results) -> pd.DataFrame:
 
 
 def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", series: str | None = "beta",
-                           metrics: Sequence[str] = ("n_sv", "time_s", "accuracy"),
+                           metrics: Sequence[str] | None = None,
                            out_dir: str | Path | None = None) -> list[Path]:
     """SPA Fig. 2 type: one panel per metric vs parameter ``x``, one line per value of ``series``;
-    one figure per (dataset, algorithm) in which ``x`` takes at least two values (mean ± std bars)."""
+    one figure per (dataset, algorithm) in which ``x`` takes at least two values (mean ± std bars).
+    ``metrics`` default to the task's (olk.tasks: #SV, time, accuracy for classification; MSE and the labelling
+    efficiency for regression, the AMKL paper's Fig. 2)."""
     res = load_results(results_dir)
+    metrics = tuple(metrics) if metrics is not None else tuple(TASKS[res.task].sensitivity_metrics(res.is_batch))
     for m in metrics:
         _check_metric(m)
     df = param_values(res)
@@ -369,14 +440,15 @@ def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", 
             for ax, m in zip(axes, metrics):
                 name = f"{series}={sval:g}" if isinstance(sval, (int, float)) and series else \
                     (f"{series}={sval}" if series else res.display(lab))
-                ax.errorbar(stats.index.to_numpy(), stats[(m, "mean")], yerr=stats[(m, "std")].fillna(0),
+                u = res.layout.unit(m)                 # the table's unit (e.g. MSE x 1e-3)
+                ax.errorbar(stats.index.to_numpy(), stats[(m, "mean")] / u, yerr=stats[(m, "std")].fillna(0) / u,
                             marker="o", markersize=3, capsize=2, linewidth=1.2, label=name)
         xv = pd.to_numeric(g[x], errors="coerce").dropna()
         for ax, m in zip(axes, metrics):
             if len(xv) and xv.min() > 0 and xv.max() / xv.min() >= 20:
                 ax.set_xscale("log")
             ax.set_xlabel(x)
-            ax.set_ylabel(_label(m))
+            ax.set_ylabel(res.layout.header(m) if m in METRICS else m)
             ax.grid(True, alpha=0.3)
         _legend(fig, axes[:1])
         fig.suptitle(f"{res.display(lab)} on {ds}")
@@ -405,25 +477,29 @@ def varying_params(res: Results) -> dict[tuple[str, str], list[str]]:
 def plot_kernel_selection(results_dir: str | Path | Results, selections: str | Path | Results | None = None,
                           out_dir: str | Path | None = None) -> list[Path]:
     """OKS (AAAI 2012) Figs. 1-2 type: the test accuracy of LIBSVM on every kernel of the set (the ground
-    truth: the ``index`` sweep of a ``kernel_svm`` entry in ``results_dir``), one panel per dataset, with the
+    truth: a ``kernel_svm`` entry swept over ``kernel_id`` in ``results_dir``), one panel per dataset, with the
     kernels each method of ``selections`` (a results directory whose runs record ``selected_kernel``; default
     ``results_dir`` itself) selected marked on it, one marker row per method (marker size: how many runs chose
-    that kernel)."""
+    that kernel).  Kernels are numbered 1-based, as in the tables; a kernel_svm run's own kernel is its recorded
+    ``selected_kernel`` (0-based, + 1), so results of the older 0-based ``index`` sweep plot the same."""
     res = load_results(results_dir)
     sel = res if selections is None else load_results(selections)
     df = param_values(res)
     truth = df[df["algorithm"] == "kernel_svm"] if "algorithm" in df.columns else df.iloc[:0]
-    if truth.empty or "index" not in truth.columns:
+    if "selected_kernel" in truth.columns:
+        truth = truth[truth["selected_kernel"].notna()]
+    if truth.empty or truth["selected_kernel"].nunique() < 2:
         raise OlkError(f"{res.path / 'runs.csv'}: the kernel figure needs kernel_svm runs with a sweep over "
-                       f"'index' (LIBSVM on every kernel of the set)")
+                       f"'kernel_id' (LIBSVM on every kernel of the set)")
+    truth = truth.assign(kernel_no=truth["selected_kernel"].astype(int) + 1)
     picks = sel.main[sel.main["selected_kernel"].notna() & (sel.main["algorithm"] != "kernel_svm")] \
-        if "selected_kernel" in sel.main.columns else sel.main.iloc[:0]     # kernel_svm "selects" its index
+        if "selected_kernel" in sel.main.columns else sel.main.iloc[:0]     # kernel_svm "selects" its own kernel
     datasets = [d for d in res.datasets if (truth["dataset"] == d).any()]
     fig, axes = _figure(len(datasets), ncols=1)
     styles = _styles(sel)
     for ax, ds in zip(axes, datasets):
-        g = truth[truth["dataset"] == ds].groupby("index", sort=True)["test_accuracy"].mean()
-        kx = g.index.to_numpy(int) + 1
+        g = truth[truth["dataset"] == ds].groupby("kernel_no", sort=True)["test_accuracy"].mean()
+        kx = g.index.to_numpy(int)
         ax.bar(kx, g.to_numpy(), color="#cccccc", edgecolor="#888888", label="LIBSVM on the kernel (ground truth)")
         lo = float(g.min())
         labels = [lab for lab in dict.fromkeys(picks["label"]) if (picks[(picks["dataset"] == ds)]["label"] == lab).any()]
@@ -431,7 +507,7 @@ def plot_kernel_selection(results_dir: str | Path | Results, selections: str | P
             ks = picks[(picks["dataset"] == ds) & (picks["label"] == lab)]["selected_kernel"].astype(int) + 1
             counts = ks.value_counts()
             colour, marker = styles.get(lab, ("#000000", "o"))
-            yv = [float(g.get(k - 1, lo)) + 0.6 * (j + 1) for k in counts.index]
+            yv = [float(g.get(k, lo)) + 0.6 * (j + 1) for k in counts.index]
             ax.scatter(counts.index, yv, s=30 + 25 * counts.to_numpy(), marker=marker, color=colour,
                        label=sel.display(lab), zorder=3)
         ax.set_xticks(kx)
@@ -441,7 +517,7 @@ def plot_kernel_selection(results_dir: str | Path | Results, selections: str | P
         ax.set_ylabel("Test accuracy (%)")
         ax.set_title(ds)
         ax.grid(True, axis="y", alpha=0.3)
-    fig.set_size_inches(max(PANEL_W, 0.35 * len(truth["index"].unique()) + 2), PANEL_H * len(datasets))
+    fig.set_size_inches(max(PANEL_W, 0.35 * truth["kernel_no"].nunique() + 2), PANEL_H * len(datasets))
     _legend(fig, axes[:1])
     return _save(fig, res, "kernel_selection", out_dir)
 
@@ -470,7 +546,7 @@ def plot_all(results_dir: str | Path | Results, out_dir: str | Path | None = Non
     if varying:
         written += plot_accuracy_vs_time(res, out_dir=out_dir)
         spec = (res.meta.get("plots") or {}).get("sensitivity") or {}
-        metrics = tuple(spec.get("metrics", ("n_sv",) + _default_xy(res)))
+        metrics = tuple(spec["metrics"]) if spec.get("metrics") else None      # None: the task's
         if "x" in spec:
             axes = [(spec["x"], spec.get("series"))]
         else:

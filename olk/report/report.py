@@ -46,9 +46,8 @@ from markdown.postprocessors import Postprocessor
 from markdown.treeprocessors import Treeprocessor
 
 from olk.errors import OlkError
-from olk.report.compare import Comparison, compare
+from olk.report.compare import Comparison, cell_texts, compare, unit_suffix
 from olk.report.results import METRICS, Results, load_results
-from olk.report.tables import format_cell, format_value
 
 #: Published papers: id -> short name, full title, authors, venue, short citation.  One dict, used for every heading.
 PAPERS: dict[str, dict[str, str]] = {
@@ -285,17 +284,11 @@ def _paper_metrics(cells: pd.DataFrame) -> list[str]:
 
 
 def _metric_head(cells: pd.DataFrame, metric: str) -> str:
-    om = cells.loc[cells["metric"] == metric, "our_metric"]
-    return METRICS[om.iloc[0]][0] if len(om) and om.iloc[0] in METRICS else metric
-
-
-def _diff_text(c: Comparison, r: Any, kind: str) -> str:
-    if math.isnan(r.diff):
-        return ""
-    s = ("+" if r.diff >= 0 else "-") + format_value(abs(r.diff), kind)
-    if c.tolerances.get(r.metric, ("abs", None))[0] == "rel" and not math.isnan(r.rel_diff):
-        s += f" ({r.rel_diff * 100:+.1f}%)"
-    return s
+    hit = cells[cells["metric"] == metric]
+    if not len(hit):
+        return metric
+    om, unit = hit["our_metric"].iloc[0], hit["unit"].iloc[0]
+    return (METRICS[om][0] if om in METRICS else metric) + unit_suffix(unit)
 
 
 def _comparison_md(c: Comparison, ctx: _Ctx) -> list[str]:
@@ -307,8 +300,9 @@ def _comparison_md(c: Comparison, ctx: _Ctx) -> list[str]:
     for ds in dict.fromkeys(shown["dataset"]):
         d = shown[shown["dataset"] == ds]
         title = f"{ds} (paper: {c.aliases[ds]})" if ds in c.aliases else ds
-        if ds in res.unavailable:
-            continue  # listed under 'Not run: data unavailable'
+        unavailable = ds in res.unavailable
+        if unavailable:     # the paper's numbers, with ours 'not run: data unavailable' (why: under Runs above)
+            title += " — not run: data unavailable"
         metrics = _paper_metrics(d)
         header = ["Algorithm"]
         for m in metrics:
@@ -316,10 +310,11 @@ def _comparison_md(c: Comparison, ctx: _Ctx) -> list[str]:
             header += [f"{h}: ours", "paper", "diff", "verdict"]
         align = [":---"] + [a for _ in metrics for a in ("---:", "---:", "---:", ":---")]
         rows = []
-        keys = list(dict.fromkeys(zip(d["display"], d["paper_label"], d["setting"])))
-        for disp, pl, st in keys:
-            g = d[(d["display"] == disp) & (d["paper_label"] == pl) & (d["setting"] == st)]
-            name = md_escape(disp) + (f" \\[{md_escape(pl)}\\]" if pl and pl != disp else "")
+        for key in dict.fromkeys(d["row"]):
+            g = d[d["row"] == key]
+            disp = g["display"].iloc[0]
+            labels = [pl for pl in dict.fromkeys(g["paper_label"]) if pl and pl != disp]
+            name = md_escape(disp) + "".join(f" \\[{md_escape(pl)}\\]" for pl in labels)
             row = [name]
             for m in metrics:
                 hit = g[g["metric"] == m]
@@ -327,10 +322,10 @@ def _comparison_md(c: Comparison, ctx: _Ctx) -> list[str]:
                     row += ["", "", "", ""]
                     continue
                 r = next(hit.itertuples(index=False))
-                kind = METRICS[r.our_metric][1] if r.our_metric in METRICS else "float"
-                ours = format_cell(r.ours_mean, r.ours_std, kind, sv) if not math.isnan(r.ours_mean) else "—"
-                paper = format_cell(r.paper_mean, r.paper_std, kind, sv) if not math.isnan(r.paper_mean) else "—"
-                row += [ours, paper, _diff_text(c, r, kind), SHORT_VERDICT.get(r.verdict, r.verdict)]
+                ours, paper, diff = cell_texts(c, r, sv)
+                verdict = "not run: data unavailable" if unavailable and r.verdict == "not run" else \
+                    SHORT_VERDICT.get(r.verdict, r.verdict)
+                row += [ours, paper, diff, verdict]
             rows.append(row)
         out += [f"#### {md_escape(title)}", ""] + _table_md(header, rows, align) + [""]
         skipped = list(dict.fromkeys(extra.loc[extra["dataset"] == ds, "display"]))
@@ -357,6 +352,46 @@ def _ranking_md(c: Comparison) -> list[str]:
     out += _table_md(["Dataset", "Metric", "#Alg.", "Kendall tau", "p-value", "Ours (best first)",
                       "Paper (best first)"], rows, [":---", ":---", "---:", "---:", "---:", ":---", ":---"])
     return out + [""]
+
+
+def _kernel_weights_md(res: Results) -> list[str]:
+    """"Which kernels won": the top kernels by mean final combination weight, per dataset and algorithm, from
+    the runs' recorded ``kernel_weights`` (multi-kernel learners only; nothing when no run recorded any)."""
+    from olk.report.kernel_weights import kernel_weights_summary
+
+    main = res.main
+    if "kernel_weights" not in main.columns:
+        return []
+    order = {d: i for i, d in enumerate(res.datasets)}
+    s = kernel_weights_summary(main, top=3)
+    if not len(s):
+        return []
+    s = s.assign(_o=s["dataset"].map(lambda d: order.get(d, len(order)))).sort_values("_o", kind="stable")
+    moving, fixed = s[~s["uniform"]], s[s["uniform"]]
+    out = ["#### Which kernels won (final combination weights)", "",
+           "The three kernels with the largest mean final weight theta_i, per dataset and algorithm "
+           "(mean ± sample std over the runs that recorded weights; the weights sum to 1 in each run).", ""]
+    rows = []
+    for r in moving.itertuples(index=False):
+        cells = [f"{md_escape(n)}: {m:.2f}" + ("" if math.isnan(sd) else f" ± {sd:.2f}") for n, m, sd, _ in r.top]
+        cells += [""] * (3 - len(cells))
+        runs = f"{r.n_weights}/{r.n_runs}"
+        rows.append([md_escape(r.dataset), md_escape(r.display), runs] + cells)
+    if rows:
+        out += _table_md(["Dataset", "Algorithm", "Runs with weights", "1st", "2nd", "3rd"], rows,
+                         [":---", ":---", "---:", ":---", ":---", ":---"])
+        out.append("")
+    missing = []
+    for (ds, label), g in main.groupby(["dataset", "label"], sort=False):
+        n_w = int(g["kernel_weights"].map(lambda v: isinstance(v, str) and v.strip().startswith("[")).sum())
+        if 0 < n_w < len(g) or (n_w == 0 and label in set(s["label"])):
+            missing.append(f"{md_escape(ds)} {md_escape(g['display'].iloc[0])} ({len(g) - n_w} of {len(g)})")
+    if missing:
+        out += ["Runs without recorded weights (not in the means): " + "; ".join(missing) + ".", ""]
+    if len(fixed):
+        names = sorted(set(md_escape(d) for d in fixed["display"]))
+        out += [f"Weights that stay uniform (not learned): {', '.join(names)}.", ""]
+    return out
 
 
 def _figures_md(res: Results, ctx: _Ctx) -> list[str]:
@@ -395,8 +430,14 @@ def _provenance_md(e: Entry, ctx: _Ctx) -> list[str]:
     items.append(f"**Started:** {md_escape(meta.get('started') or '?')}; "
                  f"**finished:** {md_escape(meta.get('finished') or 'not finished')}")
     runs = f"{len(main)} main-phase runs"
-    if perms:
+    if perms and res.shuffled:
         runs += f" ({perms} permutation{'s' if perms != 1 else ''} per cell)"
+    elif perms:
+        per = main.groupby(["dataset", "label", "setting"]).size()
+        runs += (f" (file order, no permutation: {per.max()} seed{'s' if per.max() != 1 else ''} per cell for a "
+                 f"learner with random draws, {per.min()} run for a deterministic one)" if per.min() != per.max()
+                 else f" (file order, no permutation: {per.max()} run{'s' if per.max() != 1 else ''} per cell, one "
+                      f"per seed)")
     if meta.get("repeats") is not None:
         runs += f"; repeats {md_escape(meta['repeats'])}"
     if meta.get("seed") is not None:
@@ -462,6 +503,7 @@ def _entry_md(e: Entry, ctx: _Ctx, pub: pd.DataFrame) -> tuple[list[str], dict[s
                 "Ours: mean ± sample std over our runs.", ""]
         out += _comparison_md(c, ctx)
         out += _ranking_md(c)
+    out += _kernel_weights_md(res)
     out += _figures_md(res, ctx)
     return out, summary, tags
 
@@ -563,7 +605,9 @@ def _table_md_section(paper: str, table: str, pub: pd.DataFrame, entries: list[E
             out += body
             counts = ", ".join(f"{n} {v}" for v, n in (summary or {}).items())
             tag = f" ({', '.join(tags)})" if tags else ""
-            parts.append(f"[{md_escape(e.name)}](#{_anchor(paper, table)}){tag}: {md_escape(counts or 'no comparison')}")
+            # two directories of one experiment (e.g. a --repeats 20 rerun with --out): name them by directory
+            name = e.path.name if sum(x.name == e.name for x in entries) > 1 else e.name
+            parts.append(f"[{md_escape(name)}](#{_anchor(paper, table)}){tag}: {md_escape(counts or 'no comparison')}")
         status = "; ".join(parts)
     out += _notes_md(paper, table, ctx)
     return out, _Status(paper, table, status)

@@ -79,6 +79,7 @@ NUMERIC_COLUMNS = ("perm", "seed", "scale", "n_examples", "mistakes", "accuracy"
                    "mistake_bound", "selected_kernel", "label_efficiency", "n_labels", "mse", "test_mse",
                    "select_time_s", "svm_time_s")
 
+PLUS_MINUS = "±"
 ONLINE_METRICS = ("accuracy", "time_s", "n_sv")     # the binary task's (olk.tasks), for old results
 DEFAULT_DATASETS_PER_BLOCK = 2
 
@@ -91,6 +92,9 @@ class TableLayout:
     datasets_per_block: int = DEFAULT_DATASETS_PER_BLOCK
     sv_format: str = "int"  # 'int' -> 9,876 ; 'k' -> 9.9k
     units: tuple = ()       # ((metric, factor), ...): cells in units of factor, e.g. the AMKL paper's MSE x 1e-3
+    # how a swept Gaussian width is named in row names: 'gamma' (olk's parameter, default) or 'sigma', the width
+    # papers print, exp(-||x - x'||^2 / (2 sigma^2)): sigma = sqrt(1 / (2 gamma)) (the AMKL paper's KL-RBF rows)
+    gaussian_width: str = "gamma"
 
     def unit(self, metric: str) -> float:
         return dict(self.units).get(metric, 1.0)
@@ -155,9 +159,12 @@ class Results:
         return out
 
     def display(self, label: str, setting: str = "") -> str:
-        """Pretty row name, e.g. 'SPA-last' or 'SPA (budget=100)'."""
+        """Pretty row name, e.g. 'SPA-last' or 'SPA (budget=100)'; with ``table_layout: {gaussian_width: sigma}``
+        a swept Gaussian width reads 'KL-RBF (σ=0.1)' instead of 'KL-RBF (kernel.gamma=50)'."""
         hit = self.runs.loc[self.runs["label"] == label, "display"]
         name = str(hit.iloc[0]) if len(hit) else label
+        if setting and self.layout.gaussian_width == "sigma":
+            setting = ", ".join(_as_sigma(part) for part in setting.split(", "))
         return f"{name} ({setting})" if setting else name
 
     @property
@@ -168,14 +175,52 @@ class Results:
     def task(self) -> str:
         """The task protocol of the main runs (olk.tasks); 'binary' for results written before
         runs recorded it, or when tasks are mixed (the table then shows the binary columns)."""
-        tasks = set(self.main["task"].dropna()) if "task" in self.main.columns else set()
+        tasks = {str(t) for t in self.main["task"].dropna() if str(t).strip()} if "task" in self.main.columns else set()
+        if not tasks and "mse" in self.main.columns and self.main["mse"].notna().any():
+            return "regression"         # runs.csv written before it recorded the task: its MSE column says it
         return tasks.pop() if len(tasks) == 1 else "binary"
+
+    @property
+    def shuffled(self) -> bool:
+        """False when the runs streamed each dataset in its file order (config ``shuffle: false``): a run index is
+        then a seed of the learner's random draws, not a data permutation.  experiment.json ``settings.shuffle``
+        (or a top-level ``shuffle``); True when not recorded."""
+        settings = self.meta.get("settings") if isinstance(self.meta.get("settings"), dict) else {}
+        value = settings.get("shuffle", self.meta.get("shuffle", True))
+        return value is not False
+
+    def runs_phrase(self, counts: list[int]) -> str:
+        """What one cell's mean ± std is taken over, for runs-per-cell ``counts`` (sorted distinct values): the
+        tables' footer and the report's provenance say it the same way."""
+        if not counts:
+            return "no main-phase runs yet"
+        n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+        word = "run" if counts == [1] else "runs"
+        head = f"mean {PLUS_MINUS} std (sample std, ddof=1) over {n} {word} per cell"
+        if self.shuffled:
+            return head + " (one per data permutation)"
+        seeds = counts[-1]
+        return (head + f"; the data are streamed in file order (shuffle: false), so a learner with random draws "
+                f"(e.g. random features) runs once per seed ({seeds} seed{'s' if seeds != 1 else ''}) and a "
+                f"deterministic learner, whose result the stream fixes, runs once")
 
     @property
     def scale(self) -> float | None:
         """Data fraction used by the main runs if below 1 (scaled-down run), else None."""
         s = self.main["scale"].dropna()
         return float(s.min()) if len(s) and s.min() < 1.0 else None
+
+
+def _as_sigma(part: str) -> str:
+    """'kernel.gamma=50' -> 'σ=0.1' (sigma = sqrt(1 / (2 gamma)), 4 significant digits); other parts unchanged."""
+    key, _, val = part.partition("=")
+    if key != "kernel.gamma":
+        return part
+    try:
+        g = float(val)
+    except ValueError:
+        return part
+    return f"σ={math.sqrt(1.0 / (2.0 * g)):.4g}" if g > 0 else part
 
 
 def load_results(results_dir: str | Path | Results) -> Results:
@@ -394,8 +439,11 @@ def _layout(spec: Any, file: Path, batch: bool, task: str = "binary") -> TableLa
                                           or not v > 0 for m, v in units.items()):
         raise ConfigError(f"{file}: table_layout.units must map metrics to positive factors, e.g. {{mse: 0.001}}; "
                           f"got {units!r}")
+    width = spec.get("gaussian_width", "gamma")
+    if width not in ("gamma", "sigma"):
+        raise ConfigError(f"{file}: table_layout.gaussian_width must be 'gamma' or 'sigma', not {width!r}")
     return TableLayout(metrics=tuple(metrics), datasets_per_block=per, sv_format=sv,
-                       units=tuple((m, float(v)) for m, v in units.items()))
+                       units=tuple((m, float(v)) for m, v in units.items()), gaussian_width=width)
 
 
 def _read_curve_file(file: Path, required, expected: str) -> pd.DataFrame | None:

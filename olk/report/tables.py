@@ -121,11 +121,7 @@ def _title(res: Results) -> str:
 
 def _runs_phrase(t: Table) -> str:
     counts = sorted({int(n) for n in t.agg["n_runs"]}) if len(t.agg) else []
-    if not counts:
-        return "no main-phase runs yet"
-    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
-    word = "run" if counts == [1] else "runs"
-    return f"mean {PM} std (sample std, ddof=1) over {n} {word} per cell (one per data permutation)"
+    return t.results.runs_phrase(counts)
 
 
 def _notes(t: Table) -> list[str]:

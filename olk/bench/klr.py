@@ -25,16 +25,16 @@ run takes about 10 minutes on a loaded 2-core machine: Part 1 ~8 min (NC alone i
 evaluations, ~300 s; Margin ~150 s; Auxiliary ~40 s; each extra ``--pairs`` adds NC + Auxiliary again),
 Part 2 ~1.5 min (mostly PCD's 50 sweeps).
 
-    python bench/bench_klr.py                               # ijcnn1 full scale, mushrooms 80/20
-    python bench/bench_klr.py --scale 0.1                   # quick check (both parts on 10% of the rows)
-    python bench/bench_klr.py --pairs 3 --parts online      # Part 1 only, 3 NC/Aux pairs
-    python bench/bench_klr.py --parts batch --batch-dataset a9a --scale 0.2
+    olk bench klr                               # ijcnn1 full scale, mushrooms 80/20
+    olk bench klr --scale 0.1                   # quick check (both parts on 10% of the rows)
+    olk bench klr --pairs 3 --parts online      # Part 1 only, 3 NC/Aux pairs
+    olk bench klr --parts batch --batch-dataset a9a --scale 0.2
 
 Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-import argparse
+from . import parser
 import os
 import statistics
 import sys
@@ -42,7 +42,6 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout without installing
 from olk.algorithms import make
 from olk.data import load_dataset
 from olk.experiment import seeds
@@ -50,7 +49,7 @@ from olk.experiment.config import WidthRef
 from olk.experiment.data import kernel_width
 from olk.tasks import online_pass
 
-from bench import bench_data  # noqa: E402  (bench/ is the script's directory, on sys.path)
+from .learners import bench_data  # noqa: E402
 
 R = 1000.0
 #: label -> (registered learner, its parameters); R is added
@@ -176,8 +175,8 @@ def part_batch(args):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None):
+    ap = parser("klr", __doc__)
     ap.add_argument("--dataset", default="ijcnn1", help="Part 1 dataset (default ijcnn1, 141,691 rows)")
     ap.add_argument("--batch-dataset", default="mushrooms", help="Part 2 dataset, split 80/20 (default mushrooms)")
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of each dataset's rows (quick check: 0.1)")
@@ -189,7 +188,7 @@ def main():
     ap.add_argument("--max-iter", type=int, default=50, help="most sweeps of PCD and DCD")
     ap.add_argument("--no-margin", action="store_true", help="leave Margin out of Part 1")
     ap.add_argument("--parts", default="online,batch", help="comma-separated: online (Part 1), batch (Part 2)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     parts = args.parts.split(",")
     for p in parts:
         if p not in ("online", "batch"):
@@ -199,7 +198,7 @@ def main():
         part_online(args)
     if "batch" in parts:
         part_batch(args)
-    print(f"\nbench_klr total wall time: {time.perf_counter() - t_start:.0f} s", flush=True)
+    print(f"\nolk bench klr: total wall time: {time.perf_counter() - t_start:.0f} s", flush=True)
 
 
 if __name__ == "__main__":

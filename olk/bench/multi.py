@@ -15,16 +15,16 @@ against the plain ``perceptron`` on its kernel (same SVs and coefficients; by de
 rows, ``--perceptron-check all`` for a9a too).  The layouts alternate (pooled, independent, pooled, ...) so that machine load
 hits both alike; the median of the paired time ratios independent / pooled is reported.
 
-    python bench/bench_multi.py                      # a9a (48,842 rows) and german, full scale
-    python bench/bench_multi.py --scale 0.1          # quick check
-    python bench/bench_multi.py --datasets german --pairs 7
-    python bench/bench_multi.py --datasets a9a --learners SPA --pairs-large 3
+    olk bench multi                      # a9a (48,842 rows) and german, full scale
+    olk bench multi --scale 0.1          # quick check
+    olk bench multi --datasets german --pairs 7
+    olk bench multi --datasets a9a --learners SPA --pairs-large 3
 
 Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-import argparse
+from . import parser
 import os
 import statistics
 import sys
@@ -32,13 +32,12 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout without installing
 from olk._core.svpool import SVPool
 from olk.algorithms import make
 from olk.kernels import KernelSet
 from olk.tasks import online_pass
 
-from bench import bench_data  # noqa: E402  (bench/ is the script's directory, on sys.path)
+from .learners import bench_data  # noqa: E402
 
 #: Table 5 rows: label -> (registered learner, its parameters)
 LEARNERS = {
@@ -140,8 +139,8 @@ def check_dd_is_perceptron(res, X, y, order, where):
                       f"#SV {res['sv_per_kernel'][k]} vs {p.n_sv}")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None):
+    ap = parser("multi", __doc__)
     ap.add_argument("--datasets", default="a9a,german")
     ap.add_argument("--learners", default="DD,DDPA,SPA", help=f"comma-separated, from {', '.join(LEARNERS)}")
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of each dataset's rows (quick check: 0.1)")
@@ -151,7 +150,7 @@ def main():
     ap.add_argument("--perceptron-check", choices=("small", "all", "none"), default="small",
                     help="check each DD classifier against the Perceptron on its kernel: on datasets of <= 10,000 "
                          "rows (default), on all (adds ~100 s on full a9a) or none")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     labels = args.learners.split(",")
     for lab in labels:
         if lab not in LEARNERS:
@@ -207,7 +206,7 @@ def main():
               f"{p['rows']:>11,} {i['rows']:>11,} {p['evals'] / p['T']:>10.0f} {16 * p['dots'] / p['T']:>21.0f}")
     print(f"(evals/step: measured, equal in both layouts, since the pool evaluates a kernel only for the classifiers "
           f"that own an SV; all-kernel evals/step = 16 x pooled dots/step, computed: what a pool evaluating every kernel "
-          f"for every pooled SV would pay)\nbench_multi total wall time: {time.perf_counter() - t_start:.0f} s", flush=True)
+          f"for every pooled SV would pay)\nolk bench multi: total wall time: {time.perf_counter() - t_start:.0f} s", flush=True)
 
 
 if __name__ == "__main__":

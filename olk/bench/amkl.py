@@ -11,14 +11,14 @@ the per-example cost ratio of exact kernels vs random features at that T.
 
 Same process, same machine, one run: the ratios are what we quote, not the absolute seconds.
 
-    python bench/bench_amkl.py                   # ~1 min
-    python bench/bench_amkl.py --pairs 5 --exact-rows 8000
+    olk bench amkl                   # ~1 min
+    olk bench amkl --pairs 5 --exact-rows 8000
 
 Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-import argparse
+from . import parser
 import statistics
 import sys
 import time
@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from olk.algorithms import make  # noqa: E402
 from olk.data import load_dataset  # noqa: E402
@@ -41,7 +40,7 @@ def one_pass(name, X, y, **params):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser("amkl", __doc__)
     ap.add_argument("--dataset", default="energy")
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--exact-rows", type=int, default=4000)

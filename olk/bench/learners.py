@@ -3,17 +3,17 @@
 Prints, per (dataset, algorithm): learning-loop wall time, kernel evaluations, kernel evaluations
 per second, #SV and online accuracy, next to the SPA paper's C++ time (Table 2, 3.2 GHz PC).
 
-    python bench/bench.py                                  # a9a and codrna, every registered classifier
-    python bench/bench.py --datasets a9a --algorithms perceptron,pa1,spa
-    python bench/bench.py --scale 0.2                      # quicker
-    python bench/bench.py --batch                          # Table 3: training time on the train part (LIBSVM, Pegasos, ...)
-    python bench/bench_multi.py                            # Table 5: the 16-kernel learners (DD, DDPA, BOMKC(SPA)), pooled vs independent pools
+    olk bench learners                                  # a9a and codrna, every registered classifier
+    olk bench learners --datasets a9a --algorithms perceptron,pa1,spa
+    olk bench learners --scale 0.2                      # quicker
+    olk bench batch                          # Table 3: training time on the train part (LIBSVM, Pegasos, ...)
+    olk bench multi                            # Table 5: the 16-kernel learners (DD, DDPA, BOMKC(SPA)), pooled vs independent pools
 
 Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-import argparse
+from . import parser
 import os
 import sys
 import time
@@ -21,7 +21,6 @@ import time
 import numpy as np
 
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout without installing
 from olk.algorithms import REGISTRY, available, make
 from olk.data import load_dataset
 from olk.experiment import seeds
@@ -61,15 +60,15 @@ def bench_data(ds: str, scale: float, seed: int):
     return X, y, seeds.permutation(X.shape[0], seed, ds, 0)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None):
+    ap = parser("learners", __doc__)
     ap.add_argument("--datasets", default="a9a,codrna")
     ap.add_argument("--algorithms", default=None, help="comma-separated (default: every online binary classifier)")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--gamma", type=float, default=0.4)
     ap.add_argument("--seed", type=int, default=2018)
     ap.add_argument("--batch", action="store_true", help="Table 3 learners: training time on the train part")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.batch:
         return bench_batch(args)
     names = args.algorithms.split(",") if args.algorithms else [

@@ -1,0 +1,40 @@
+"""olk's benchmarks (``olk bench`` / ``make bench``): speed claims live here, never in unit tests.
+
+Suites (``olk bench SUITE [options]``; ``olk bench SUITE --help`` lists a suite's options):
+
+* ``core`` (:mod:`olk.bench.core`): issue 13's fixed cases — the learning loop's time, kernel evaluations per
+  second and their fraction of the single-core limit measured in the same run by reference C loops, peak
+  memory, whole-process time, the authors' C++ library's times and the paper's; writes results/bench/core.csv.
+* ``learners`` (:mod:`olk.bench.learners`): every online classifier, one pass on a9a and codrna, next to the SPA
+  paper's C++ times (Table 2); ``batch``: Table 3's training times.
+* ``multi`` (:mod:`olk.bench.multi`): the 16-kernel learners (DD, DDPA, BOMKC(SPA)), one shared pool vs 16
+  independent pools, next to the paper's Table 5 times.
+* ``klr`` (:mod:`olk.bench.klr`): sparse online KLR, NC vs Auxiliary, and the batch PCD/DCD baselines.
+* ``amkl`` (:mod:`olk.bench.amkl`): random-feature regression, time per example with 17 kernels.
+* ``all``: every suite in that order (``make bench``).
+"""
+import argparse
+
+SUITES = ("core", "learners", "batch", "multi", "klr", "amkl")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with olk's error contract: a bad option is one line (``olk: error: ...``, exit status 2)."""
+
+    def error(self, message):
+        from olk.errors import ConfigError
+        raise ConfigError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def parser(suite: str, doc: str) -> argparse.ArgumentParser:
+    """The argument parser of suite `suite` (its module docstring's first line as description)."""
+    return _Parser(prog=f"olk bench {suite}", description=doc.splitlines()[0])
+
+
+def run_suite(name: str, argv: list[str]) -> None:
+    """Run suite `name` with its own command-line options `argv`."""
+    import importlib
+    if name == "batch":
+        importlib.import_module("olk.bench.learners").main(["--batch", *argv])
+        return
+    importlib.import_module(f"olk.bench.{name}").main(argv)

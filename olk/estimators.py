@@ -1,0 +1,395 @@
+"""scikit-learn estimators for every registered olk learner, generated from the registry.
+
+One estimator class per learner, a thin class over it (as scikit-learn's ``SGDClassifier`` is over
+``_sgd_fast``): the learner class name plus ``Classifier`` (task ``binary`` / ``probabilistic``) or
+``Regressor`` (task ``regression``; a trailing ``Regression`` of the learner's name is dropped), e.g.
+:class:`SPAClassifier`, :class:`RakerRegressor`, :class:`KernelOGDRegressor`.  :func:`estimator` builds one by
+registry name (``olk.estimator("spa", beta=20)``) and :data:`by_name` maps every registry name to its class.
+
+The contract is scikit-learn's, strictly:
+
+* ``__init__(self, kernel=None, random_state=None, <every parameter of the learner with its registry default>)``
+  stores its arguments and nothing else; ``get_params`` / ``set_params`` are scikit-learn's own.  Parameters are
+  checked by the registry when ``fit`` / ``partial_fit`` builds the learner: a bad value is a one-line
+  ``ValueError`` (:class:`~olk.algorithms.base.ParamError`).
+* ``fit(X, y)`` validates X and y (``sklearn.utils.validation.validate_data``: 2-d, float64, finite, CSR unless
+  the learner takes dense X only), builds the learner through the registry and calls ITS ``fit`` (one online pass
+  in the given order, or the batch solver): the same class and code the experiment engine runs.  The learner is
+  ``learner_``.
+* ``partial_fit(X, y[, classes])`` (online learners only) continues the same learner: any split of a stream
+  into batches gives the model of one pass (for a fixed ``random_state``).  Hyper-parameters changed with
+  ``set_params`` between calls take effect at the next call; a new ``kernel``, ``random_state`` or structural
+  parameter (e.g. ``n_rf``) only at the next ``fit``.
+* ``predict``, ``score`` (accuracy or R^2, from the mixins), ``decision_function`` (classifiers),
+  ``predict_proba`` / ``predict_log_proba`` (the kernel logistic regression learners only).  ``classes_``: any two
+  labels, strings too.  ``n_features_in_`` is strict: data of another width is a ``ValueError``.
+* Fitted attributes (the learner's :meth:`~olk.algorithms.base.KernelEstimator.fitted_attributes`): a kernel
+  expansion has ``support_vectors_`` (dense, or scipy CSR for sparse data) and ``dual_coef_`` ((n_sv, n_cols):
+  output column j is f_j(x) = sum_s dual_coef_[s, j] k_j(sv_s, x), plus ``intercept_`` where the model has a
+  bias); the random-feature regressors have ``coef_``; multi-kernel models ``kernel_weights_``.
+* ``save(path)`` / ``olk.load(path)``: one ``.npz`` file, no pickle (:mod:`olk.persist`); pickling works too.
+
+>>> import numpy as np, olk
+>>> from olk.estimators import SPAClassifier
+>>> from sklearn.model_selection import GridSearchCV
+>>> rng = np.random.default_rng(0); X = rng.normal(size=(300, 4)); y = np.where(X[:, 0] + X[:, 1] > 0, "yes", "no")
+>>> clf = SPAClassifier(kernel={"type": "gaussian", "gamma": 0.5}, beta=5, random_state=0).fit(X[:200], y[:200])
+>>> clf.classes_.tolist(), clf.predict(X[200:203]).tolist(), round(clf.score(X[200:], y[200:]), 2)
+(['no', 'yes'], ['yes', 'no', 'yes'], 0.8)
+>>> clf.support_vectors_.shape, clf.dual_coef_.shape           # 20 SVs; columns: the 'avg' and 'last' outputs
+((20, 4), (20, 2))
+>>> stream = olk.estimator("spa", kernel={"type": "gaussian", "gamma": 0.5}, beta=5, random_state=0)
+>>> for a in range(0, 200, 50):                                 # four batches of a stream ...
+...     _ = stream.partial_fit(X[a:a + 50], y[a:a + 50])
+>>> bool((stream.decision_function(X) == clf.decision_function(X)).all())    # ... the model of one pass
+True
+>>> GridSearchCV(clf, {"beta": [2, 5, 20]}, cv=3).fit(X, y).best_params_
+{'beta': 2}
+"""
+from __future__ import annotations
+
+import contextlib
+import inspect
+import keyword
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils._available_if import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .algorithms import available
+from .algorithms.base import InputError, ParamError
+from .algorithms.registry import REGISTRY, resolve_name
+from .errors import ConfigError, DataError
+
+#: the fitted attributes an estimator reads from its learner (``fitted_attributes()``), when the learner has them
+FITTED = ("support_vectors_", "dual_coef_", "intercept_", "coef_", "kernel_weights_", "n_iter_")
+
+
+@contextlib.contextmanager
+def _value_errors():
+    """olk's one-line errors as scikit-learn expects them: a ConfigError is a :class:`ParamError`, a DataError an
+    :class:`InputError` (both ``ValueError``s, the same message)."""
+    try:
+        yield
+    except ValueError:
+        raise
+    except ConfigError as e:
+        raise ParamError(str(e)) from None
+    except DataError as e:
+        raise InputError(str(e)) from None
+
+
+def _seed(random_state):
+    """``random_state`` as a learner takes it: None, an int or a numpy Generator as they are; a legacy
+    ``RandomState`` (scikit-learn's other convention) gives an int seed drawn from it."""
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    return random_state
+
+
+class OlkEstimator(BaseEstimator):
+    """What every generated estimator shares.  ``_learner_name`` is the registry name of its learner."""
+
+    _learner_name: str = ""
+
+    # ------------------------------------------------------------------ the learner
+    @classmethod
+    def learner_class(cls) -> type:
+        """The registered learner class this estimator is a thin layer over."""
+        return REGISTRY[cls._learner_name]
+
+    def _hyperparams(self) -> dict:
+        return {p.name: getattr(self, p.name) for p in self.learner_class().params}
+
+    def _new_learner(self):
+        """The learner of the current parameters, built and checked by the registry (one code path with the
+        experiment engine); a bad parameter is a one-line ValueError."""
+        with _value_errors():
+            return REGISTRY[self._learner_name](kernel=self.kernel, random_state=_seed(self.random_state),
+                                                **self._hyperparams())
+
+    def _sync_hyperparams(self) -> None:
+        """Hand hyper-parameters changed with ``set_params`` since the learner was built to it (checked by the
+        registry).  The kernel, ``random_state`` and structural parameters wait for the next ``fit``."""
+        learner = self.learner_
+        skip = set(learner.structural_params)
+        changed = {k: v for k, v in self._hyperparams().items()
+                   if k not in skip and not _same(v, learner.hyperparams[k])}
+        if changed:
+            with _value_errors():
+                learner.set_params(**changed)
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self, X, y=None, reset=False, fitting=False):
+        sparse = "csr" if self.learner_class().sparse_input else False
+        if not fitting:
+            return validate_data(self, X, reset=reset, accept_sparse=sparse, dtype=np.float64)
+        regressor = self._estimator_type_name == "regressor"
+        X, y = validate_data(self, X, y, reset=reset, accept_sparse=sparse, dtype=np.float64, y_numeric=regressor)
+        if not regressor:
+            check_classification_targets(y)
+        return X, y
+
+    # ------------------------------------------------------------------ scikit-learn surface
+    def fit(self, X, y):
+        """Learn from scratch: validate (X, y), build the learner from the current parameters (through the
+        registry) and call its ``fit``: one online pass over the rows in their order, or the batch solver.
+        Returns self."""
+        X, y = self._validate(X, y, reset=True, fitting=True)
+        learner = self._new_learner()
+        self.__dict__.pop("learner_", None)
+        with _value_errors():
+            learner.fit(X, y)
+        self._adopt(learner)
+        return self
+
+    def _is_online(self) -> bool:
+        return not self.learner_class().batch
+
+    def _partial_fit(self, X, y, **kw):
+        first = "learner_" not in self.__dict__
+        X, y = self._validate(X, y, reset=first, fitting=True)
+        if first:
+            learner = self._new_learner()
+        else:
+            learner = self.learner_
+            self._sync_hyperparams()
+        with _value_errors():
+            learner.partial_fit(X, y, **kw)
+        self._adopt(learner)
+        return self
+
+    def _adopt(self, learner) -> None:
+        self.learner_ = learner
+
+    def predict(self, X):
+        """The learner's prediction for every row of X: a label of ``classes_`` (classifiers) or a real number
+        (regressors)."""
+        check_is_fitted(self)
+        X = self._validate(X)
+        with _value_errors():
+            return self.learner_.predict(X)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return "learner_" in self.__dict__
+
+    def __getattr__(self, name):
+        """The fitted attributes of :data:`FITTED` that the learner has (``fitted_attributes()``)."""
+        if name in FITTED:
+            learner = self.__dict__.get("learner_")
+            if learner is not None:
+                attrs = learner.fitted_attributes()
+                if name in attrs:
+                    return attrs[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __dir__(self):
+        extra = self.learner_class().fitted_names() if "learner_" in self.__dict__ else ()
+        return sorted(set(super().__dir__()) | set(extra))
+
+    def _olk_tags(self, tags):
+        """Sparse input as the learner takes it; non-negative input for a chi-square kernel."""
+        tags.input_tags.sparse = self.learner_class().sparse_input
+        try:
+            from .kernels import KernelSet
+            tags.input_tags.positive_only = any(k.kind == "chi2" for k in KernelSet.of(self.kernel))
+        except (ConfigError, TypeError, ValueError):    # an invalid kernel is reported by fit, not by the tags
+            pass
+        return tags
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path) -> None:
+        """Write this fitted estimator to one file (``.npz`` + JSON, no pickle; :mod:`olk.persist`);
+        ``olk.load(path)`` reads it back as this estimator."""
+        from .persist import save
+        save(self, path)
+
+    @property
+    def _estimator_type_name(self) -> str:
+        return "regressor" if isinstance(self, RegressorMixin) else "classifier"
+
+
+def _same(a, b) -> bool:
+    """a == b for parameter values (numbers, strings, None), False when they do not compare."""
+    try:
+        return a is b or bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+class OlkClassifier(ClassifierMixin, OlkEstimator):
+    """Base of the generated classifiers (binary: any two labels)."""
+
+    @available_if(OlkEstimator._is_online)
+    def partial_fit(self, X, y, classes=None):
+        """Continue learning: one online pass over (X, y) in their order from the current model (the first call
+        starts one: it fixes ``classes_`` and ``n_features_in_``).  ``classes`` names both labels up front, so a
+        first batch may hold one class only.  Returns self."""
+        return self._partial_fit(X, y, classes=classes)
+
+    def _adopt(self, learner) -> None:
+        self.learner_ = learner
+        self.classes_ = learner.classes_
+
+    def __sklearn_tags__(self):
+        """A binary-only classifier (``multi_class=False``: a third label is a ValueError)."""
+        tags = self._olk_tags(super().__sklearn_tags__())
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def decision_function(self, X):
+        """The learner's score f(x) of every row of X (> 0: ``classes_[1]``; the log-odds for KLR)."""
+        check_is_fitted(self)
+        X = self._validate(X)
+        with _value_errors():
+            return self.learner_.decision_function(X)
+
+    def _has_proba(self) -> bool:
+        return hasattr(self.learner_class(), "predict_proba")
+
+    @available_if(_has_proba)
+    def predict_proba(self, X):
+        """(n, 2): [P(classes_[0] | x), P(classes_[1] | x)] (kernel logistic regression learners)."""
+        check_is_fitted(self)
+        X = self._validate(X)
+        with _value_errors():
+            return self.learner_.predict_proba(X)
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X):
+        """log of :meth:`predict_proba`, computed without underflow."""
+        check_is_fitted(self)
+        X = self._validate(X)
+        with _value_errors():
+            return self.learner_.predict_log_proba(X)
+
+
+class OlkRegressor(RegressorMixin, OlkEstimator):
+    """Base of the generated regressors (real-valued targets)."""
+
+    @available_if(OlkEstimator._is_online)
+    def partial_fit(self, X, y):
+        """Continue learning: one online pass over (X, y) in their order from the current model (the first call
+        starts one and fixes ``n_features_in_``).  Returns self."""
+        return self._partial_fit(X, y)
+
+    def __sklearn_tags__(self):
+        return self._olk_tags(super().__sklearn_tags__())
+
+
+# ================================================================================================ generation
+def _class_name(learner_cls) -> str:
+    base = learner_cls.__name__
+    if learner_cls.task == "regression":
+        return (base[:-len("Regression")] if base.endswith("Regression") else base) + "Regressor"
+    return base + "Classifier"
+
+
+def _init_function(learner_cls, qualname: str):
+    """``__init__(self, kernel=None, random_state=None, <params>)`` that only stores its arguments, written as
+    source (as dataclasses do) so that ``inspect.signature`` sees the real parameters and defaults."""
+    names = [p.name for p in learner_cls.params]
+    for n in names:
+        if not n.isidentifier() or keyword.iskeyword(n) or n in ("kernel", "random_state", "self"):
+            raise RuntimeError(f"{learner_cls.name}: parameter {n!r} cannot be an estimator argument")
+    defaults = {p.name: p.default for p in learner_cls.params}
+    args = ", ".join(["self", "kernel=None", "random_state=None"] + [f"{n}=__defaults[{n!r}]" for n in names])
+    body = "".join(f"    self.{n} = {n}\n" for n in ["kernel", "random_state"] + names)
+    ns: dict = {}
+    exec(f"def __init__({args}):\n{body}", {"__defaults": defaults}, ns)
+    fn = ns["__init__"]
+    fn.__qualname__ = f"{qualname}.__init__"
+    fn.__module__ = __name__
+    fn.__doc__ = f"Store the parameters (checked when ``fit`` builds the learner); see :class:`{qualname}`."
+    return fn
+
+
+def _param_doc(p) -> str:
+    kind = " | ".join(map(repr, p.choices)) if p.choices else getattr(p.type, "__name__", str(p.type))
+    extra = f" ({p.requirement})" if p.requirement and not p.choices else ""
+    return f"{p.name} : {kind}, default={p.default!r}\n    {p.doc}{extra}."
+
+
+_ATTR_DOCS = {
+    "support_vectors_": "ndarray or scipy CSR matrix of shape (n_sv, n_features_in_)\n    The stored support "
+                        "vectors, in the model's slot order (CSR when trained on sparse data).",
+    "dual_coef_": "ndarray of shape (n_sv, n_cols)\n    Their coefficients: output column j is "
+                  "f_j(x) = sum_s dual_coef_[s, j] k_j(sv_s, x) (one column per kernel of a multi-kernel model; "
+                  "the 'avg' and 'last' outputs of an averaged one).",
+    "intercept_": "ndarray of shape (1,)\n    The bias b added to the kernel expansion.",
+    "coef_": "ndarray of shape (n_kernels, 2 * n_rf)\n    The parameter vectors theta_k of the random-feature "
+             "regressors, one row per kernel.",
+    "kernel_weights_": "ndarray of shape (n_kernels,)\n    The weights of the kernels, in kernel order.",
+    "n_iter_": "int\n    Iterations of the solver in the last fit.",
+}
+
+
+def _docstring(learner_cls, clsname: str) -> str:
+    regressor = learner_cls.task == "regression"
+    first = (learner_cls.__doc__ or learner_cls.display).strip().splitlines()[0]
+    kind = "regressor" if regressor else "binary classifier (any two labels)"
+    lines = [
+        f"scikit-learn {kind} over olk's ``{learner_cls.name}`` learner: {first}",
+        "",
+        f"A thin estimator over :class:`{learner_cls.__module__}.{learner_cls.__qualname__}` (the class the "
+        f"experiment engine runs): ``fit`` validates the data and calls the learner's own ``fit``.",
+        "" if learner_cls.batch else
+        "``partial_fit`` continues it: any split of a stream into batches gives the model of one pass.",
+        "",
+        "Parameters",
+        "----------",
+        "kernel : str, dict, list or Kernel, default=None",
+        "    The kernel, e.g. ``{'type': 'gaussian', 'gamma': 0.4}`` or a kernel type name" +
+        (", or a kernel set (a list of kernels or a preset such as 'spa16')" if learner_cls.max_kernels > 1 else "")
+        + "; None: Gaussian with gamma = 1.",
+        "random_state : int, numpy Generator, RandomState or None, default=None",
+        "    Seed of the learner's random draws" + (" (it is stochastic)" if learner_cls.stochastic else
+                                                   " (unused: it is deterministic)") + ".",
+    ]
+    lines += [_param_doc(p) for p in learner_cls.params]
+    lines += ["", "Attributes", "----------",
+              f"learner_ : {learner_cls.__qualname__}\n    The fitted learner.",
+              "n_features_in_ : int\n    Width of the data seen by ``fit``."]
+    if not regressor:
+        lines.append("classes_ : ndarray of shape (2,)\n    The two labels (the first in sorted order is the "
+                     "negative class).")
+    lines += [f"{n} : {_ATTR_DOCS[n]}" for n in learner_cls.fitted_names()]
+    return "\n".join(lines) + "\n"
+
+
+def _make(name: str) -> type:
+    learner_cls = REGISTRY[name]
+    clsname = _class_name(learner_cls)
+    base = OlkRegressor if learner_cls.task == "regression" else OlkClassifier
+    ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
+          "__doc__": _docstring(learner_cls, clsname), "__init__": _init_function(learner_cls, clsname)}
+    return type(clsname, (base,), ns)
+
+
+#: registry name -> estimator class, for every registered learner
+by_name: dict[str, type] = {}
+for _name in available():
+    _cls = _make(_name)
+    if _cls.__name__ in globals():
+        raise RuntimeError(f"estimator class name {_cls.__name__} of {_name} is taken")
+    globals()[_cls.__name__] = by_name[_name] = _cls
+del _name, _cls
+
+#: estimator class name -> class (what a saved estimator names)
+by_class_name: dict[str, type] = {c.__name__: c for c in by_name.values()}
+
+
+def estimator(name: str, **params):
+    """The estimator of the learner registered as `name` (or an alias), e.g. ``estimator("spa", beta=20)``;
+    an unknown name is a one-line ValueError with a did-you-mean.  Parameters are checked at ``fit``."""
+    try:
+        key = resolve_name(name)
+    except ConfigError as e:
+        raise ParamError(str(e)) from None
+    return by_name[key](**params)
+
+
+__all__ = ["estimator", "by_name", "by_class_name", "OlkEstimator", "OlkClassifier", "OlkRegressor", "FITTED",
+           *sorted(by_class_name)]

@@ -1,0 +1,365 @@
+"""The scikit-learn estimators of :mod:`olk.estimators` beyond scikit-learn's own suite (tests/test_sklearn_checks.py):
+
+* one code path with the experiment engine: the estimator and ``olk run`` give identical predictions for the
+  same seed and order (the engine's permutation, and file order);
+* true streaming: any split of a stream into ``partial_fit`` batches gives the model of one pass, dense and
+  sparse; ``set_params`` between batches takes effect (a new kernel only at the next ``fit``);
+* the fitted attributes are the model: ``support_vectors_`` / ``dual_coef_`` (+ ``intercept_``) reproduce every
+  output column of every kernel-expansion learner;
+* save / load (and pickle) round-trip every estimator exactly.
+"""
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import yaml
+from sklearn.base import is_regressor
+
+import olk
+from olk.algorithms import REGISTRY, available
+from olk.estimators import OlkEstimator, by_class_name, by_name
+
+ALL = available()
+ONLINE = [n for n in ALL if not REGISTRY[n].batch]
+RBF = {"type": "gaussian", "gamma": 0.5}
+TWO = [{"type": "gaussian", "gamma": 0.5}, {"type": "gaussian", "gamma": 2.0}]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _kw(name, multi=False):
+    cls = REGISTRY[name]
+    specs = {p.name for p in cls.params}
+    kw = {"kernel": TWO if multi and cls.max_kernels > 1 else RBF, "random_state": 3}
+    if "budget" in specs:
+        kw["budget"] = 8                    # small: removal / projection code runs
+    if "horizon" in specs:
+        kw["horizon"] = 90                  # 1/sqrt(T) steps need T fixed for a stream split into batches
+    if "eta_cap" in specs:
+        kw["eta_cap"] = 0.01                # random features: tiny T diverges uncapped (random_features.py)
+    return kw
+
+
+def _data(sparse=False, n=90, d=5, seed=0, regression=False):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    X[X < 0.3] = 0.0
+    y = X[:, 0] - 0.5 * X[:, 1] if regression else np.where(X[:, 0] + 0.3 * rng.random(n) > 0.6, "b", "a")
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+def _fit(name, sparse=False, multi=False):
+    X, y = _data(sparse, regression=REGISTRY[name].task == "regression")
+    return by_name[name](**_kw(name, multi)).fit(X, y), X, y
+
+
+# ------------------------------------------------------------------------------------- one code path
+def _engine_models(tmp_path, monkeypatch, config: dict):
+    """Run ``olk run`` on `config` in this process; return the learners the engine trained, by spec."""
+    from olk.cli import main
+    from olk.experiment import execute
+    made = []
+    real = execute._learner
+
+    def spy(spec):
+        model = real(spec)
+        made.append((spec, model))
+        return model
+    monkeypatch.setattr(execute, "_learner", spy)
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(config))
+    main(["run", str(path), "--out", str(tmp_path / "out"), "-j", "1", "--quiet", "--no-progress"])
+    return made
+
+
+@pytest.mark.parametrize("shuffle", [True, False])
+def test_the_estimator_and_olk_run_give_identical_predictions(tmp_path, monkeypatch, shuffle):
+    from olk.data import load_dataset
+    from olk.experiment import seeds
+    config = {"name": "same", "seed": 7, "repeats": 2, "shuffle": shuffle, "kernel": {"type": "gaussian", "gamma": 0.4},
+              "datasets": ["a9a-small"],
+              "algorithms": ["pa1", {"name": "spa", "params": {"beta": 5}}, {"name": "bogd", "params": {"budget": 50}},
+                             "klr_nc", {"name": "omkc_sd", "kernel": [{"type": "gaussian", "gamma": 0.4},
+                                                                     {"type": "linear"}]}]}
+    made = _engine_models(tmp_path, monkeypatch, config)
+    d = load_dataset(ROOT / "datasets" / "samples" / "a9a-small.libsvm.xz")
+    X, y = d.X, d.y
+    # 2 permutations each; in file order (shuffle: false) a deterministic learner runs once
+    assert {s.algorithm for s, _ in made} == {"pa1", "spa", "bogd", "klr_nc", "omkc_sd"}
+    assert len(made) == (10 if shuffle else 8)
+    for spec, engine in made:
+        order = seeds.permutation(X.shape[0], spec.seed, spec.dataset, spec.perm, spec.shuffle)
+        if not shuffle:
+            np.testing.assert_array_equal(order, np.arange(X.shape[0]))
+        est = olk.estimator(spec.algorithm, kernel=spec.kernel, random_state=spec.algo_seed, **spec.params)
+        est.fit(X[order], y[order])
+        assert est.learner_.n_sv == engine.n_sv and est.learner_.t == engine.t == X.shape[0], spec.label
+        np.testing.assert_array_equal(est.decision_function(X), engine.decision_function(X))
+        np.testing.assert_array_equal(est.predict(X), engine.predict(X))
+
+
+# ------------------------------------------------------------------------------------------ streaming
+SPLITS = [[90], [1, 89], [30, 30, 30], [7, 13, 1, 40, 29], [1] * 90]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name", ["perceptron", "spa", "bogd", "forgetron", "projectronpp", "oskl", "omkc_sd",
+                                  "bomkc_dd", "klr_aux", "om2", "kogd_reg", "omkr", "raker", "amkl"])
+def test_any_split_of_a_stream_gives_the_model_of_one_pass(name, sparse):
+    X, y = _data(sparse, regression=REGISTRY[name].task == "regression")
+    one = by_name[name](**_kw(name, multi=True)).fit(X, y)
+    for split in SPLITS:
+        est = by_name[name](**_kw(name, multi=True))
+        a = 0
+        for size in split:
+            est.partial_fit(X[a:a + size], y[a:a + size], **({} if is_regressor(est) else
+                                                              {"classes": ["a", "b"]}))
+            a += size
+        np.testing.assert_array_equal(est.predict(X), one.predict(X))
+        if hasattr(est, "decision_function"):
+            np.testing.assert_array_equal(est.decision_function(X), one.decision_function(X))
+        assert est.learner_.t == one.learner_.t == len(y)
+
+
+@pytest.mark.parametrize("name", ONLINE)
+def test_partial_fit_in_halves_equals_fit_for_every_online_learner(name):
+    X, y = _data(regression=REGISTRY[name].task == "regression")
+    one = by_name[name](**_kw(name)).fit(X, y)
+    est = by_name[name](**_kw(name)).partial_fit(X[:45], y[:45]).partial_fit(X[45:], y[45:])
+    np.testing.assert_array_equal(est.predict(X), one.predict(X))
+
+
+def test_set_params_between_batches_takes_effect_and_a_new_kernel_waits_for_fit():
+    X, y = _data()
+    est = olk.estimator("spa", kernel=RBF, random_state=1, beta=20).partial_fit(X[:45], y[:45])
+    est.set_params(beta=2, kernel={"type": "linear"}, random_state=5)
+    est.partial_fit(X[45:], y[45:])
+    ref = olk.algorithms.make("spa", kernel=RBF, random_state=1, beta=20).partial_fit(X[:45], y[:45])
+    ref.set_params(beta=2)
+    ref.partial_fit(X[45:], y[45:])
+    assert est.learner_.beta == 2.0 and est.learner_.kernel.kind == "gaussian"
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+    est.fit(X, y)                                       # the next fit uses the new kernel and seed
+    assert est.learner_.kernel.kind == "linear" and est.learner_.random_state == 5
+    with pytest.raises(ValueError, match="beta"):       # checked by the registry, one line
+        est.set_params(beta=-1).partial_fit(X, y)
+    assert est.learner_.beta == 2.0                     # the learner is left as it was
+
+
+def test_strict_width_and_checks_at_fit():
+    X, y = _data()
+    est = olk.estimator("pa1", kernel=RBF).fit(X, y)
+    with pytest.raises(ValueError, match="X has 4 features, but KernelPA1Classifier is expecting 5"):
+        est.predict(X[:, :4])
+    with pytest.raises(ValueError, match="X has 6 features"):
+        est.partial_fit(np.hstack([X, X[:, :1]]), y)
+    bad = olk.estimator("spa", beta=0.5, alpha=1)       # stored as given; refused by the registry at fit
+    assert bad.get_params()["beta"] == 0.5
+    with pytest.raises(ValueError, match="beta >= alpha") as e:
+        bad.fit(X, y)
+    assert "\n" not in str(e.value)
+    with pytest.raises(ValueError, match="unknown algorithm 'spaa'.*did you mean"):
+        olk.estimator("spaa")
+    assert type(olk.estimator("SPA")).__name__ == "SPAClassifier"
+    with pytest.raises(TypeError, match="dense data is required"):
+        olk.estimator("kernel_svm").fit(sp.csr_matrix(X), y)
+
+
+def test_proba_only_where_the_learner_has_it():
+    X, y = _data()
+    klr = olk.estimator("klr_nc", kernel=RBF).fit(X, y)
+    P = klr.predict_proba(X)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(klr.classes_[(P[:, 1] >= 0.5).astype(int)], klr.predict(X))
+    np.testing.assert_allclose(np.exp(klr.predict_log_proba(X)), P)
+    assert not hasattr(olk.estimator("spa"), "predict_proba")
+    assert not hasattr(olk.estimator("libsvm"), "partial_fit")
+    assert not hasattr(olk.estimator("raker"), "decision_function")
+
+
+# ---------------------------------------------------------------------------------- fitted attributes
+def _column_scores(learner, X):
+    """The learner's own score of every output column: (n, n_cols)."""
+    if getattr(learner, "_online", None) is not None:
+        learner = learner._online
+    if learner.outputs:
+        return np.column_stack([learner.decision_function(X, output=o) for o in learner.outputs])
+    for per_column in ("classifier_scores", "kernel_predictions", "kernel_scores"):
+        if hasattr(learner, per_column):
+            return getattr(learner, per_column)(X)
+    return learner.decision_function(X)[:, None]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name", ALL)
+def test_the_fitted_attributes_are_the_model(name, sparse):
+    cls = REGISTRY[name]
+    if sparse and not cls.sparse_input:
+        pytest.skip("dense X only")
+    est, X, y = _fit(name, sparse, multi=True)
+    learner = est.learner_
+    names = cls.fitted_names()
+    assert set(learner.fitted_attributes()) == set(names)
+    assert {n for n in ("support_vectors_", "dual_coef_", "coef_", "kernel_weights_", "intercept_", "n_iter_")
+            if hasattr(est, n)} == set(names)
+    if cls.max_kernels > 1:
+        assert est.kernel_weights_.shape == (len(learner.kernels),)
+    if "coef_" in names:                                     # random features: theta, one row per kernel
+        assert est.coef_.shape == (len(learner.kernels), 2 * learner.n_rf)
+        return
+    SV, C = est.support_vectors_, est.dual_coef_
+    assert sp.issparse(SV) == sparse and SV.shape == (C.shape[0], X.shape[1])
+    inner = learner._online if getattr(learner, "_online", None) is not None else learner
+    kernels = inner.kernels
+    if C.shape[0] == 0:
+        return
+    G = kernels.gram(X, SV)
+    weights = getattr(learner, "_weights", None)
+    if inner is learner and weights is not None:             # an SVM on the weighted kernel combination
+        cols = [sum(w * G[j] for j, w in enumerate(weights)) @ C[:, 0]]
+    else:
+        ck = inner.column_kernels() if hasattr(inner, "column_kernels") else [0] * C.shape[1]
+        cols = [G[ck[j] if len(ck) == C.shape[1] else 0] @ C[:, j] for j in range(C.shape[1])]
+    F = np.column_stack(cols) + (est.intercept_ if "intercept_" in names else 0.0)
+    np.testing.assert_allclose(F, _column_scores(learner, X), rtol=1e-9, atol=1e-9)
+
+
+def test_support_vectors_follow_removals_in_slot_order():
+    X, y = _data(n=200)
+    est = olk.estimator("rbp", kernel=RBF, budget=10, random_state=0).fit(X, y)
+    rows = est.learner_.pool.tags - 1                    # RBP tags an SV with its step t: row t - 1
+    np.testing.assert_array_equal(est.support_vectors_, X[rows])
+    sest = olk.estimator("rbp", kernel=RBF, budget=10, random_state=0).fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(sest.support_vectors_.toarray(), X[rows])
+    assert sest.support_vectors_.has_sorted_indices
+
+
+# ------------------------------------------------------------------------------------------ persistence
+def _outputs(est, X):
+    out = {"predict": est.predict(X)}
+    for m in ("decision_function", "predict_proba"):
+        if hasattr(est, m):
+            out[m] = getattr(est, m)(X)
+    return out
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_save_and_load_round_trip_every_estimator_exactly(name, tmp_path):
+    sparse = REGISTRY[name].sparse_input
+    est, X, y = _fit(name, sparse=sparse)
+    path = tmp_path / "m.olk"
+    est.save(path)
+    again = olk.load(path)
+    assert type(again) is type(est) and again.get_params() == est.get_params()
+    assert again.n_features_in_ == est.n_features_in_
+    before, after = _outputs(est, X), _outputs(again, X)
+    assert before.keys() == after.keys()
+    for k in before:
+        np.testing.assert_array_equal(after[k], before[k], err_msg=k)
+        assert after[k].dtype == before[k].dtype
+    thawed = pickle.loads(pickle.dumps(est))
+    for k, v in _outputs(thawed, X).items():
+        np.testing.assert_array_equal(v, before[k], err_msg=k)
+    if hasattr(est, "partial_fit"):                      # continues exactly where it stopped (RNG included)
+        X2, y2 = _data(sparse, seed=1, regression=REGISTRY[name].task == "regression")
+        est.partial_fit(X2, y2)
+        again.partial_fit(X2, y2)
+        np.testing.assert_array_equal(again.predict(X), est.predict(X))
+
+
+def test_a_saved_estimator_keeps_feature_names_and_string_labels(tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    est = olk.estimator("perceptron", kernel=RBF).fit(df, y)
+    est.save(tmp_path / "p.olk")
+    again = olk.load(tmp_path / "p.olk")
+    assert again.feature_names_in_.dtype == object and again.feature_names_in_.tolist() == list(df.columns)
+    assert again.classes_.tolist() == ["a", "b"]
+    np.testing.assert_array_equal(again.predict(df), est.predict(df))
+
+
+def test_saving_an_unfitted_estimator_or_a_foreign_class_is_a_one_line_error(tmp_path):
+    from olk.errors import OlkError
+    with pytest.raises(OlkError, match="not fitted; call fit or partial_fit"):
+        olk.estimator("spa").save(tmp_path / "x.olk")
+
+    class Mine(by_class_name["SPAClassifier"]):
+        pass
+    X, y = _data()
+    with pytest.raises(OlkError, match="not one of olk's estimator classes"):
+        Mine(kernel=RBF).fit(X, y).save(tmp_path / "x.olk")
+    assert issubclass(Mine, OlkEstimator)
+
+
+def test_an_estimator_file_is_version_2_and_a_learner_file_stays_version_1(tmp_path):
+    import json
+    X, y = _data()
+    olk.estimator("pa1").fit(X, y).save(tmp_path / "e.olk")
+    olk.algorithms.make("pa1").fit(X, y).save(tmp_path / "l.olk")
+    metas = {}
+    for k in ("e", "l"):
+        with np.load(tmp_path / f"{k}.olk", allow_pickle=False) as z:
+            metas[k] = json.loads(z["__meta__"].tobytes())
+    assert metas["e"]["format_version"] == 2 and metas["e"]["estimator"]["class"] == "KernelPA1Classifier"
+    assert metas["l"]["format_version"] == 1 and "estimator" not in metas["l"]
+    assert type(olk.load(tmp_path / "l.olk")).__name__ == "KernelPA1"
+
+
+def test_every_estimator_docstring_lists_its_parameters():
+    for name, cls in by_name.items():
+        doc = cls.__doc__
+        first = REGISTRY[name].__doc__.strip().splitlines()[0]
+        assert first in doc.splitlines()[0], name
+        for p in ["kernel", "random_state"] + [q.name for q in REGISTRY[name].params]:
+            assert f"\n{p} : " in doc, (name, p)
+        for q in REGISTRY[name].params:
+            assert f"default={q.default!r}" in doc and q.doc[:30] in doc, (name, q.name)
+
+
+@pytest.mark.parametrize("name", ["spa", "omkc_dd"])
+def test_a_learner_file_written_before_the_estimators_still_loads(name):
+    # written by olk at commit 290b7ce (before olk.estimators): make(name, random_state=0).fit(X, y) on the data below
+    here = ROOT / "tests" / "data" / "models"
+    m = olk.load(here / f"{name}_format1_before_estimators.olk")
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 5))
+    assert type(m) is REGISTRY[name]
+    np.testing.assert_array_equal(m.decision_function(X), np.load(here / f"{name}_format1_before_estimators.scores.npy"))
+    assert set(m.fitted_attributes()) == set(REGISTRY[name].fitted_names())
+
+
+def _other_value(p):
+    """A valid value of Param `p` other than its default (None: none found)."""
+    if p.choices:
+        return next((c for c in p.choices if c != p.default), None)
+    d = p.default
+    if isinstance(d, bool):
+        return not d
+    if d is None or isinstance(d, str):
+        return 0.3
+    if p.type is int:
+        return d + 2
+    return d * 0.5 if d else 0.3
+
+
+@pytest.mark.parametrize("name", ONLINE)
+def test_set_params_on_a_learner_equals_building_it_with_the_value(name):
+    # what a learner derives from a parameter in __init__ (ln beta, a step, a buffer size) must follow set_params,
+    # or the estimator's set_params between partial_fit calls would not take effect
+    cls = REGISTRY[name]
+    X, y = _data(regression=cls.task == "regression")
+    kw = _kw(name, multi=True)
+    for p in cls.params:
+        v = _other_value(p)
+        try:
+            expected = cls(**{**kw, p.name: v})
+        except olk.errors.ConfigError:
+            continue
+        got = cls(**kw).set_params(**{p.name: v})
+        assert got.hyperparams == expected.hyperparams
+        np.testing.assert_array_equal(got.partial_fit(X, y).predict(X), expected.partial_fit(X, y).predict(X),
+                                      err_msg=f"{name}.{p.name}={v!r}")
