@@ -266,8 +266,9 @@ cdef class RowSource:
     cdef object _keep                      # keeps converted arrays alive
 
     def __init__(self, X):
-        import scipy.sparse as sp
-        if sp.issparse(X):
+        import sys
+        sp = sys.modules.get("scipy.sparse")     # a sparse X means scipy.sparse is loaded: dense data never imports it
+        if sp is not None and sp.issparse(X):
             X = sp.csr_matrix(X)
             if not X.has_sorted_indices:
                 X = X.sorted_indices()
