@@ -1,7 +1,7 @@
 """The CLI end to end on bundled data, and one clear line for every kind of bad input."""
 import pytest
 
-from olk.cli import main
+from _cli import run_cli
 
 GOOD = """
 name: g
@@ -14,12 +14,7 @@ algorithms:
 """
 
 
-def _run(argv, capsys):
-    with pytest.raises(SystemExit) as e:
-        main(argv)
-        raise SystemExit(0)
-    cap = capsys.readouterr()
-    return e.value.code, cap.out, cap.err
+_run = run_cli
 
 
 def test_run_table_and_sweep(tmp_path, capsys):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from olk.cli import main
+from _cli import run_cli
 
 distributed = pytest.importorskip("distributed")
 
@@ -26,12 +27,7 @@ def _data(monkeypatch, tmp_path):
     (tmp_path / "c.yaml").write_text(CFG)
 
 
-def _run(argv, capsys):
-    with pytest.raises(SystemExit) as e:
-        main([str(a) for a in argv])
-        raise SystemExit(0)
-    cap = capsys.readouterr()
-    return e.value.code, cap.out, cap.err
+_run = run_cli
 
 
 def _records(out: Path) -> dict:

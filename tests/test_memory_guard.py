@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from olk.cli import main
 from olk.errors import ConfigError
 from olk.experiment import memory
+from _cli import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 CFG = ("name: m\nrepeats: 2\nkernel: {type: gaussian, gamma: 0.4}\ndatasets: [a9a-small, codrna-small]\n"
@@ -29,12 +29,7 @@ def _data(monkeypatch, tmp_path):
     (tmp_path / "c.yaml").write_text(CFG)
 
 
-def _run(argv, capsys):
-    with pytest.raises(SystemExit) as e:
-        main([str(a) for a in argv])
-        raise SystemExit(0)
-    cap = capsys.readouterr()
-    return e.value.code, cap.out, cap.err
+_run = run_cli
 
 
 def test_a_config_over_a_tiny_limit_is_refused_with_one_line(tmp_path, capsys):

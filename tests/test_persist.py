@@ -18,8 +18,9 @@ from click.testing import CliRunner
 import olk
 from olk import persist
 from olk.algorithms import REGISTRY, available, make
-from olk.cli import cli, main
+from olk.cli import cli
 from olk.errors import OlkError
+from _cli import run_cli
 
 ALL = available()
 ROOT = Path(__file__).resolve().parents[1]
@@ -233,12 +234,7 @@ def _invoke(*args, input=None):
     return CliRunner().invoke(cli, [str(a) for a in args], input=input)
 
 
-def _main(argv, capsys):
-    with pytest.raises(SystemExit) as e:
-        main([str(a) for a in argv])
-        raise SystemExit(0)
-    cap = capsys.readouterr()
-    return e.value.code, cap.out, cap.err
+_main = run_cli
 
 
 def test_train_then_predict_like_svm_train_and_svm_predict(tmp_path):

@@ -13,7 +13,8 @@ columns, no owner masks, no checks.  Two variants:
   (olk_exp.h: AVX-512F / AVX2 gathers), then the sums;
 * ``best``: ``vector`` with four products interleaved (four independent dependency chains; each product still
   summed in its own column order) and, on binary sparse data (every stored value 1.0), the product by 1.0
-  skipped (w * 1.0 == w exactly): the fastest plain loop we know for this layout and this arithmetic.
+  skipped (w * 1.0 == w exactly): the fastest plain loop we know for this layout and this arithmetic.  Its
+  products are the core's own (olk_dot.h), so "best" differs from olk only by what olk adds around the loop.
 
 Both give the same bits as olk's Perceptron (same SVs, same mistakes), which ``olk bench`` checks.  The
 fastest of them is the "single-core limit" the bench reports olk's evaluation rate against.  They are
@@ -33,6 +34,11 @@ cdef extern from "olk_exp.h" nogil:
     int olk_vexp_level
     double olk_exp(double x)
     void olk_vexp(const double* x, double* y, Py_ssize_t n)
+
+cdef extern from "olk_dot.h" nogil:
+    void olk_sparse_dot4(const double* w, const int* ix, const double* vv, const Py_ssize_t* start,
+                         const Py_ssize_t* length, Py_ssize_t s, int unit, double* p)
+    void olk_dense_dot4(const double* x, const double* rows, Py_ssize_t ld, Py_ssize_t d, Py_ssize_t s, double* p)
 
 cnp.import_array()
 
@@ -66,58 +72,6 @@ cdef inline double _arg(double gamma, double qn, double sn, double prod) noexcep
     if d2 < 0.0:
         d2 = 0.0
     return -gamma * d2
-
-
-cdef inline void _sparse4(const double* w, const int* ix, const double* vv, const Py_ssize_t* start,
-                          const Py_ssize_t* length, Py_ssize_t s, bint unit, double* p) noexcept nogil:
-    """Four sparse products at once, each summed in its own column order from 0.0 (four independent chains)."""
-    cdef Py_ssize_t j, n, p0 = start[s], p1 = start[s + 1], p2 = start[s + 2], p3 = start[s + 3]
-    cdef Py_ssize_t n0 = length[s], n1 = length[s + 1], n2 = length[s + 2], n3 = length[s + 3]
-    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
-    n = n0
-    if n1 < n:
-        n = n1
-    if n2 < n:
-        n = n2
-    if n3 < n:
-        n = n3
-    if unit:
-        for j in range(n):
-            a0 += w[ix[p0 + j]]
-            a1 += w[ix[p1 + j]]
-            a2 += w[ix[p2 + j]]
-            a3 += w[ix[p3 + j]]
-    else:
-        for j in range(n):
-            a0 += w[ix[p0 + j]] * vv[p0 + j]
-            a1 += w[ix[p1 + j]] * vv[p1 + j]
-            a2 += w[ix[p2 + j]] * vv[p2 + j]
-            a3 += w[ix[p3 + j]] * vv[p3 + j]
-    for j in range(n, n0):
-        a0 += w[ix[p0 + j]] * vv[p0 + j]
-    for j in range(n, n1):
-        a1 += w[ix[p1 + j]] * vv[p1 + j]
-    for j in range(n, n2):
-        a2 += w[ix[p2 + j]] * vv[p2 + j]
-    for j in range(n, n3):
-        a3 += w[ix[p3 + j]] * vv[p3 + j]
-    p[0] = a0; p[1] = a1; p[2] = a2; p[3] = a3
-
-
-cdef inline void _dense4(const double* x, const double* rows, Py_ssize_t d, Py_ssize_t s, double* p) noexcept nogil:
-    cdef Py_ssize_t j
-    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, xj
-    cdef const double* r0 = &rows[s * d]
-    cdef const double* r1 = &rows[(s + 1) * d]
-    cdef const double* r2 = &rows[(s + 2) * d]
-    cdef const double* r3 = &rows[(s + 3) * d]
-    for j in range(d):
-        xj = x[j]
-        a0 += xj * r0[j]
-        a1 += xj * r1[j]
-        a2 += xj * r2[j]
-        a3 += xj * r3[j]
-    p[0] = a0; p[1] = a1; p[2] = a2; p[3] = a3
 
 
 cdef long long _sparse(const cnp.int64_t* indptr, const cnp.int32_t* indices, const double* data,
@@ -156,7 +110,7 @@ cdef long long _sparse(const cnp.int64_t* indptr, const cnp.int32_t* indices, co
                 s = s0
                 if best:
                     while s + 4 <= s1:
-                        _sparse4(work, sidx, sval, start, length, s, unit, prod4)
+                        olk_sparse_dot4(work, sidx, sval, start, length, s, unit, prod4)
                         for j in range(4):
                             arg[s - s0 + j] = _arg(gamma, qn, norm[s + j], prod4[j])
                         s += 4
@@ -227,7 +181,7 @@ cdef long long _dense(const double* X, const double* y, const Py_ssize_t* order,
                 s = s0
                 if best:
                     while s + 4 <= s1:
-                        _dense4(x, rows, d, s, prod4)
+                        olk_dense_dot4(x, rows, d, d, s, prod4)
                         for j in range(4):
                             arg[s - s0 + j] = _arg(gamma, qn, norm[s + j], prod4[j])
                         s += 4

@@ -75,6 +75,11 @@ cdef extern from "olk_exp.h" nogil:
     int olk_vexp_level
     int olk_vexp_detect()
 
+cdef extern from "olk_dot.h" nogil:
+    void olk_sparse_dot4(const double* w, const int* ix, const double* vv, const Py_ssize_t* start,
+                         const Py_ssize_t* length, Py_ssize_t s, int unit, double* p)
+    void olk_dense_dot4(const double* x, const double* rows, Py_ssize_t ld, Py_ssize_t d, Py_ssize_t s, double* p)
+
 
 cdef inline uint64_t _bits(double d) noexcept nogil:
     cdef uint64_t u
@@ -898,63 +903,13 @@ cdef class SVPool:
         return acc
 
     cdef inline void _prods4(self, const double* q, Py_ssize_t qlen, Py_ssize_t s, double* p) noexcept nogil:
-        """p[b] = <x, sv_{s+b}> on all columns for b < 4 (measure 0 when it is the plain whole-row inner product).
-        Each product is summed exactly as :meth:`_prod` sums it (from 0.0, in column order); the four sums are
-        interleaved so the CPU works on four independent dependency chains instead of one."""
-        cdef Py_ssize_t j, n, p0, p1, p2, p3, n0, n1, n2, n3
-        cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, x
-        cdef const double* w
-        cdef const int* ix
-        cdef const double* vv
-        cdef const double* r0
-        cdef const double* r1
-        cdef const double* r2
-        cdef const double* r3
+        """p[b] = <x, sv_{s+b}> on all columns for b < 4 (measure 0 when it is the plain whole-row inner product),
+        each summed exactly as :meth:`_prod` sums it, four chains interleaved (olk_dot.h)."""
         if self.sparse:
-            w = &self.work[0]
-            ix = &self.sp_idx[0]
-            vv = &self.sp_val[0]
-            p0 = self.sp_start[s]; p1 = self.sp_start[s + 1]; p2 = self.sp_start[s + 2]; p3 = self.sp_start[s + 3]
-            n0 = self.sp_len[s]; n1 = self.sp_len[s + 1]; n2 = self.sp_len[s + 2]; n3 = self.sp_len[s + 3]
-            n = n0
-            if n1 < n:
-                n = n1
-            if n2 < n:
-                n = n2
-            if n3 < n:
-                n = n3
-            if self.unit:                       # every stored value is 1.0 and w * 1.0 == w exactly
-                for j in range(n):
-                    a0 += w[ix[p0 + j]]
-                    a1 += w[ix[p1 + j]]
-                    a2 += w[ix[p2 + j]]
-                    a3 += w[ix[p3 + j]]
-            else:
-                for j in range(n):
-                    a0 += w[ix[p0 + j]] * vv[p0 + j]
-                    a1 += w[ix[p1 + j]] * vv[p1 + j]
-                    a2 += w[ix[p2 + j]] * vv[p2 + j]
-                    a3 += w[ix[p3 + j]] * vv[p3 + j]
-            for j in range(n, n0):
-                a0 += w[ix[p0 + j]] * vv[p0 + j]
-            for j in range(n, n1):
-                a1 += w[ix[p1 + j]] * vv[p1 + j]
-            for j in range(n, n2):
-                a2 += w[ix[p2 + j]] * vv[p2 + j]
-            for j in range(n, n3):
-                a3 += w[ix[p3 + j]] * vv[p3 + j]
+            olk_sparse_dot4(&self.work[0], &self.sp_idx[0], &self.sp_val[0], &self.sp_start[0], &self.sp_len[0], s,
+                            self.unit, p)
         else:
-            r0 = &self.dense[s, 0]; r1 = &self.dense[s + 1, 0]; r2 = &self.dense[s + 2, 0]; r3 = &self.dense[s + 3, 0]
-            for j in range(qlen):
-                x = q[j]
-                a0 += x * r0[j]
-                a1 += x * r1[j]
-                a2 += x * r2[j]
-                a3 += x * r3[j]
-        p[0] = a0
-        p[1] = a1
-        p[2] = a2
-        p[3] = a3
+            olk_dense_dot4(q, &self.dense[0, 0], self.n_features, qlen, s, p)
 
     cdef inline void _block_prods(self, const double* q, Py_ssize_t qlen, Py_ssize_t s0, Py_ssize_t s1,
                                   Py_ssize_t m, double* p) noexcept nogil:
@@ -1031,25 +986,32 @@ cdef class SVPool:
         if self.sparse:
             self._scatter(src, i, 0.0)
 
-    cdef void _decide_single(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil:
-        """One kernel: out[c] = sum_s coef[s, c] k(sv_s, x), block by block (see BLOCK): the block's products and
-        exp arguments, one vectorised exp, then the sums in slot order."""
-        cdef Py_ssize_t s0, s1, s, c, nc = self.n_cols
-        cdef double qn = self.qnorm[0], acc, kv0
+    cdef void _block_values(self, const double* q, Py_ssize_t qlen, Py_ssize_t s0, Py_ssize_t s1,
+                            double* val) noexcept nogil:
+        """One kernel: val[s - s0] = k(x, sv_s) for the SVs s0 <= s < s1 (at most BLOCK of them): their products
+        (:meth:`_block_prods`), then for an exp kernel every exp argument and one vectorised exp over them."""
+        cdef Py_ssize_t s
+        cdef double qn = self.qnorm[0]
         cdef double* arg = &self.barg[0]
+        self._block_prods(q, qlen, s0, s1, 0, val)
+        if self._is_exp(0):
+            for s in range(s0, s1):
+                arg[s - s0] = self._exp_arg(0, val[s - s0], qn, self.mnorm[s, 0])
+            olk_vexp(arg, val, s1 - s0)
+        else:
+            for s in range(s0, s1):
+                val[s - s0] = self._kval(0, val[s - s0], qn, self.mnorm[s, 0])
+
+    cdef void _decide_single(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil:
+        """One kernel: out[c] = sum_s coef[s, c] k(sv_s, x), block by block (see BLOCK): the block's kernel values
+        (:meth:`_block_values`), then the sums in slot order."""
+        cdef Py_ssize_t s0, s1, s, c, nc = self.n_cols
+        cdef double acc, kv0
         cdef double* val = &self.bval[0]
-        cdef bint ex = self._is_exp(0)
         s0 = 0
         while s0 < self.n_sv:
             s1 = s0 + BLOCK if s0 + BLOCK < self.n_sv else self.n_sv
-            self._block_prods(q, qlen, s0, s1, 0, val)
-            if ex:
-                for s in range(s0, s1):
-                    arg[s - s0] = self._exp_arg(0, val[s - s0], qn, self.mnorm[s, 0])
-                olk_vexp(arg, val, s1 - s0)
-            else:
-                for s in range(s0, s1):
-                    val[s - s0] = self._kval(0, val[s - s0], qn, self.mnorm[s, 0])
+            self._block_values(q, qlen, s0, s1, val)
             if nc == 1:
                 acc = out[0]
                 for s in range(s0, s1):
@@ -1063,23 +1025,11 @@ cdef class SVPool:
             s0 = s1
 
     cdef void _values_single(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil:
-        """One kernel: out[s] = k(x, sv_s) for every live SV, block by block like :meth:`_decide_single`."""
-        cdef Py_ssize_t s0, s1, s
-        cdef double qn = self.qnorm[0]
-        cdef double* arg = &self.barg[0]
-        cdef double* val = &self.bval[0]
-        cdef bint ex = self._is_exp(0)
-        s0 = 0
+        """One kernel: out[s] = k(x, sv_s) for every live SV, block by block (:meth:`_block_values`)."""
+        cdef Py_ssize_t s0 = 0, s1
         while s0 < self.n_sv:
             s1 = s0 + BLOCK if s0 + BLOCK < self.n_sv else self.n_sv
-            self._block_prods(q, qlen, s0, s1, 0, val)
-            if ex:
-                for s in range(s0, s1):
-                    arg[s - s0] = self._exp_arg(0, val[s - s0], qn, self.mnorm[s, 0])
-                olk_vexp(arg, &out[s0], s1 - s0)
-            else:
-                for s in range(s0, s1):
-                    out[s] = self._kval(0, val[s - s0], qn, self.mnorm[s, 0])
+            self._block_values(q, qlen, s0, s1, &out[s0])
             s0 = s1
 
     cdef inline uint64_t _owners_in(self, Py_ssize_t s, Py_ssize_t c0, Py_ssize_t c1) noexcept nogil:

@@ -1,0 +1,13 @@
+"""Running the olk CLI inside a test process (shared by the CLI-level test modules)."""
+import pytest
+
+from olk.cli import main
+
+
+def run_cli(argv, capsys):
+    """Run ``olk ARGV`` in this process: (exit status, stdout, stderr).  A command that returns normally is 0."""
+    with pytest.raises(SystemExit) as e:
+        main([str(a) for a in argv])
+        raise SystemExit(0)
+    cap = capsys.readouterr()
+    return e.value.code, cap.out, cap.err
