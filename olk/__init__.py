@@ -5,7 +5,7 @@ behind one shared Cython support-vector core, with an experiment engine that rer
 Every algorithm is also a scikit-learn estimator: ``olk.estimator("spa", beta=20)`` or the classes of
 :mod:`olk.estimators` (``SPAClassifier``, ``RakerRegressor``, ...).
 """
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401
 
 
 def load(path):

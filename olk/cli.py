@@ -18,7 +18,7 @@ import sys
 
 import click
 
-from . import __version__
+from ._version import __version__
 from .errors import ConfigError, Interrupted, OlkError, excerpt
 
 # The CLI imports lazily: ``olk --help`` and ``olk algorithms`` load neither pandas, matplotlib, scikit-learn nor

@@ -116,7 +116,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from ._version import __version__
 from .errors import OlkError
 
 FORMAT = "olk-model"

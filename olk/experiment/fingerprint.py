@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 
-from .. import __version__
+from .._version import __version__
 from ..errors import OlkError
 from ..kernels import kernel_spec
 from .config import ExperimentConfig, MatchRef, WidthRef

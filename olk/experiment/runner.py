@@ -22,7 +22,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ConfigError, Interrupted, OlkError
 from ..paths import project_dir
 from . import dask_backend, fingerprint, memory
