@@ -245,3 +245,36 @@ def test_sd_one_kernel_randomised_maintenance(small, maintenance):
     np.testing.assert_array_equal(a.pool.tags, b.pool.tags)
     np.testing.assert_array_equal(a.decision_function(Xt), b.classifier_scores(Xt)[:, 0])
     assert a.n_updates == b.n_updates
+
+
+def test_pooled_bpas_choice_equals_one_column_at_a_time():
+    """pool.bpas_choose (every distinct victim in one pass) picks, for each column, the slot and carry that
+    budget.bpas_choice picks from that column's own kernel_row: bit for bit, ties to the lowest slot."""
+    import numpy as np
+    from olk._core.svpool import RowSource, SVPool
+    from olk.algorithms.budget import bpas_choice
+    from olk.kernels import KernelSet
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 5))
+    X[7] = X[3]                                            # a duplicated row: equal scores, the tie rule
+    ks = KernelSet.of([{"type": "gaussian", "gamma": g} for g in (0.1, 0.5, 2.0)] + [{"type": "polynomial", "degree": 2}])
+    src = RowSource(X)
+    for trial in range(3):
+        pool = SVPool(5, False, col_kernel=[0, 1, 2, 3], **ks.pool_args())
+        for s in range(50):
+            c = rng.normal(size=4) * (rng.random(4) < 0.6)    # each column owns about 60% of the rows
+            pool.add(src, s, c, s)
+        pool.set_coef(7, 0, pool.get_coef(3, 0))               # the tie in column 0 (if both are owned)
+        cols = np.array([2, 0, 3], dtype=np.intp)
+        q = 50 + trial
+        ktt = np.array([pool.self_kernel(src, q, int(c)) for c in cols])
+        slots, carries = pool.bpas_choose(src, q, cols, ktt)
+        for j, c in enumerate(cols):
+            c = int(c)
+            owned = pool.owned(c)
+            krt = pool.kernel_row(src, q, c, owned)
+            # bpas_choice forgets its pick: run it on a copy of the pool
+            import pickle
+            p2 = pickle.loads(pickle.dumps(pool))
+            r, carry = bpas_choice(p2, c, c, krt, ktt[j], owned)
+            assert (int(slots[j]), carries[j]) == (r, carry), (trial, c)

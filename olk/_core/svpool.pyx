@@ -1189,6 +1189,66 @@ cdef class SVPool:
             self._scatter(src, i, 0.0)
         self.n_kernel_evals += self.n_sv * self.n_kernels
 
+    def bpas_choose(self, RowSource src, Py_ssize_t i, const Py_ssize_t[::1] cols, const double[::1] ktt):
+        """BPA-S's removal choice (:func:`olk.algorithms.budget.bpas_choice`) for several distinct columns at once,
+        against the query row i: for column c = cols[j] (its kernel col_kernel[c], k_tt = ktt[j]), among the SVs
+        c owns (coef[s, c] != 0), the slot r minimising alpha_r^2 (k_rr - k_rt^2 / k_tt) (alpha_r^2 k_rr when
+        k_tt <= 0), the first in slot order on ties, and the coefficient alpha_r k_rt / k_tt it hands to the new
+        SV (0 when k_tt <= 0).  Each SV's product with x_i is computed once for every column (one pass over the
+        pool instead of one per column); every value and comparison is bit-identical to bpas_choice on
+        ``kernel_row`` and ``self_kernels``, and the kernel evaluations are counted as those calls count them.
+        Forgets nothing.  Returns (slots, carries) as numpy arrays; a column that owns no SV gets slot -1."""
+        cdef Py_ssize_t nc = cols.shape[0], j, s, c, k, m
+        cdef long long evals = 0
+        cdef double a, kr, krr, score
+        cdef const double* q
+        if ktt.shape[0] != nc:
+            raise ValueError("ktt needs one value per column")
+        self._check_src(src, i)
+        for j in range(nc):
+            if cols[j] < 0 or cols[j] >= self.n_cols:
+                raise IndexError(f"coefficient column {cols[j]} out of range (n_cols={self.n_cols})")
+        slots = np.full(nc, -1, dtype=np.intp)
+        carries = np.zeros(nc, dtype=np.float64)
+        best = np.full(nc, np.inf, dtype=np.float64)
+        bkr = np.zeros(nc, dtype=np.float64)
+        balpha = np.zeros(nc, dtype=np.float64)
+        cdef Py_ssize_t[::1] sl = slots
+        cdef double[::1] ca = carries, bs = best, bk = bkr, ba = balpha
+        if nc == 0 or self.n_sv == 0:
+            return slots, carries
+        q = self._qrow(src, i)
+        if self.sparse:
+            self._scatter(src, i, 1.0)
+        self._query(src, i)
+        for s in range(self.n_sv):
+            for j in range(nc):
+                c = cols[j]
+                a = self.coef[s, c]
+                if a == 0.0:
+                    continue
+                k = self.col_kernel[c]
+                m = self.kmeas[k]
+                kr = self._kval_at(k, q, src.n_features, s)
+                krr = self._kval(k, self.mnorm[s, m], self.mnorm[s, m], self.mnorm[s, m])
+                evals += 1
+                if ktt[j] > 0.0:
+                    score = a * a * (krr - kr * kr / ktt[j])
+                else:
+                    score = a * a * krr
+                if sl[j] < 0 or score < bs[j]:
+                    bs[j] = score
+                    sl[j] = s
+                    bk[j] = kr
+                    ba[j] = a
+        if self.sparse:
+            self._scatter(src, i, 0.0)
+        self.n_kernel_evals += evals
+        for j in range(nc):
+            if sl[j] >= 0 and ktt[j] > 0.0:
+                ca[j] = ba[j] * bk[j] / ktt[j]
+        return slots, carries
+
     def kernel_row(self, RowSource src, Py_ssize_t i, Py_ssize_t k, const Py_ssize_t[::1] slots):
         """k_k(x_i, sv_s) for the given slots only (e.g. the SVs one classifier of a shared pool owns)."""
         cdef Py_ssize_t j, s

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from .budget import ForgetronState, bpas_choice, discard_random, purge
+from .budget import ForgetronState, bpas_choice, discard_random, forget, purge
 from .omkc_dd import DISCOUNT, _OMKCCore
 from .registry import POSITIVE, Param, register
 
@@ -129,6 +129,29 @@ class _BoundedOMKC(_OMKCCore):
             coefs[k] = y * (min(self.C, loss[k] / kxx) if kxx > 0 else self.C)
         return upd, coefs
 
+    def _forget(self, i, victims, coefs):
+        """The maintenance steps of ``victims`` (classifiers, in order; one may appear more than once in SD), each
+        forgetting one of its SVs; returns the slots, for ``purge``.  BPA-S chooses for every distinct victim in
+        one pass over the pool (``pool.bpas_choose``: each SV's product with x_t computed once, not once per
+        classifier); forgetting in one column never changes another column's choice, and a classifier's second
+        removal in the same step (SD) is chosen after its first, as one at a time would."""
+        if self.maintenance != "bpas" or not victims:
+            return [self._forget_one(i, v, coefs) for v in victims]
+        first = list(dict.fromkeys(victims))
+        ktt = np.array([self.pool.self_kernel(self.src, i, v) for v in first])
+        chosen, carry = self.pool.bpas_choose(self.src, i, np.array(first, dtype=np.intp), ktt)
+        pick = {v: j for j, v in enumerate(first)}
+        out = []
+        for v in victims:
+            j = pick.pop(v, None)
+            if j is None:                                        # a repeat: after v's first removal
+                out.append(self._forget_one(i, v, coefs))
+                continue
+            self.sv_per_kernel_[v] -= 1
+            coefs[v] += carry[j]
+            out.append(forget(self.pool, int(chosen[j]), v))
+        return out
+
     def _forget_one(self, i, v, coefs):
         """Classifier v's maintenance step: forget one of its SVs (BPA-S also moves part of its weight onto
         x_t's coefficient).  Returns the slot, for ``purge``."""
@@ -170,7 +193,7 @@ class _BoundedOMKC(_OMKCCore):
             self._factor[slice(None) if chosen is None else chosen] = 1.0 - self.eta * self.lam
         if self.maintenance != "forgetron":                      # make room, then store x_t once
             victims = self._victims(upd, coefs, after_add=False) if upd.any() else []
-            purge(self.pool, [self._forget_one(i, v, coefs) for v in victims])
+            purge(self.pool, self._forget(i, victims, coefs))
             self._rescale()
             if upd.any():
                 self._store(i, upd, coefs)
@@ -180,7 +203,7 @@ class _BoundedOMKC(_OMKCCore):
                 self._forgetron[k].M += 1
                 self._forgetron[k].fifo.append(y)
             victims = self._victims(upd, coefs, after_add=True)
-            purge(self.pool, [self._forget_one(i, v, coefs) for v in victims])
+            purge(self.pool, self._forget(i, victims, coefs))
         hedged = wrong if chosen is None else wrong & chosen
         if hedged.any():                                         # Hedge: theta_i <- theta_i gamma^{M_i}
             self._discount(hedged, self.discount)
