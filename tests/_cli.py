@@ -1,4 +1,6 @@
 """Running the olk CLI inside a test process (shared by the CLI-level test modules)."""
+from pathlib import Path
+
 import pytest
 
 from olk.cli import main
@@ -11,3 +13,12 @@ def run_cli(argv, capsys):
         raise SystemExit(0)
     cap = capsys.readouterr()
     return e.value.code, cap.out, cap.err
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def use_bundled_data(monkeypatch):
+    """Point olk at the repository's bundled samples (datasets/) and no extra dataset registry."""
+    monkeypatch.setenv("OLK_DATA", str(REPO / "datasets"))
+    monkeypatch.delenv("OLK_REGISTRY", raising=False)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from olk.cli import main
-from _cli import run_cli
+from _cli import run_cli, use_bundled_data
 
 distributed = pytest.importorskip("distributed")
 
@@ -22,8 +22,7 @@ CFG = ("name: d\nrepeats: 2\nkernel: {type: gaussian, gamma: 0.4}\ndatasets: [a9
 
 @pytest.fixture(autouse=True)
 def _data(monkeypatch, tmp_path):
-    monkeypatch.setenv("OLK_DATA", str(REPO / "datasets"))
-    monkeypatch.delenv("OLK_REGISTRY", raising=False)
+    use_bundled_data(monkeypatch)
     (tmp_path / "c.yaml").write_text(CFG)
 
 

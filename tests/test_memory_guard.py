@@ -14,7 +14,7 @@ import pytest
 
 from olk.errors import ConfigError
 from olk.experiment import memory
-from _cli import run_cli
+from _cli import run_cli, use_bundled_data
 
 REPO = Path(__file__).resolve().parents[1]
 CFG = ("name: m\nrepeats: 2\nkernel: {type: gaussian, gamma: 0.4}\ndatasets: [a9a-small, codrna-small]\n"
@@ -24,8 +24,7 @@ CFG = ("name: m\nrepeats: 2\nkernel: {type: gaussian, gamma: 0.4}\ndatasets: [a9
 
 @pytest.fixture(autouse=True)
 def _data(monkeypatch, tmp_path):
-    monkeypatch.setenv("OLK_DATA", str(REPO / "datasets"))
-    monkeypatch.delenv("OLK_REGISTRY", raising=False)
+    use_bundled_data(monkeypatch)
     (tmp_path / "c.yaml").write_text(CFG)
 
 
