@@ -164,13 +164,18 @@ class OlkEstimator(BaseEstimator):
     def _adopt(self, learner) -> None:
         self.learner_ = learner
 
-    def predict(self, X):
-        """The learner's prediction for every row of X: a label of ``classes_`` (classifiers) or a real number
-        (regressors)."""
+    def _learner_call(self, method: str, X):
+        """The fitted learner's ``method`` on X, after the estimator's checks (fitted, X validated) and with the
+        learner's one-line input errors raised as ValueError."""
         check_is_fitted(self)
         X = self._validate(X)
         with _value_errors():
-            return self.learner_.predict(X)
+            return getattr(self.learner_, method)(X)
+
+    def predict(self, X):
+        """The learner's prediction for every row of X: a label of ``classes_`` (classifiers) or a real number
+        (regressors)."""
+        return self._learner_call("predict", X)
 
     def __sklearn_is_fitted__(self) -> bool:
         return "learner_" in self.__dict__
@@ -241,10 +246,7 @@ class OlkClassifier(ClassifierMixin, OlkEstimator):
 
     def decision_function(self, X):
         """The learner's score f(x) of every row of X (> 0: ``classes_[1]``; the log-odds for KLR)."""
-        check_is_fitted(self)
-        X = self._validate(X)
-        with _value_errors():
-            return self.learner_.decision_function(X)
+        return self._learner_call("decision_function", X)
 
     def _has_proba(self) -> bool:
         return hasattr(self.learner_class(), "predict_proba")
@@ -252,18 +254,12 @@ class OlkClassifier(ClassifierMixin, OlkEstimator):
     @available_if(_has_proba)
     def predict_proba(self, X):
         """(n, 2): [P(classes_[0] | x), P(classes_[1] | x)] (kernel logistic regression learners)."""
-        check_is_fitted(self)
-        X = self._validate(X)
-        with _value_errors():
-            return self.learner_.predict_proba(X)
+        return self._learner_call("predict_proba", X)
 
     @available_if(_has_proba)
     def predict_log_proba(self, X):
         """log of :meth:`predict_proba`, computed without underflow."""
-        check_is_fitted(self)
-        X = self._validate(X)
-        with _value_errors():
-            return self.learner_.predict_log_proba(X)
+        return self._learner_call("predict_log_proba", X)
 
 
 class OlkRegressor(RegressorMixin, OlkEstimator):
