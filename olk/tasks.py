@@ -107,10 +107,10 @@ class Task:
         res["time_s"] = time.perf_counter() - t0 - (held_out.paused if held_out is not None else 0.0)
         res.update({"n_examples": len(olist), "n_sv": model.n_sv_output, "n_sv_last": model.n_sv,
                     "n_updates": model.n_updates, "kernel_evals": model.kernel_evals})
-        summary = model.run_summary() if hasattr(model, "run_summary") else {}     # optional in the contract
+        summary = model.run_summary()
         if summary:
             res["summary"] = summary
-        if getattr(model, "n_labels", None) is not None:
+        if model.n_labels is not None:
             res["n_labels"] = int(model.n_labels)
             res["label_efficiency"] = model.n_labels / len(olist) if olist else float("nan")
         elif self.name == "regression":     # a learner that is not active uses every label: rho = 1 (AMKL Table III)
@@ -283,7 +283,7 @@ TASKS: dict[str, Task] = {t.name: t for t in (
 
 def task_of(learner_cls) -> Task:
     """The protocol of a learner class (its ``task`` attribute)."""
-    name = getattr(learner_cls, "task", "binary")
+    name = learner_cls.task
     if name not in TASKS:
         raise ValueError(f"{learner_cls.__name__}.task = {name!r}; known tasks: {', '.join(TASKS)}")
     return TASKS[name]

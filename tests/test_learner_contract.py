@@ -273,3 +273,46 @@ def test_a_regressor_learns_real_targets_and_fit_starts_from_scratch(name):
     np.testing.assert_array_equal(once.predict(X), once.decision_function(X))     # the prediction is the score
     with pytest.raises(DataError, match="row 3"):
         _make(name).fit(X[:5], np.array([0.1, 0.2, 0.3, np.nan, 0.5]))
+
+
+# ------------------------------------------------------------------ the written contract (olk/algorithms/protocol.py)
+@pytest.mark.parametrize("name", NAMES)
+def test_every_learner_has_every_member_of_the_written_contract(name):
+    """The engine, CLI, estimators and report read the members of ``protocol.Learner`` without probing: every
+    registered class has all of them (the base class gives the defaults), and a built learner is a ``Learner``."""
+    from olk.algorithms.protocol import BatchLearner, OnlineLearner, missing_members
+    cls = REGISTRY[name]
+    assert missing_members(cls) == []
+    assert isinstance(_make(name), BatchLearner if cls.batch else OnlineLearner)
+
+
+def test_the_contract_check_can_fail():
+    from olk.algorithms.protocol import missing_members
+
+    class NotALearner:
+        name = "x"
+
+        def step(self, i, y):
+            return 0.0
+    missing = missing_members(NotALearner)
+    assert "bind" in missing and "task" in missing and "run_summary" in missing and "step" not in missing
+
+
+def test_no_probing_of_learners_outside_the_algorithms_package():
+    """No ``hasattr(model, ...)`` / ``getattr(cls, "<contract member>", default)`` outside olk/algorithms: the
+    contract's members are read directly."""
+    import re
+    from pathlib import Path
+    from olk.algorithms.protocol import BatchLearner, OnlineLearner, members as contract
+    members = contract(OnlineLearner) | contract(BatchLearner)
+    pattern = re.compile(r"""(?:hasattr|getattr)\([^,()]+,\s*["'](\w+)["']""")
+    root = Path(__file__).resolve().parents[1] / "olk"
+    found = []
+    for path in root.rglob("*.py"):
+        if "algorithms" in path.relative_to(root).parts:
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            for m in pattern.finditer(line):
+                if m.group(1) in members:
+                    found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
+    assert found == []

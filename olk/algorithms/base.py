@@ -89,6 +89,13 @@ class KernelEstimator:
     #: hyper-parameters that fix the model's structure (like the kernel): a new value restarts the learner
     #: untrained, so a streaming estimator applies them only at its next ``fit``
     structural_params: tuple[str, ...] = ()
+    #: a batch solver that calls ``probe()`` after each outer iteration (the engine's held-out curve)
+    reports_progress = False
+    #: examples that changed the model (set by the learner as it learns)
+    n_updates = 0
+    #: an active learner's count of the labels it asked for; None: it uses every label (the contract of
+    #: :class:`olk.algorithms.protocol.Learner`, whose every member has its default here)
+    n_labels: int | None = None
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         params = check_params_of(type(self), params, where)       # every way of building a learner checks
@@ -225,6 +232,12 @@ class KernelEstimator:
     def score(self, X, y) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (scikit-learn's classifier score)."""
         return float(np.mean(self.predict(X) == np.asarray(y)))
+
+    def run_summary(self) -> dict:
+        """Learner-specific facts an experiment records with each run, after its online pass or batch fit: a dict of
+        JSON-able values (e.g. a multi-kernel learner's final kernel weights).  The task protocol stores it
+        as the record's ``summary``; ``runs.csv`` gets one column per key (lists as JSON).  Default: none."""
+        return {}
 
     @classmethod
     def check_params(cls, p: dict, where: str) -> None:
@@ -387,12 +400,6 @@ class OnlineKernelLearner(KernelEstimator):
     def _kernel_weights(self):
         """A multi-kernel learner's weights of its kernels (kernel order); None: not a multi-kernel model."""
         return None
-
-    def run_summary(self) -> dict:
-        """Learner-specific facts an experiment records with each run, after its online pass: a dict of
-        JSON-able values (e.g. a multi-kernel learner's final kernel weights).  The task protocol stores it
-        as the record's ``summary``; ``runs.csv`` gets one column per key (lists as JSON).  Default: none."""
-        return {}
 
     # ---------------------------------------------------------------- pickling
     def __getstate__(self):

@@ -72,7 +72,7 @@ def main(argv=None):
     if args.batch:
         return bench_batch(args)
     names = args.algorithms.split(",") if args.algorithms else [
-        n for n in available() if getattr(REGISTRY[n], "task", "binary") == "binary" and not getattr(REGISTRY[n], "batch", False)]
+        n for n in available() if REGISTRY[n].task == "binary" and not REGISTRY[n].batch]
     print(f"{'dataset':<8} {'algorithm':<13} {'time s':>8} {'paper C++ s':>11} {'speed-up':>8} {'kernel evals':>13} "
           f"{'M evals/s':>9} {'#SV':>7} {'acc %':>6}")
     for ds in args.datasets.split(","):
@@ -112,7 +112,7 @@ def bench_batch(args):
                 params["beta"] = 5.0
             model = make(name, kernel={"type": "gaussian", "gamma": args.gamma}, random_state=1, **params)
             t0 = time.perf_counter()
-            if getattr(REGISTRY[name], "batch", False):
+            if REGISTRY[name].batch:
                 model.fit(tr.X, tr.y, order)
             else:
                 model.bind(tr.X)

@@ -514,9 +514,9 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         epochs = a.get("epochs")
         if epochs is not None:
             epochs = _number(epochs, f"{w}.epochs", int, lo=1)
-            if cfg.mode != "batch" or getattr(cls, "batch", False):
+            if cfg.mode != "batch" or cls.batch:
                 raise ConfigError(f"{w}.epochs: several passes over the training set are for an online learner in "
-                                  f"batch mode ({reg} {'is a batch learner' if getattr(cls, 'batch', False) else 'runs online here: set mode: batch'})")
+                                  f"batch mode ({reg} {'is a batch learner' if cls.batch else 'runs online here: set mode: batch'})")
         seeds_of = a.get("seeds_of")
         if seeds_of is not None and (not isinstance(seeds_of, str) or not seeds_of.strip()):
             raise ConfigError(f"{w}.seeds_of: expected the label of another algorithm entry, got {seeds_of!r}")

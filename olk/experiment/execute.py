@@ -54,9 +54,9 @@ def _execute_batch(spec: RunSpec, X, y, Xt, yt) -> dict:
     order = seeds.permutation(X.shape[0], spec.seed, spec.dataset, spec.perm, spec.shuffle)
     rec = spec.to_record()
     curve = HeldOutCurve(task, Xt, yt, spec.params.get("output"), spec.test_curve) if spec.test_curve else None
-    if getattr(cls, "batch", False):
+    if cls.batch:
         t0 = time.perf_counter()
-        if curve is not None and getattr(cls, "reports_progress", False):
+        if curve is not None and cls.reports_progress:
             curve.start(t0)                   # point k = the model after its k-th outer iteration
             model.fit(X, y, order, probe=lambda: curve.probe(model, len(curve.rows) + 1))
         else:
@@ -64,7 +64,7 @@ def _execute_batch(spec: RunSpec, X, y, Xt, yt) -> dict:
         elapsed = time.perf_counter() - t0 - (curve.paused if curve is not None else 0.0)
         rec.update({"n_examples": int(X.shape[0]), "n_sv": model.n_sv, "n_sv_last": model.n_sv,
                     "n_updates": model.n_updates, "time_s": elapsed, "kernel_evals": model.kernel_evals})
-        summary = model.run_summary() if hasattr(model, "run_summary") else {}
+        summary = model.run_summary()
         if summary:
             rec["summary"] = summary
     else:
@@ -77,7 +77,7 @@ def _execute_batch(spec: RunSpec, X, y, Xt, yt) -> dict:
     if curve is not None:
         rec["test_curve"] = curve.to_record()
     rec["train_time_s"] = rec["time_s"]
-    outputs = tuple(getattr(cls, "outputs", ()))
+    outputs = tuple(cls.outputs)
     by_out = {o: task.test_score(model, Xt, yt, output=o) for o in outputs}
     rec[task.test_metric] = by_out[spec.params["output"]] if outputs else task.test_score(model, Xt, yt)
     if outputs:

@@ -419,7 +419,7 @@ class Planner:
             for a in algos:
                 cls = algo_registry.REGISTRY[a.name]
                 reps = self.cfg.repeats if self.cfg.shuffle or d.folds or cls.stochastic else 1
-                if getattr(cls, "order_free", False) and not cls.stochastic and not d.folds:
+                if cls.order_free and not cls.stochastic and not d.folds:
                     reps = 1                # (with k-fold evaluation every repeat has its own test fold)
                 for pt in self._settings(d, a):
                     p, kern = self._point(d, a, pt, chosen.get((d.name, a.label, setting_suffix(pt))) or {})

@@ -30,7 +30,7 @@ def bound_table(results_dir):
         bound = float(pd.to_numeric(g["mistake_bound"]).max())
         bound = math.inf if math.isnan(bound) else bound               # NaN = vacuous (bound_vacuous)
         algo = str(g["algorithm"].iloc[0])
-        stochastic = bool(getattr(REGISTRY.get(algo), "stochastic", False))
+        stochastic = bool(REGISTRY[algo].stochastic) if algo in REGISTRY else False
         ok = (mist.mean() <= bound) if stochastic else bool((mist <= bound).all())
         rows.append({"dataset": ds, "label": lab, "display": res.display(lab, g["setting"].iloc[0]),
                      "theorem": str(g["bound_theorem"].iloc[0]).strip().replace(".0", ""),
