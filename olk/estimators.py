@@ -284,22 +284,34 @@ def _class_name(learner_cls) -> str:
 
 
 def _init_function(learner_cls, qualname: str):
-    """``__init__(self, kernel=None, random_state=None, <params>)`` that only stores its arguments, written as
-    source (as dataclasses do) so that ``inspect.signature`` sees the real parameters and defaults."""
+    """``__init__(self, kernel=None, random_state=None, <params>)`` that only stores its arguments.  One function
+    body for every estimator; its ``__signature__`` names the learner's real parameters and defaults, which is what
+    ``inspect.signature`` -- and so scikit-learn's ``get_params`` / ``clone`` -- reads.  An unknown keyword is the
+    ``TypeError`` Python raises for a written-out signature."""
     names = [p.name for p in learner_cls.params]
     for n in names:
         if not n.isidentifier() or keyword.iskeyword(n) or n in ("kernel", "random_state", "self"):
             raise RuntimeError(f"{learner_cls.name}: parameter {n!r} cannot be an estimator argument")
-    defaults = {p.name: p.default for p in learner_cls.params}
-    args = ", ".join(["self", "kernel=None", "random_state=None"] + [f"{n}=__defaults[{n!r}]" for n in names])
-    body = "".join(f"    self.{n} = {n}\n" for n in ["kernel", "random_state"] + names)
-    ns: dict = {}
-    exec(f"def __init__({args}):\n{body}", {"__defaults": defaults}, ns)
-    fn = ns["__init__"]
-    fn.__qualname__ = f"{qualname}.__init__"
-    fn.__module__ = __name__
-    fn.__doc__ = f"Store the parameters (checked when ``fit`` builds the learner); see :class:`{qualname}`."
-    return fn
+    P = inspect.Parameter
+    signature = inspect.Signature(
+        [P("self", P.POSITIONAL_OR_KEYWORD), P("kernel", P.POSITIONAL_OR_KEYWORD, default=None),
+         P("random_state", P.POSITIONAL_OR_KEYWORD, default=None)]
+        + [P(p.name, P.POSITIONAL_OR_KEYWORD, default=p.default) for p in learner_cls.params])
+
+    def __init__(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as e:                              # an unknown or doubled argument, as Python words it
+            raise TypeError(f"{qualname}.__init__() {e}") from None
+        bound.apply_defaults()
+        for n, v in list(bound.arguments.items())[1:]:
+            setattr(self, n, v)
+
+    __init__.__signature__ = signature
+    __init__.__qualname__ = f"{qualname}.__init__"
+    __init__.__module__ = __name__
+    __init__.__doc__ = f"Store the parameters (checked when ``fit`` builds the learner); see :class:`{qualname}`."
+    return __init__
 
 
 def _param_doc(p) -> str:
@@ -364,17 +376,39 @@ def _make(name: str) -> type:
     return type(clsname, (base,), ns)
 
 
-#: registry name -> estimator class, for every registered learner
-by_name: dict[str, type] = {}
-for _name in available():
-    _cls = _make(_name)
-    if _cls.__name__ in globals():
-        raise RuntimeError(f"estimator class name {_cls.__name__} of {_name} is taken")
-    globals()[_cls.__name__] = by_name[_name] = _cls
-del _name, _cls
+#: registry name -> estimator class, for every registered learner (built once, at import, by :func:`_make`)
+by_name: dict[str, type] = {name: _make(name) for name in available()}
 
 #: estimator class name -> class (what a saved estimator names)
 by_class_name: dict[str, type] = {c.__name__: c for c in by_name.values()}
+if len(by_class_name) != len(by_name):     # pragma: no cover - two learners whose names give one class name
+    raise RuntimeError("two registered learners give the same estimator class name")
+
+
+def __getattr__(name: str):
+    """``olk.estimators.SPAClassifier`` and ``from olk.estimators import SPAClassifier``: the estimator classes
+    are attributes of this module (PEP 562), listed in :data:`__all__` and in docs/estimators.md
+    (:func:`catalogue`), and pickle finds them by their ``__module__`` and ``__qualname__``."""
+    cls = by_class_name.get(name)
+    if cls is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return cls
+
+
+def __dir__():
+    return sorted(set(globals()) | set(by_class_name))
+
+
+def catalogue() -> str:
+    """The Markdown list of every estimator class (docs/estimators.md is this text; a test keeps it current)."""
+    rows = ["| estimator class | learner (`olk algorithms`) | kind | `partial_fit` | first line of its docstring |",
+            "|---|---|---|---|---|"]
+    for name, cls in sorted(by_name.items(), key=lambda kv: kv[1].__name__):
+        learner = REGISTRY[name]
+        kind = "regressor" if learner.task == "regression" else "classifier"
+        first = (learner.__doc__ or learner.display).strip().splitlines()[0].replace("|", "\\|")
+        rows.append(f"| `{cls.__name__}` | `{name}` | {kind} | {'no' if learner.batch else 'yes'} | {first} |")
+    return "\n".join(rows) + "\n"
 
 
 def estimator(name: str, **params):
