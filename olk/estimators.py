@@ -405,6 +405,8 @@ def catalogue() -> str:
             "|---|---|---|---|---|"]
     for name, cls in sorted(by_name.items(), key=lambda kv: kv[1].__name__):
         learner = REGISTRY[name]
+        if not learner.__module__.startswith("olk."):       # a learner registered by user code: not olk's page
+            continue
         kind = "regressor" if learner.task == "regression" else "classifier"
         first = (learner.__doc__ or learner.display).strip().splitlines()[0].replace("|", "\\|")
         rows.append(f"| `{cls.__name__}` | `{name}` | {kind} | {'no' if learner.batch else 'yes'} | {first} |")

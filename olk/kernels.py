@@ -390,7 +390,12 @@ def resolve_views(spec, views: dict | None, where: str = "kernel"):
 
 
 def kernel_count(spec) -> int:
-    """How many kernels a kernel spec names (without validating its values: a gamma may still be a rule)."""
+    """How many kernels a kernel spec names (without validating its values: a gamma may still be a rule), or a
+    built Kernel (1) / KernelSet holds."""
+    if isinstance(spec, Kernel):
+        return 1
+    if isinstance(spec, KernelSet):
+        return len(spec)
     if isinstance(spec, str) and spec.lower() in KERNEL_PRESETS:
         return len(KERNEL_PRESETS[spec.lower()]())
     if _is_per_view(spec):
@@ -419,3 +424,28 @@ def kernel_spec(spec, where: str = "kernel"):
     if is_kernel_set(spec):
         return [k.to_dict() for k in KernelSet.of(spec, where)]
     return make_kernel(spec, where).to_dict()
+
+
+def build_kernel(spec, where: str = "kernel") -> "Kernel | KernelSet":
+    """The kernel a config gives, built once (the planner does it; a run spec carries the result and the learner
+    takes it as it is): one kernel -> :class:`Kernel`, several (a list, a per-view set, a preset) ->
+    :class:`KernelSet`.  Its canonical JSON is :func:`kernel_json` (= :func:`kernel_spec` of the same spec).
+
+    >>> build_kernel({"type": "rbf", "gamma": 0.4})
+    Kernel(kind='gaussian', gamma=0.4, degree=2.0, coef0=1.0, view=None, cols=None, normalize=False)
+    >>> kernel_json(build_kernel("spa16")) == kernel_spec("spa16")
+    True
+    """
+    if isinstance(spec, (Kernel, KernelSet)):
+        return spec
+    if is_kernel_set(spec):
+        return KernelSet.of(spec, where)
+    return make_kernel(spec, where)
+
+
+def kernel_json(kernel: "Kernel | KernelSet"):
+    """The canonical JSON form of a built kernel: ``Kernel.to_dict()``, or the list of them for a kernel set (what
+    run records, run ids and model files hold)."""
+    if isinstance(kernel, KernelSet):
+        return [k.to_dict() for k in kernel]
+    return kernel.to_dict()

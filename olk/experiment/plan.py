@@ -29,7 +29,7 @@ import numpy as np
 
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean
-from ..kernels import is_kernel_set, kernel_count, kernel_spec, resolve_views
+from ..kernels import build_kernel, is_kernel_set, kernel_count, resolve_views
 from . import seeds
 from .config import ExperimentConfig, MatchRef, _algo_params, grid, width_key, with_widths
 from .spec import RunSpec
@@ -245,7 +245,7 @@ class Planner:
                          f"{' ...' if len(pts) > 5 else ''}")
 
     # ------------------------------------------------------------------ specs
-    def spec(self, phase, d, a, params: dict, perm: int, *, kernel: dict, setting: dict | None = None,
+    def spec(self, phase, d, a, params: dict, perm: int, *, kernel, setting: dict | None = None,
              fold: int | None = None) -> RunSpec:
         cls = algo_registry.REGISTRY[a.name]
         batch = self.cfg.mode == "batch"
@@ -268,8 +268,9 @@ class Planner:
             fold=fold if batch else None,
             cv={"folds": self.cfg.cv_folds, "max_rows": self.cfg.cv_max_rows} if batch and fold is not None else None)
 
-    def _kernel_for(self, d, a, pt: Point, values: dict | None = None) -> dict:
-        """The run's kernel: dataset's, else algorithm's (matches resolved), else the config's; then tuned values."""
+    def _kernel_for(self, d, a, pt: Point, values: dict | None = None):
+        """The run's kernel, built (a Kernel or KernelSet): dataset's, else algorithm's (matches resolved), else the
+        config's; then tuned values."""
         spec = d.kernel or (self._resolve_matches(d, a, pt, a.kernel, kernel=True)
                             if isinstance(a.kernel, dict) else a.kernel) or self.cfg.kernel
         if "kernel" in (values or {}):          # a tuned choice among kernels (tune: {kernel: [...]})
@@ -281,7 +282,7 @@ class Planner:
         if grid and not isinstance(spec, dict):
             raise ConfigError(f"{self._where(d, a)}: kernel.{next(iter(grid))} is tuned, but the kernel is a set "
                               f"of several ({spec if isinstance(spec, str) else len(spec)}); tune a single kernel")
-        return kernel_spec({**spec, **grid} if isinstance(spec, dict) else spec, f"{self._where(d, a)}: kernel")
+        return build_kernel({**spec, **grid} if isinstance(spec, dict) else spec, f"{self._where(d, a)}: kernel")
 
     def _base_params(self, d, a) -> dict:
         p = dict(a.params)

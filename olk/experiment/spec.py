@@ -2,7 +2,7 @@
 
 The planner (:mod:`olk.experiment.plan`) builds every RunSpec from the validated config — parameters
 checked by the learner's own check (:func:`olk.algorithms.registry.check_params_of`), the kernel
-normalised by :func:`olk.kernels.kernel_spec` — and nothing downstream re-parses or re-validates it:
+built once by :func:`olk.kernels.build_kernel` — and nothing downstream re-parses or re-validates it:
 execution (:mod:`olk.experiment.execute`) builds the learner from it, and its record (``to_record``)
 is what the run log, the tables and the regression check read.  The run id is derived from it, so the
 same config and seed give the same ids whatever ``n_jobs`` is, and a resumed run finds its results.
@@ -13,7 +13,9 @@ import copy
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
+
+from ..kernels import Kernel, KernelSet, kernel_json
 
 #: fields whose values identify a run (its id); ``fold``/``cv``/``test_part``/``holdout`` only when set
 _ID_KEYS = ("mode", "dataset", "preprocess", "scale", "shuffle", "seed", "perm", "algorithm", "label", "params",
@@ -49,7 +51,7 @@ class RunSpec:
     label: str                      # the config entry's label (several entries may share an algorithm)
     display: str
     params: dict                    # every parameter, validated, defaults filled
-    kernel: dict | list             # olk.kernels.kernel_spec: Kernel.to_dict(), or a list of them (a kernel set)
+    kernel: Union[Kernel, KernelSet]    # built once by the planner; its JSON (kernel_json) is in the id and record
     checkpoints: int
     algo_seed: Optional[int]        # the learner's RNG seed (stochastic learners only)
     setting: Optional[str] = None   # sweep point, e.g. "beta=5"
@@ -65,14 +67,14 @@ class RunSpec:
     run_id: str = field(default="", compare=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "run_id", run_id_of(self.__dict__))
+        object.__setattr__(self, "run_id", run_id_of({**self.__dict__, "kernel": kernel_json(self.kernel)}))
 
     def to_record(self) -> dict:
         """The spec as the flat dict a run's record starts from (the run log's format)."""
         rec = {"experiment": self.experiment, "phase": self.phase, "mode": self.mode, "dataset": self.dataset,
                "preprocess": copy.deepcopy(self.preprocess), "scale": self.scale, "shuffle": self.shuffle,
                "seed": self.seed, "perm": self.perm, "algorithm": self.algorithm, "label": self.label,
-               "display": self.display, "params": dict(self.params), "kernel": copy.deepcopy(self.kernel),
+               "display": self.display, "params": dict(self.params), "kernel": kernel_json(self.kernel),
                "checkpoints": self.checkpoints, "algo_seed": self.algo_seed, "task": self.task}
         if self.setting:
             rec["setting"] = self.setting
