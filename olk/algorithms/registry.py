@@ -51,6 +51,45 @@ class Param:
 
 
 @dataclass(frozen=True)
+class NumberOr:
+    """A :class:`Param` type: a number (an integer with ``integer=True``) or one keyword -- a rule such as
+    ``'R/sqrt(T)'`` or ``'auto'`` that the learner resolves itself, or ``'none'`` (returned as None).  The keyword
+    is matched ignoring case and spaces and returned as written here; its ``__name__`` is what the registry's
+    one-line error says the value should be ("expected a number or 'auto'").
+
+    >>> auto = NumberOr("auto"); auto(" AUTO "), auto(3), auto.__name__
+    ('auto', 3.0, "a number or 'auto'")
+    >>> NumberOr("none")("null") is None, NumberOr("p", integer=True)(4)
+    (True, 4)
+    """
+
+    keyword: str
+    integer: bool = False
+
+    @property
+    def __name__(self) -> str:
+        return f"{'an integer' if self.integer else 'a number'} or '{self.keyword}'"
+
+    def __call__(self, v):
+        if v is None and self.keyword == "none":
+            return None
+        if isinstance(v, str):
+            word = "".join(v.split()).casefold()
+            if word == "".join(self.keyword.split()).casefold() or (self.keyword == "none" and word in ("null", "")):
+                return None if self.keyword == "none" else self.keyword
+        if isinstance(v, bool):
+            raise ValueError(v)
+        if self.integer:
+            if isinstance(v, float) and not v.is_integer():
+                raise ValueError(v)
+            return int(v)
+        v = float(v)
+        if not math.isfinite(v):
+            raise ValueError(v)
+        return v
+
+
+@dataclass(frozen=True)
 class Reproducibility:
     """How exactly a learner's results reproduce on another machine (``olk regress`` holds it to this).
 
