@@ -369,17 +369,36 @@ def _attr(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
+def _qualified(t: type) -> str:
+    return f"{t.__module__}:{t.__qualname__}"
+
+
+def allowed_classes() -> dict[str, type]:
+    """The only classes a model file may name, by their 'module:QualName': the registered learners (a learner may
+    hold another, e.g. Mutron's perceptrons), olk's value types (``registry.value_type``: a Forgetron's bookkeeping,
+    a SimpleMKL solution) and the foreign classes of :data:`FOREIGN` (resolved only when named, from fixed
+    module and attribute names).  Loading builds nothing else: no name is looked up in a module."""
+    from .algorithms.registry import REGISTRY, VALUE_TYPES
+    out = {_qualified(c): c for c in REGISTRY.values()}
+    out.update({_qualified(c): c for c in VALUE_TYPES})
+    return out
+
+
+def _foreign(name: str) -> type:
+    mod, attr = FOREIGN[name]
+    return getattr(importlib.import_module(mod), attr)
+
+
 def _class_name(t: type) -> str | None:
-    """'module:QualName' of a class a model file may hold (olk's own, or the allow-list), else None."""
-    mod = t.__module__ or ""
-    if mod == "olk" or mod.startswith("olk."):
-        if "<locals>" in t.__qualname__ or mod.startswith("olk._core"):
-            return None
-        return f"{mod}:{t.__qualname__}"
-    if mod.split(".")[0] in {m.split(".")[0] for m, _ in FOREIGN.values()}:
-        for public, (m, attr) in FOREIGN.items():
+    """'module:QualName' of a class a model file may hold (:func:`allowed_classes`, or the foreign list), else
+    None (saving refuses it: a file olk could not read back is never written)."""
+    name = _qualified(t)
+    if allowed_classes().get(name) is t:
+        return name
+    for public, (mod, attr) in FOREIGN.items():
+        if t.__module__.split(".")[0] == mod.split(".")[0] and t.__name__ == attr:
             try:
-                if getattr(importlib.import_module(m), attr) is t:
+                if _foreign(public) is t:
                     return public
             except (ImportError, AttributeError):
                 continue
@@ -433,6 +452,9 @@ def _read(path: str) -> tuple[dict, dict]:
         if "pickle" in reason:
             reason = "an entry holds pickled Python objects, which olk never loads"
         raise ModelFileError(f"{bad} or it is corrupted ({reason})") from None
+    not_npy = sorted(k for k, a in arrays.items() if not isinstance(a, np.ndarray))
+    if not_npy:             # numpy hands back the raw bytes of an entry that is not a .npy array
+        raise ModelFileError(f"{path}: corrupted olk model file (entry {not_npy[0]!r} is not a NumPy array)")
     raw = arrays.pop(META)
     try:
         if raw.dtype != np.uint8 or raw.ndim != 1:
@@ -475,7 +497,7 @@ def _build(cls, meta: dict, arrays: dict, where: str):
         _set_state(model, state)
     except ModelFileError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+    except Exception as e:          # the file is untrusted input: whatever building from it raises is corruption
         raise ModelFileError(f"{where}: corrupted or incompatible olk model file "
                              f"({type(e).__name__}: {' '.join(str(e).split())[:120]})") from None
     return model, dec
@@ -498,7 +520,7 @@ def _build_estimator(meta: dict, dec: "_Decoder", learner, where: str):
             state[k] = np.asarray(state[k]).astype(object)
     except ModelFileError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+    except Exception as e:
         raise ModelFileError(f"{where}: corrupted or incompatible olk model file "
                              f"({type(e).__name__}: {' '.join(str(e).split())[:120]})") from None
     if state.get("learner_") is not learner:
@@ -510,6 +532,91 @@ def _build_estimator(meta: dict, dec: "_Decoder", learner, where: str):
     est = cls.__new__(cls)
     est.__dict__.update(state)
     return est
+
+
+def _check_pool_state(st, bad) -> None:
+    """The saved state of an SV pool is consistent before the compiled core (which has no bounds checks) sees it:
+    types, shapes, and every sparse feature index inside the pool's width.  `bad(why)` makes the one-line error."""
+    def arr(key, kind, ndim):
+        a = st.get(key)
+        if not isinstance(a, np.ndarray) or a.dtype.kind not in kind or a.ndim != ndim:
+            raise bad(f"the SV pool's {key!r} is not a {ndim}-d array of the expected type")
+        return a
+    if not isinstance(st, dict):
+        raise bad("the SV pool's state is not a dict")
+    nf, sparse = st.get("n_features"), st.get("sparse")
+    if type(nf) is not int or not 0 <= nf < 2 ** 31 or type(sparse) is not bool:
+        raise bad("the SV pool's width or layout is not valid")
+    m = arr("kind", "iu", 1).shape[0]
+    for key in ("gamma", "coef0", "degree"):
+        if arr(key, "f", 1).shape[0] != m:
+            raise bad(f"the SV pool's {key!r} does not have one value per kernel")
+    ck = arr("col_kernel", "iu", 1)
+    coef = arr("coef", "f", 2)
+    n = coef.shape[0]
+    if coef.shape[1] != ck.shape[0]:
+        raise bad("the SV pool's coefficients do not have one column per classifier")
+    if arr("mnorm", "f", 2).shape[0] != n or arr("tag", "iu", 1).shape[0] != n:
+        raise bad("the SV pool's arrays do not have one row per support vector")
+    for key in ("views", "normalize"):
+        v = st.get(key)
+        if v is not None and (not isinstance(v, list) or len(v) != m):
+            raise bad(f"the SV pool's {key!r} does not have one entry per kernel")
+    for v in st.get("views") or ():
+        if v is not None and not (isinstance(v, (list, tuple)) and len(v) == 2
+                                  and all(type(c) is int for c in v) and 0 <= v[0] < v[1] <= max(nf, 1)):
+            raise bad("the SV pool's kernel views are not column ranges inside its width")
+    if sparse:
+        lens, idx, val = arr("sp_len", "iu", 1), arr("sp_idx", "iu", 1), arr("sp_val", "f", 1)
+        if lens.shape[0] != n or (lens < 0).any() or int(lens.sum()) != idx.shape[0] or idx.shape != val.shape:
+            raise bad("the SV pool's sparse rows do not add up")
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= nf):
+            raise bad(f"a support vector has a feature index outside the pool's width {nf}")
+    elif arr("dense", "f", 2).shape != (n, nf):
+        raise bad("the SV pool's dense rows do not have its shape")
+
+
+#: what a value of a fresh learner's attribute says a loaded value of it must be (see :func:`_check_types`)
+_NUMBER = (int, float, np.integer, np.floating)
+
+
+def _check_types(model, fresh, where: str) -> None:
+    """Each attribute a freshly built learner (same parameters) sets in its constructor holds a value of the same
+    kind in the loaded model -- a number stays a number (an integer within 64 bits), a string a string, an array an
+    array of the same dimension and kind, any other value the same type -- so a hand-edited or corrupted state is
+    refused here in one line instead of failing with a TypeError or OverflowError when the model is used.
+    Attributes that start as None (the SV pool before the first example, ``classes_``) are checked by their own
+    decoder (:func:`_check_pool_state`) or not at all."""
+    from ._core.svpool import SVPool
+    late = {"pool": lambda v: isinstance(v, SVPool),
+            "classes_": lambda v: isinstance(v, np.ndarray) and v.ndim == 1 and v.shape[0] == 2,
+            "n_features_in_": lambda v: type(v) is int and 0 <= v < 2 ** 31}
+    for key, ok in late.items():        # set by learning: None in a fresh learner
+        v = model.__dict__.get(key)
+        if v is not None and not ok(v):
+            raise ModelFileError(f"{where}: corrupted olk model file (attribute {key!r} holds a "
+                                 f"{type(v).__name__} that is not a valid {key})")
+    if model.__dict__.get("src") is not None:
+        raise ModelFileError(f"{where}: corrupted olk model file (a model never holds bound data 'src')")
+    for key, ref in fresh.__getstate__().items():
+        if ref is None or key not in model.__dict__:
+            continue
+        v = model.__dict__[key]
+        if isinstance(ref, bool) or isinstance(ref, np.bool_):
+            ok = isinstance(v, (bool, np.bool_))
+        elif isinstance(ref, (int, np.integer)):          # a count stays an integer
+            ok = isinstance(v, (int, np.integer)) and not isinstance(v, bool) and -2 ** 63 <= int(v) < 2 ** 63
+        elif isinstance(ref, _NUMBER):
+            ok = isinstance(v, _NUMBER) and not isinstance(v, bool) and (
+                not isinstance(v, (int, np.integer)) or -2 ** 63 <= int(v) < 2 ** 63)
+        elif isinstance(ref, np.ndarray):
+            ok = isinstance(v, np.ndarray) and v.ndim == ref.ndim and v.dtype.kind == ref.dtype.kind
+        else:
+            ok = type(v) is type(ref)
+        if not ok:
+            shown = type(v).__name__ if not isinstance(v, (int, float, str)) or len(repr(v)) > 40 else repr(v)
+            raise ModelFileError(f"{where}: corrupted olk model file (attribute {key!r} holds {shown}, but a "
+                                 f"{type(model).__name__} keeps a {type(ref).__name__} there)")
 
 
 def _set_state(obj, state: dict) -> None:
@@ -533,8 +640,9 @@ def _check_compatible(model, cls, meta: dict, where: str) -> None:
         fresh = cls(kernel=model.kernels, random_state=None, **hyper)     # never touches the model's RNG
     except OlkError as e:
         raise ModelFileError(f"{where}: its parameters do not fit this olk: {e}") from None
-    except (AttributeError, TypeError, KeyError) as e:
-        raise ModelFileError(f"{where}: corrupted or incompatible olk model file ({e})") from None
+    except Exception as e:
+        raise ModelFileError(f"{where}: corrupted or incompatible olk model file ({type(e).__name__}: "
+                             f"{' '.join(str(e).split())[:120]})") from None
     # a hyper-parameter added to the learner after the file was written takes its registry default: olk adds a
     # parameter only with a default that keeps the old behaviour (e.g. OMKC's combine='vote'), so the model is
     # the one that was saved
@@ -543,6 +651,7 @@ def _check_compatible(model, cls, meta: dict, where: str) -> None:
         setattr(model, name, hyper[name])
         if isinstance(model.__dict__.get("hyperparams"), dict):
             model.hyperparams = {**model.hyperparams, name: hyper[name]}
+    _check_types(model, fresh, where)
     missing = sorted(set(fresh.__getstate__()) - set(model.__dict__))
     if missing:
         raise ModelFileError(f"{where}: its {meta['algorithm']} state lacks {', '.join(missing[:5])}"
@@ -676,7 +785,9 @@ class _Decoder:
     def _d_svpool(self, e):
         from ._core.svpool import _rebuild_pool
         i = self._slot()
-        self.memo[i] = pool = _rebuild_pool(self.decode(e["state"]))
+        state = self.decode(e["state"])
+        _check_pool_state(state, self._bad)     # the core reads these arrays without bounds checks
+        self.memo[i] = pool = _rebuild_pool(state)
         return pool
 
     def _d_object(self, e):
@@ -689,22 +800,19 @@ class _Decoder:
         _set_state(obj, state)
         return obj
 
-    def _class(self, name: str) -> type:
-        if name in FOREIGN:
-            mod, attr = FOREIGN[name]
-        else:
-            mod, _, attr = str(name).partition(":")
-            if not (mod == "olk" or mod.startswith("olk.")) or mod.startswith("olk._core") or not attr:
-                raise self._bad(f"class {name!r} is not one a model file may hold")
-        try:
-            obj = importlib.import_module(mod)
-            for part in attr.split("."):
-                obj = getattr(obj, part)
-        except (ImportError, AttributeError):
-            raise self._bad(f"this olk has no class {name!r}") from None
-        if not isinstance(obj, type):
-            raise self._bad(f"{name!r} is not a class")
-        return obj
+    def _class(self, name) -> type:
+        """The class a file names, from the allow-list only (exact names; no attribute of any module is looked up
+        from the file's text)."""
+        if isinstance(name, str) and name in FOREIGN:
+            try:
+                return _foreign(name)
+            except (ImportError, AttributeError):
+                raise self._bad(f"it holds a {name}, which needs a library this Python lacks") from None
+        cls = allowed_classes().get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise self._bad(f"class {str(name)[:80]!r} is not one a model file may hold (olk builds only its "
+                            f"registered learners, its own value types and {', '.join(sorted(FOREIGN)[:2])}, ...)")
+        return cls
 
 
 __all__ = ["save", "load", "FORMAT", "FORMAT_VERSION", "ModelFileError"]

@@ -38,7 +38,7 @@ from collections import deque
 
 import numpy as np
 
-from .registry import Param
+from .registry import Param, value_type
 
 
 def budget_param(minimum: int = 1) -> Param:
@@ -85,6 +85,7 @@ def discard_random(pool, col: int, rng) -> int:
     return forget(pool, int(slots[rng.integers(slots.shape[0])]), col)
 
 
+@value_type
 class ForgetronState:
     """One self-tuned Forgetron classifier's bookkeeping (Dekel, Shalev-Shwartz & Singer, SIAM J. Computing
     2008): M mistakes so far, Q the accumulated removal damage, the labels of its SVs oldest first (see

@@ -124,6 +124,17 @@ POSITIVE = dict(check=lambda v: v > 0, requirement="> 0")
 
 REGISTRY: dict[str, type] = {}
 ALIASES: dict[str, str] = {}
+#: olk's own value classes a learner may hold in its state besides other learners (a Forgetron's bookkeeping, a
+#: SimpleMKL solution): with the registered learners, the only olk classes a model file may name (olk.persist)
+VALUE_TYPES: list[type] = []
+
+
+def value_type(cls):
+    """Class decorator: `cls` is a plain value a learner's state may hold, so a saved model may contain it
+    (:mod:`olk.persist` builds it with ``__new__`` + its attributes; it must hold data only)."""
+    if cls not in VALUE_TYPES:
+        VALUE_TYPES.append(cls)
+    return cls
 
 
 def register(cls):

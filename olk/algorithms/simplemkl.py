@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError, DataError
-from .registry import Param, register
+from .registry import Param, register, value_type
 from .selection import C_GRID, KernelSelection, validation_score
 
 #: weights below this are set to 0 (then d is renormalised), as the authors' toolbox does
@@ -57,6 +57,7 @@ WEIGHT_ZERO = 1e-8
 _INV_PHI = (np.sqrt(5.0) - 1.0) / 2.0
 
 
+@value_type
 @dataclass(frozen=True)
 class SimpleMKLResult:
     """What :func:`simplemkl` returns (arrays are read-only).
