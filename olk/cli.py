@@ -47,6 +47,7 @@ def _csv_list(value: str | None) -> list[str] | None:
 def parse_set_options(items) -> dict[str, list]:
     """'beta=5,10,20' -> {'beta': [5.0, 10.0, 20.0]} (numbers parsed with YAML rules)."""
     import yaml
+    from ._lazy import yaml_load
     out: dict[str, list] = {}
     for it in items or ():
         if "=" not in it or not it.split("=", 1)[0].strip():
@@ -57,7 +58,7 @@ def parse_set_options(items) -> dict[str, list]:
             if x.strip() == "":
                 continue
             try:
-                vals.append(yaml.safe_load(x))
+                vals.append(yaml_load(x))
             except yaml.YAMLError:
                 raise ConfigError(f"--set {it}: {excerpt(x.strip())} is not a value; give numbers or words, "
                                   f"e.g. --set beta=5,10,20") from None
@@ -381,9 +382,10 @@ def _kernel_option(text: str | None):
     if text is None:
         return None
     import yaml
+    from ._lazy import yaml_load
     from .kernels import kernel_spec
     try:
-        spec = yaml.safe_load(text)
+        spec = yaml_load(text)
     except yaml.YAMLError:
         raise ConfigError(f"--kernel {excerpt(text)}: not a kernel; give a name (gaussian, spa16) or JSON such as "
                           f"'{{\"type\": \"gaussian\", \"gamma\": 0.4}}'") from None

@@ -23,12 +23,12 @@ class OlkError(Exception):
         super().__init__(_printable(" ".join(str(message).split())))
 
 
-class DataError(OlkError):
-    """Malformed, missing or inconsistent dataset."""
+class DataError(OlkError, ValueError):
+    """Malformed, missing or inconsistent dataset (also a ``ValueError``, as every user-input error is)."""
 
 
-class ConfigError(OlkError):
-    """Invalid experiment configuration or parameter."""
+class ConfigError(OlkError, ValueError):
+    """Invalid experiment configuration or parameter (also a ``ValueError``, as every user-input error is)."""
 
 
 class Interrupted(OlkError):

@@ -73,7 +73,7 @@ def _value_errors():
     :class:`InputError` (both ``ValueError``s, the same message)."""
     try:
         yield
-    except ValueError:
+    except (ParamError, InputError):
         raise
     except ConfigError as e:
         raise ParamError(str(e)) from None

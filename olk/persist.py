@@ -138,7 +138,7 @@ FOREIGN = {
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
-class ModelFileError(OlkError):
+class ModelFileError(OlkError, ValueError):
     """A model file that cannot be read (not an olk model, corrupted, or from an incompatible olk)."""
 
 
@@ -157,7 +157,7 @@ def save(model, path) -> None:
         model = estimator.learner_
     if not isinstance(model, KernelEstimator):
         raise OlkError(f"save: expected an olk learner (e.g. olk.algorithms.make('spa')), got {type(model).__name__}")
-    name = getattr(model, "name", None)
+    name = model.name            # a KernelEstimator: every learner declares its registry name
     if REGISTRY.get(name) is not type(model):
         raise OlkError(f"save: {type(model).__qualname__} is not a registered olk learner (registry name "
                        f"{name!r} is {'another class' if name in REGISTRY else 'unknown'}); only registered learners "
@@ -447,6 +447,8 @@ def _read(path: str) -> tuple[dict, dict]:
             if META not in z.files:
                 raise ModelFileError(f"{bad} (a .npz archive without the '{META}' entry)")
             arrays = {k: z[k] for k in z.files}
+    except ModelFileError:
+        raise
     except errors as e:
         reason = " ".join(str(e).split())[:120]
         if "pickle" in reason:

@@ -630,8 +630,18 @@ def load_config(path: str | Path) -> ExperimentConfig:
     """Read and validate a YAML config file."""
     p = Path(path)
     if not _is(p, "file"):
+        try:
+            exists = p.exists()
+        except (OSError, ValueError):
+            exists = False
+        if exists and not _is(p, "dir"):        # /dev/zero, a FIFO, a socket: reading it could block or never end
+            raise ConfigError(f"{path}: not a regular file; give the path of a YAML config file")
         raise ConfigError(f"{path}: config file not found")
+    from .._lazy import YAML_MAX_CHARS
     try:
+        if p.stat().st_size > YAML_MAX_CHARS:
+            raise ConfigError(f"{path}: {p.stat().st_size:,} bytes is too large for a config file (at most "
+                              f"{YAML_MAX_CHARS:,}); give a YAML config such as configs/demo.yaml")
         data = p.read_bytes()
     except OSError as e:
         raise ConfigError(f"{path}: cannot read the config file ({e.strerror or e})") from None

@@ -66,7 +66,7 @@ def algorithm_styles() -> dict[str, tuple[str, str]]:
     """registry name -> (colour, marker) of every registered learner that declares a style."""
     from olk.algorithms.registry import REGISTRY, available
     available()
-    return {name: tuple(cls.style) for name, cls in REGISTRY.items() if getattr(cls, "style", None)}
+    return {name: tuple(cls.style) for name, cls in REGISTRY.items() if cls.style}
 
 
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "p", "h", "d", "*", "H", "8")

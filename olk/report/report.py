@@ -210,11 +210,12 @@ def find_configs(configs_dir: Path | None) -> list[ConfigInfo]:
     if configs_dir is None or not configs_dir.is_dir():
         return []
     import yaml
+    from .._lazy import yaml_load
 
     out = []
     for f in sorted(list(configs_dir.rglob("*.yaml")) + list(configs_dir.rglob("*.yml"))):
         try:
-            cfg = yaml.safe_load(f.read_text(encoding="utf-8"))
+            cfg = yaml_load(f.read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError):
             continue
         if not isinstance(cfg, dict) or not cfg.get("paper") or cfg.get("table") is None:
