@@ -386,9 +386,10 @@ def _kernel_option(text: str | None):
     from .kernels import kernel_spec
     try:
         spec = yaml_load(text)
-    except yaml.YAMLError:
-        raise ConfigError(f"--kernel {excerpt(text)}: not a kernel; give a name (gaussian, spa16) or JSON such as "
-                          f"'{{\"type\": \"gaussian\", \"gamma\": 0.4}}'") from None
+    except yaml.YAMLError as e:
+        why = " ".join(str(getattr(e, "problem", "") or "").split())
+        raise ConfigError(f"--kernel {excerpt(text)}: not a kernel{f' ({why})' if why else ''}; give a name (gaussian, "
+                          f"spa16) or JSON such as '{{\"type\": \"gaussian\", \"gamma\": 0.4}}'") from None
     kernel_spec(spec, "--kernel")
     return spec
 
@@ -554,20 +555,65 @@ def bench(suite, options):
             raise
 
 
+#: set by the SIGTERM handler: the interruption in progress is a termination (exit status 143, not 130)
+_TERMINATED = False
+
+
+def _on_sigterm(signum, frame):
+    """SIGTERM (a job scheduler, ``timeout``, ``kill``) is handled like Ctrl-C: the command stops where it is,
+    keeps what it finished (a run writes its tables) and says how to resume; the exit status is 143."""
+    global _TERMINATED
+    _TERMINATED = True
+    raise KeyboardInterrupt
+
+
+def _install_signal_handlers() -> None:
+    import signal
+    try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+        # a file-size limit (ulimit -f) would kill the process with SIGXFSZ mid-write; ignored, the write fails
+        # with EFBIG instead and is reported in one line naming the file
+        if hasattr(signal, "SIGXFSZ"):
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    except ValueError:          # not the main thread (olk.cli.main called from a thread): leave them
+        pass
+
+
+def _stop_workers() -> None:
+    """Shut joblib's reusable worker processes down now (after an interruption they would otherwise idle for
+    minutes before noticing)."""
+    loky = sys.modules.get("joblib.externals.loky")
+    if loky is None:
+        return
+    try:
+        loky.get_reusable_executor().shutdown(wait=False, kill_workers=True)
+    except Exception:           # pragma: no cover - best effort on the way out
+        pass
+
+
 def main(argv=None):
     """Entry point: run the CLI, turning user-input errors into one line ``olk: error: ...``.
 
-    Exit status: 0 success, 1 an internal error (a bug: traceback), 2 bad input (config, data, option),
-    130 interrupted (Ctrl-C / SIGINT; the line says what was saved and how to resume).
+    Exit status: 0 success, 1 an internal error (a bug: traceback), 2 bad input (config, data, option; also a
+    full disk or a file-size limit, named with the file), 130 interrupted (Ctrl-C / SIGINT), 143 terminated
+    (SIGTERM); the line of an interruption says what was saved and how to resume.
     """
+    _install_signal_handlers()
     try:
         cli.main(args=argv, prog_name="olk", standalone_mode=False)
+    except Interrupted as e:
+        _stop_workers()
+        code = 143 if _TERMINATED else e.exit_code
+        click.echo(f"olk: error: {'terminated (SIGTERM); ' if _TERMINATED else ''}{e}", err=True)
+        sys.exit(code)
     except OlkError as e:
         click.echo(f"olk: error: {e}", err=True)
         sys.exit(e.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
-        click.echo(f"olk: error: {_interrupted(_command_of(sys.argv[1:] if argv is None else argv))}", err=True)
-        sys.exit(Interrupted.exit_code)
+        _stop_workers()
+        click.echo(f"olk: error: {'terminated (SIGTERM); ' if _TERMINATED else ''}"
+                   f"{_interrupted(_command_of(sys.argv[1:] if argv is None else argv))}", err=True)
+        sys.exit(143 if _TERMINATED else Interrupted.exit_code)
     except click.ClickException as e:
         msg = " ".join(e.format_message().split())
         click.echo(f"olk: error: {msg}", err=True)

@@ -29,7 +29,7 @@ from ..errors import OlkError
 from ..paths import project_dir
 from .config import load_config
 from .runner import Runner
-from .store import atomic_write_text
+from ..fileio import atomic_write_text
 
 @dataclass
 class RegressReport:

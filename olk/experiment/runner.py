@@ -31,7 +31,8 @@ from .data import kernel_widths, prepare_data
 from .execute import execute_all, execute_run
 from .plan import Planner
 from .spec import RunSpec
-from .store import RunStore, atomic_write_text
+from ..fileio import DirLock, atomic_write_text, check_writable_dir, write_error
+from .store import RunStore
 
 # ------------------------------------------------------------------------- the runner
 
@@ -194,13 +195,26 @@ class Runner:
                 for a in self.cfg.algorithms if a.outputs}
 
     def run(self) -> Path:
-        """Run everything (resuming if asked) and write runs.csv, curves.csv, experiment.json and tables."""
+        """Run everything (resuming if asked) and write runs.csv, curves.csv, experiment.json and tables, holding
+        the results directory's lock (``OUT/.lock``) throughout: one writer per directory."""
+        check_writable_dir(self.out)                # before anything is made
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise write_error(self.out, e, "create the results directory") from None
+        with DirLock(self.out):
+            return self._run_locked()
+
+    def _run_locked(self) -> Path:
         if self.store.exists() and not (self.resume or self.force):
             raise OlkError(f"{self.out} already holds runs of '{self.cfg.name}': pass --resume to continue them "
                            f"(finished runs are kept) or --force to start over")
         if self.force:
             self.store.reset()
-        self.out.mkdir(parents=True, exist_ok=True)
+        torn = self.store.repair()
+        if torn:
+            self.log(f"olk: {self.store.log} ended in a torn line ({torn} bytes, a write cut short): removed; "
+                     f"that run is computed again")
         self.store.load()
         self.previous_meta = {}
         if self.resume and not self.force and (self.out / "experiment.json").is_file():

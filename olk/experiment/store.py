@@ -24,11 +24,7 @@ TASK_COLUMNS = ["mse", "test_mse", "log_loss", "n_labels", "label_efficiency"]
 CURVE_VALUES = ["mistake_rate", "mse"]
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+from ..fileio import atomic_write_text, write_error  # noqa: E402,F401  (the one atomic writer)
 
 
 class RunStore:
@@ -41,6 +37,37 @@ class RunStore:
 
     def exists(self) -> bool:
         return self.log.is_file() and self.log.stat().st_size > 0
+
+    def repair(self) -> int:
+        """Cut a torn last line off the log (a write cut short by a full disk, a file-size limit or a kill: the
+        log does not end with a newline), so the next record starts on a line of its own instead of being glued
+        to the fragment and lost.  Returns the bytes removed (that run is simply computed again)."""
+        try:
+            with open(self.log, "rb+") as fh:
+                size = fh.seek(0, os.SEEK_END)
+                if size == 0:
+                    return 0
+                fh.seek(size - 1)
+                if fh.read(1) == b"\n":
+                    return 0
+                keep, pos, block = 0, size, 1 << 16
+                while pos > 0:                      # the last newline, reading backwards
+                    start = max(0, pos - block)
+                    fh.seek(start)
+                    chunk = fh.read(pos - start)
+                    i = chunk.rfind(b"\n")
+                    if i >= 0:
+                        keep = start + i + 1
+                        break
+                    pos = start
+                fh.truncate(keep)
+                fh.flush()
+                os.fsync(fh.fileno())
+                return size - keep
+        except FileNotFoundError:
+            return 0
+        except OSError as e:
+            raise write_error(self.log, e, "repair") from None
 
     def load(self) -> dict[str, dict]:
         self._records = {}
@@ -69,10 +96,14 @@ class RunStore:
     def append(self, rec: dict) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         line = json.dumps(rec, sort_keys=True, default=float)
-        with open(self.log, "a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            with open(self.log, "a", encoding="utf-8") as fh:
+                fh.write(line + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as e:
+            self.repair()                   # what was half-written must not swallow the next record
+            raise write_error(self.log, e, "append to the run log") from None
         self._records[rec["run_id"]] = rec
 
     def records(self) -> dict[str, dict]:

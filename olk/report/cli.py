@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from olk.fileio import atomic_write_text
 from olk.errors import OlkError
 from olk.report.results import load_results
 
@@ -23,7 +24,7 @@ def _fail(e: Exception) -> click.ClickException:
 
 
 def _write(out: str, text: str) -> None:
-    Path(out).write_text(text, encoding="utf-8")
+    atomic_write_text(out, text)
     click.echo(f"wrote {out}", err=True)
 
 

@@ -28,6 +28,7 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from olk.fileio import atomic_write_text
 from olk.errors import ConfigError, OlkError, did_you_mean
 from olk.report.results import METRICS, Results, aggregate, load_results
 from olk.report.tables import format_cell, format_value
@@ -226,7 +227,7 @@ class Comparison:
         files = {"compare.md": self.to_markdown(), "compare.csv": self.to_csv(),
                  "compare_ranking.csv": self.ranking_csv()}
         for name, text in files.items():
-            (d / name).write_text(text, encoding="utf-8")
+            atomic_write_text(d / name, text)
         return [d / n for n in files]
 
 

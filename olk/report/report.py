@@ -45,6 +45,7 @@ from markdown.extensions import Extension
 from markdown.postprocessors import Postprocessor
 from markdown.treeprocessors import Treeprocessor
 
+from olk.fileio import atomic_write_text
 from olk.errors import OlkError
 from olk.report.compare import Comparison, cell_texts, compare, unit_suffix
 from olk.report.results import METRICS, Results, load_results
@@ -724,12 +725,11 @@ def build_report(results_root: str | Path | None = None, out: str | Path | None 
     text, figures = render_report(root, out_md.parent.resolve(), include_quick, cfg_dir,
                                   Path(published) if published is not None else None, project)
     out_md.parent.mkdir(parents=True, exist_ok=True)
-    out_md.write_text(text, encoding="utf-8")
+    atomic_write_text(out_md, text)
     written = [out_md]
     if html:
         out_html = out_md.with_suffix(".html")
-        out_html.write_text(markdown_to_html(text, base_dir=out_md.parent, title="olk reproduction report"),
-                            encoding="utf-8")
+        atomic_write_text(out_html, markdown_to_html(text, base_dir=out_md.parent, title="olk reproduction report"))
         written.append(out_html)
     return written + figures
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from olk.errors import OlkError, did_you_mean
+from olk.fileio import atomic_write_text
 from olk.report.results import METRICS, Results, aggregate, load_results
 
 FORMATS = ("md", "csv", "latex")
@@ -272,6 +273,6 @@ def write_tables(results_dir: str | Path | Results) -> list[Path]:
     written = []
     for fmt, name in FILES.items():
         path = t.results.path / name
-        path.write_text(_RENDER[fmt](t), encoding="utf-8")
+        atomic_write_text(path, _RENDER[fmt](t))        # the old table stays whole if the write fails
         written.append(path)
     return written
