@@ -106,3 +106,70 @@ def test_missing_dask_names_the_extra(tmp_path, capsys, monkeypatch):
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert code == 2 and len(lines) == 1, err
     assert "--backend dask needs dask.distributed, which is not installed: pip install 'olk[distributed]'" in lines[0]
+
+
+# ------------------------------------------------------------------ any cluster size, faults, no dashboard (issue 30)
+def test_dask_with_one_worker_is_bit_identical(tmp_path, capsys, local_records):
+    """``--backend dask -j 1`` (a one-thread cluster) ran joblib's sequential path on the scattered futures and
+    crashed with "'Future' object has no attribute 'shape'"."""
+    code, _, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                         "--backend", "dask", "-j", "1"], capsys)
+    assert code == 0, err
+    assert "1 worker(s)" in err and "Traceback" not in err
+    assert _records(tmp_path / "o") == local_records
+
+
+def test_a_scheduler_with_one_worker_thread_and_a_lost_worker(tmp_path, capsys, local_records):
+    """A cluster of two single-thread workers loses one after the first invocation; ``--resume`` on the same
+    cluster, now one worker with one thread, finishes the rest bit-identically."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR) as cluster:
+        address = cluster.scheduler_address
+        code, _, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                             "--scheduler", address, "--algorithms", "pa1"], capsys)
+        assert code == 0, err
+        with distributed.Client(address) as c:                     # lose a worker
+            workers = sorted(c.scheduler_info()["workers"])
+            c.retire_workers(workers[:1], close_workers=True)
+            deadline = __import__("time").time() + 30
+            while len(c.scheduler_info()["workers"]) != 1 and __import__("time").time() < deadline:
+                __import__("time").sleep(0.2)
+            assert len(c.scheduler_info()["workers"]) == 1
+        code, _, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                             "--scheduler", address, "--resume"], capsys)
+        assert code == 0, err
+        assert "1 worker(s)" in err
+    assert _records(tmp_path / "o") == local_records
+
+
+def test_a_scheduler_without_workers_is_one_line(tmp_path, capsys, monkeypatch):
+    from olk.experiment import dask_backend
+    monkeypatch.setattr(dask_backend, "WORKER_TIMEOUT", 2.0)
+    with distributed.LocalCluster(n_workers=0, host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR) as cluster:
+        code, _, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                             "--scheduler", cluster.scheduler_address], capsys)
+    lines = [ln for ln in err.splitlines() if ln.startswith("olk: error:")]
+    assert code == 2 and len(lines) == 1, err
+    assert "has no worker after 2 s" in lines[0] and "--resume" in lines[0]
+
+
+def test_no_dashboard_and_no_warning_when_8787_is_busy(tmp_path, capsys):
+    import socket
+    import warnings
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", 8787))
+        s.listen()
+    except OSError:
+        pass                        # busy already: the same situation
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")              # a "Port 8787 is already in use" warning fails the test
+            code, _, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                                 "--backend", "dask", "-j", "1", "--algorithms", "perceptron"], capsys)
+    finally:
+        s.close()
+    assert code == 0, err
+    assert "already in use" not in err and "Hosting the HTTP server" not in err
+    assert [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("olk:")] == []

@@ -7,13 +7,15 @@ backend, with:
 * ``--scheduler tcp://HOST:PORT``: an existing ``dask.distributed`` scheduler and its workers (every worker
   needs the same olk installed; the data are not read there: they are sent from this machine);
 * ``--backend dask`` alone: a ``distributed.LocalCluster`` started for the run on 127.0.0.1 (``n_jobs``
-  worker processes, one thread each, no dashboard, no Dask memory limit: olk's memory guard applies) and
-  closed afterwards.
+  worker processes, one thread each, no dashboard -- its HTTP health endpoint on a free loopback port, so a busy
+  8787 prints nothing --, no Dask memory limit: olk's memory guard applies) and closed afterwards.
 
 Each dataset's arrays are shipped to the workers **once** per ``olk run`` (``client.scatter(...,
-broadcast=True)``); every task refers to them by their futures instead of pickling them again.  Records come
-back as runs finish (joblib's ``return_as="generator_unordered"``) and the runner appends each to the
-resumable ``runs.jsonl``, as with the local backends.
+broadcast=True)``); every task refers to them by their futures instead of pickling them again.  Each run is one
+Dask task (``client.submit``; any cluster size works, one worker thread included); records come back as runs
+finish (``distributed.as_completed``) and the runner appends each to the resumable ``runs.jsonl``, as with the
+local backends.  A lost worker's tasks are rerun by Dask on the others; a cluster without workers (after
+``WORKER_TIMEOUT`` s) or a run that cannot finish is one line, and ``--resume`` continues.
 """
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ from ..errors import ConfigError, OlkError
 
 INSTALL = "pip install 'olk[distributed]'"
 CONNECT_TIMEOUT = "10s"
+#: seconds to wait for the first worker of a cluster before giving up in one line
+WORKER_TIMEOUT = 30.0
 
 
 def require() -> None:
@@ -56,12 +60,53 @@ class DaskSession:
             n = len(self.client.scheduler_info().get("workers", {}))
             self.log(f"olk: Dask scheduler {self.scheduler}: {n} worker(s)")
         else:
+            # no dashboard: its HTTP endpoint (health checks only: bokeh is not used) listens on a free port of
+            # the loopback interface, so a busy 8787 gives no warning and nothing listens outside this machine
             self.cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
-                                        host="127.0.0.1", dashboard_address=None, memory_limit=0,
+                                        host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                        scheduler_kwargs={"dashboard": False}, memory_limit=0,
                                         silence_logs=logging.ERROR)
             self.client = Client(self.cluster, set_as_default=False)
             self.log(f"olk: Dask LocalCluster on 127.0.0.1: {self.n_workers} worker(s), 1 thread each")
         return self
+
+    def wait_for_workers(self, timeout: float | None = None) -> int:
+        """The number of workers, waiting up to `timeout` (default :data:`WORKER_TIMEOUT`) seconds for the first
+        one: none is one line."""
+        timeout = WORKER_TIMEOUT if timeout is None else timeout
+        try:
+            self.client.wait_for_workers(1, timeout=timeout)
+        except (TimeoutError, OSError) as e:
+            where = f"the scheduler {self.scheduler}" if self.scheduler else "the local cluster"
+            raise OlkError(f"--backend dask: {where} has no worker after {timeout:g} s ({type(e).__name__}); start "
+                           f"workers with 'dask worker {self.scheduler or 'SCHEDULER'}' and rerun with --resume") from None
+        return len(self.client.scheduler_info().get("workers", {}))
+
+    def run_all(self, specs, run, data: dict):
+        """Yield ``run(spec, *arrays)`` of every spec as the tasks finish, one Dask task per run (any cluster size:
+        one worker thread runs them one after another).  The arrays are the scattered futures.  A worker lost
+        mid-run: Dask reruns its tasks on the others; a task that cannot finish (every worker gone, or killed
+        each time it ran it) ends the run with one line saying that finished runs are kept."""
+        from distributed import as_completed
+        self.wait_for_workers()
+        futures = self.scatter({s.dataset: data[s.dataset] for s in specs})
+        tasks = [self.client.submit(run, s, *futures[s.dataset], pure=False, key=f"olk-run-{s.run_id}-{i}")
+                 for i, s in enumerate(specs)]
+        try:
+            for fut in as_completed(tasks, loop=self.client.loop):
+                try:
+                    yield fut.result()
+                except Exception as e:      # noqa: BLE001 - a distributed failure: one line, the rest is kept
+                    name = type(e).__name__
+                    if name in ("KilledWorker", "CancelledError", "FutureCancelledError", "CommClosedError",
+                                "TimeoutError", "OSError") or "distributed" in type(e).__module__:
+                        raise OlkError(f"--backend dask: a run could not finish on the cluster ({name}: "
+                                       f"{' '.join(str(e).split())[:120]}); the runs that finished are kept: rerun "
+                                       f"with --resume") from None
+                    raise
+        finally:
+            for t in tasks:
+                t.release()
 
     def scatter(self, data: dict) -> dict[str, tuple]:
         """Ship every dataset's arrays to all workers (once: a dataset already scattered is not sent again);

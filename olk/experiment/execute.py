@@ -110,13 +110,9 @@ def execute_all(specs: list[RunSpec], data: dict, run, *, n_jobs: int, backend: 
                     yield from execute_all(specs, data, run, n_jobs=n_jobs, backend=backend, desc=desc,
                                            progress=False, session=own)
                 return
-            from joblib import Parallel, delayed, parallel_config
-            futures = session.scatter({s.dataset: data[s.dataset] for s in specs})
-            with parallel_config(backend="dask", client=session.client):
-                par = Parallel(n_jobs=-1, batch_size=1, return_as="generator_unordered")
-                for rec in par(delayed(run)(s, *futures[s.dataset]) for s in specs):
-                    yield rec
-                    bar.update()
+            for rec in session.run_all(specs, run, data):
+                yield rec
+                bar.update()
         else:
             from joblib import Parallel, delayed
             par = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
