@@ -96,7 +96,7 @@ def test_fetch_http_404_and_unreachable(server, tmp_path):
     assert "cannot download german-small/all" in str(exc.value)
     with pytest.raises(DataError) as exc:
         fetch_dataset("german-small", dest=tmp_path / "d", url="nonsense-url")
-    assert "not a valid URL" in str(exc.value)
+    assert "is not an http(s) URL" in str(exc.value)
 
 
 def test_fetch_refuses_ambiguous_url_and_missing_url(tmp_path):
@@ -150,3 +150,29 @@ def test_fetch_skips_files_already_on_search_path(monkeypatch):
     monkeypatch.setenv("OLK_DATA", str(DATASETS))
     got = fetch_dataset("a9a-small")                 # no URL on record, but nothing to download
     assert got[0].status == "present" and got[0].path == DATASETS / "samples" / "a9a-small.libsvm.xz"
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://127.0.0.1/x", "FILE:///etc/hostname", "data:,x"])
+def test_fetch_takes_only_http_urls(tmp_path, url):
+    """--url file://... read local files (issue 30): only http(s) is fetched; nothing is written."""
+    with pytest.raises(DataError, match="is not an http\\(s\\) URL"):
+        fetch_dataset("german-small", dest=tmp_path / "d", url=url)
+    assert not (tmp_path / "d").exists() or not any((tmp_path / "d").rglob("*"))
+
+
+@pytest.mark.parametrize("path", ["../../escaped.libsvm", "/tmp/olk-absolute-escape.libsvm", "a/../../b.libsvm"])
+def test_a_registry_path_cannot_write_outside_the_destination(tmp_path, monkeypatch, path, server):
+    """An $OLK_REGISTRY entry with path '../../x' or an absolute path made `olk datasets fetch --dest D` write
+    outside D (issue 30): refused in one line before anything is downloaded."""
+    base, _ = server
+    reg = tmp_path / "reg.yaml"
+    reg.write_text("datasets:\n  evil:\n    description: x\n    labels: [-1, 1]\n    storage: sparse\n    task: binary\n    format: libsvm\n    n_features: 5\n"
+                   f"    files:\n      all: {{path: '{path}', rows: 3, url: '{base}/german-small.libsvm'}}\n")
+    monkeypatch.setenv("OLK_REGISTRY", str(reg))
+    from olk.data import registry as reg_mod
+    reg_mod.get_registry.cache_clear() if hasattr(reg_mod.get_registry, "cache_clear") else None
+    dest = tmp_path / "deep" / "d"
+    with pytest.raises(DataError, match="leads outside the destination"):
+        fetch_dataset("evil", dest=dest)
+    assert not (tmp_path / "escaped.libsvm").exists() and not Path("/tmp/olk-absolute-escape.libsvm").exists()
+    assert not (tmp_path / "b.libsvm").exists() and not (tmp_path / "deep" / "b.libsvm").exists()

@@ -54,7 +54,9 @@ def fetch_dataset(name: str, *, dest: str | os.PathLike | None = None, url: str 
     out = []
     for s, f in targets:
         source = url or f.url
-        final_base = root / f.path
+        final_base = _inside(root, f.path, f"dataset '{name}' file '{f.path}'")
+        if source:
+            _check_scheme(source, f"dataset '{name}'" if url is None else "--url")
         if dest is None:        # anywhere on the search path counts (e.g. the shared offline copy)
             present = [p for p in [find_file(f.path, data_dir)] if p is not None]
         else:
@@ -74,6 +76,27 @@ def fetch_dataset(name: str, *, dest: str | os.PathLike | None = None, url: str 
             check = "sha256 OK" if verified else ("sha256 recorded in " + sidecar(path).name if sha else "")
             progress(f"{name}/{s}{'/' + f.view if f.view else ''}: downloaded {source} -> {path} ({check})")
     return out
+
+
+def _inside(root: Path, rel: str, what: str) -> Path:
+    """``root / rel``, refused in one line when `rel` is absolute or climbs out of `root` (``../../x``): a download
+    only ever writes inside its destination directory."""
+    p = Path(rel)
+    base = root.resolve()
+    target = (base / p).resolve()
+    if p.is_absolute() or (target != base and base not in target.parents):
+        raise DataError(f"{what}: its path leads outside the destination {root} (an absolute path or '..'); a "
+                        f"registry path must be relative, inside the data directory: fix the registry entry")
+    return root / p
+
+
+def _check_scheme(url: str, what: str) -> None:
+    """Only http(s) URLs are fetched: file://, ftp:// and the rest are refused in one line (a fetch never reads a
+    local file or speaks another protocol; copy a local file into the data directory by hand)."""
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme not in ("http", "https"):
+        raise DataError(f"{what}: {url[:80]!r} is not an http(s) URL; olk fetches only http:// and https:// "
+                        f"(copy a local file into the data directory by hand)")
 
 
 def download(url: str, final_base: Path, fspec: FileSpec | None, what: str = "") -> tuple[Path, str, bool]:
@@ -129,7 +152,7 @@ def _copy_url(url: str, out, what: str) -> None:
         raise DataError(f"{url}: cannot download {what} ({e.reason}): check the network / URL, or download it "
                         f"by hand and set OLK_DATA") from None
     except ValueError as e:
-        raise DataError(f"{url}: not a valid URL ({e}): pass a full http(s):// or file:// URL") from None
+        raise DataError(f"{url}: not a valid URL ({e}): pass a full http(s):// URL") from None
     except (OSError, TimeoutError) as e:
         raise DataError(f"{url}: download of {what} failed ({e}): try again or download it by hand") from None
 
