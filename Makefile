@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml setup.py olk/_core/*.pyx olk/_core/*.h
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(OLK) run configs/demo.yaml --force --out results/demo
+	$(OLK) run configs/demo.yaml --force --out scratch/demo   # outside results/: never in REPRODUCTION.md
 
 test: $(STAMP)
 	$(PY) -m pytest tests

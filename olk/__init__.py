@@ -8,9 +8,16 @@ Every algorithm is also a scikit-learn estimator: ``olk.estimator("spa", beta=20
 from ._version import __version__  # noqa: F401
 
 
+def save(model, path) -> None:
+    """Write `model` (a learner, trained or not, or a fitted scikit-learn estimator of :mod:`olk.estimators`) to
+    one file (an ``.npz`` archive + JSON, no pickle); :func:`load` reads it back.  See :mod:`olk.persist`."""
+    from .persist import save as _save
+    _save(model, path)
+
+
 def load(path):
-    """Read a model saved with ``model.save(path)`` / ``olk.persist.save`` (no pickle): a learner, or the
-    scikit-learn estimator that was saved; see :mod:`olk.persist`."""
+    """Read a model written by :func:`save` (no pickle; only olk's registered learners, its value types and a short
+    allow-list are ever built): a learner, or the scikit-learn estimator that was saved; see :mod:`olk.persist`."""
     from .persist import load as _load
     return _load(path)
 

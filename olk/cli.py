@@ -312,8 +312,8 @@ def train(data, algorithm, kernel, sets, seed, shuffle, out, quiet):
     params = _train_params(cls.name, sets)
     spec = _kernel_option(kernel)
     model = registry.make(cls.name, kernel=spec, random_state=seed, where=cls.name, **params)
-    if not Path(out).absolute().parent.is_dir():        # fail before training, not after
-        raise ConfigError(f"-o {out}: the directory {Path(out).absolute().parent} does not exist")
+    from .fileio import check_writable_dir
+    check_writable_dir(Path(out).absolute().parent, "-o")   # fail before training, not after (made when saving)
     own_file = data not in get_registry()
     d = load_dataset(data, preprocess={"task": "regression" if cls.task == "regression" else "binary"}
                      if own_file else None)

@@ -27,7 +27,7 @@ The contract is scikit-learn's, strictly:
   expansion has ``support_vectors_`` (dense, or scipy CSR for sparse data) and ``dual_coef_`` ((n_sv, n_cols):
   output column j is f_j(x) = sum_s dual_coef_[s, j] k_j(sv_s, x), plus ``intercept_`` where the model has a
   bias); the random-feature regressors have ``coef_``; multi-kernel models ``kernel_weights_``.
-* ``save(path)`` / ``olk.load(path)``: one ``.npz`` file, no pickle (:mod:`olk.persist`); pickling works too.
+* ``olk.save(est, path)`` / ``olk.load(path)``: one ``.npz`` file, no pickle (:mod:`olk.persist`); pickling works too.
 
 >>> import numpy as np, olk
 >>> from olk.estimators import SPAClassifier
@@ -203,13 +203,6 @@ class OlkEstimator(BaseEstimator):
         except (ConfigError, TypeError, ValueError):    # an invalid kernel is reported by fit, not by the tags
             pass
         return tags
-
-    # ------------------------------------------------------------------ persistence
-    def save(self, path) -> None:
-        """Write this fitted estimator to one file (``.npz`` + JSON, no pickle; :mod:`olk.persist`);
-        ``olk.load(path)`` reads it back as this estimator."""
-        from .persist import save
-        save(self, path)
 
     @property
     def _estimator_type_name(self) -> str:

@@ -1,5 +1,6 @@
-"""Saving and loading olk models without pickle: ``save(model, path)`` / ``load(path)`` (also ``model.save(path)``
-and ``olk.load(path)``), for a learner or a fitted scikit-learn estimator of :mod:`olk.estimators`.
+"""Saving and loading olk models without pickle: ``olk.save(model, path)`` / ``olk.load(path)`` (this module's
+``save`` / ``load``), for a learner or a fitted scikit-learn estimator of :mod:`olk.estimators`.  Models do not
+know about files: nothing below this module imports it.
 
 A saved model is ONE file: a NumPy ``.npz`` archive (a zip of ``.npy`` files, written by
 ``numpy.savez_compressed``) holding every array of the model plus one JSON document that describes the rest.
@@ -13,7 +14,7 @@ choose; ``.olk`` is the convention of the command line (``olk train ... -o model
 >>> rng = np.random.default_rng(0); X = rng.random((50, 4)); y = np.where(X[:, 0] > 0.5, 1, -1)
 >>> model = make("spa", kernel={"type": "gaussian", "gamma": 2.0}, beta=5, random_state=0).fit(X, y)
 >>> path = os.path.join(tempfile.mkdtemp(), "spa.olk")
->>> model.save(path)
+>>> save(model, path)
 >>> again = load(path)
 >>> bool((again.decision_function(X) == model.decision_function(X)).all()), again.n_sv == model.n_sv
 (True, True)
@@ -22,7 +23,7 @@ choose; ``.olk`` is the convention of the command line (``olk train ... -o model
 ('olk-model', 1, 'spa', {'kind': 'gaussian', 'gamma': 2.0})
 >>> from olk.estimators import SPAClassifier                  # a scikit-learn estimator: format version 2
 >>> est = SPAClassifier(kernel={"type": "gaussian", "gamma": 2.0}, beta=5, random_state=0).fit(X, y)
->>> est.save(path)
+>>> save(est, path)
 >>> again = load(path)
 >>> type(again).__name__, again.get_params() == est.get_params(), bool((again.predict(X) == est.predict(X)).all())
 ('SPAClassifier', True, True)
@@ -184,6 +185,7 @@ def save(model, path) -> None:
     path = Path(os.fspath(path))
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)      # e.g. scratch/model.olk in a fresh checkout
         with open(tmp, "wb") as f:
             np.savez_compressed(f, **arrays)
         os.replace(tmp, path)

@@ -251,7 +251,7 @@ def test_save_and_load_round_trip_every_estimator_exactly(name, tmp_path):
     sparse = REGISTRY[name].sparse_input
     est, X, y = _fit(name, sparse=sparse)
     path = tmp_path / "m.olk"
-    est.save(path)
+    olk.save(est, path)
     again = olk.load(path)
     assert type(again) is type(est) and again.get_params() == est.get_params()
     assert again.n_features_in_ == est.n_features_in_
@@ -275,7 +275,7 @@ def test_a_saved_estimator_keeps_feature_names_and_string_labels(tmp_path):
     X, y = _data()
     df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
     est = olk.estimator("perceptron", kernel=RBF).fit(df, y)
-    est.save(tmp_path / "p.olk")
+    olk.save(est, tmp_path / "p.olk")
     again = olk.load(tmp_path / "p.olk")
     assert again.feature_names_in_.dtype == object and again.feature_names_in_.tolist() == list(df.columns)
     assert again.classes_.tolist() == ["a", "b"]
@@ -285,21 +285,21 @@ def test_a_saved_estimator_keeps_feature_names_and_string_labels(tmp_path):
 def test_saving_an_unfitted_estimator_or_a_foreign_class_is_a_one_line_error(tmp_path):
     from olk.errors import OlkError
     with pytest.raises(OlkError, match="not fitted; call fit or partial_fit"):
-        olk.estimator("spa").save(tmp_path / "x.olk")
+        olk.save(olk.estimator("spa"), tmp_path / "x.olk")
 
     class Mine(by_class_name["SPAClassifier"]):
         pass
     X, y = _data()
     with pytest.raises(OlkError, match="not one of olk's estimator classes"):
-        Mine(kernel=RBF).fit(X, y).save(tmp_path / "x.olk")
+        olk.save(Mine(kernel=RBF).fit(X, y), tmp_path / "x.olk")
     assert issubclass(Mine, OlkEstimator)
 
 
 def test_an_estimator_file_is_version_2_and_a_learner_file_stays_version_1(tmp_path):
     import json
     X, y = _data()
-    olk.estimator("pa1").fit(X, y).save(tmp_path / "e.olk")
-    olk.algorithms.make("pa1").fit(X, y).save(tmp_path / "l.olk")
+    olk.save(olk.estimator("pa1").fit(X, y), tmp_path / "e.olk")
+    olk.save(olk.algorithms.make("pa1").fit(X, y), tmp_path / "l.olk")
     metas = {}
     for k in ("e", "l"):
         with np.load(tmp_path / f"{k}.olk", allow_pickle=False) as z:

@@ -81,7 +81,7 @@ def test_every_learner_comes_back_identical_from_its_file(name, sparse, tmp_path
     m = make(name, kernel={"type": "gaussian", "gamma": 0.5}, random_state=3, **_kw(name))
     m.fit(X[:40], y[:40])
     path = tmp_path / f"{name}.olk"
-    m.save(path)
+    olk.save(m, path)
     clone = olk.load(path)
     assert type(clone) is type(m) and clone is not m
     np.testing.assert_array_equal(clone.decision_function(X[40:]), m.decision_function(X[40:]))
@@ -119,7 +119,7 @@ def test_a_kernel_set_model_keeps_its_kernels_and_continues(tmp_path):
     m = make("omkc_sd", kernel=[{"type": "gaussian", "gamma": 0.5}, {"type": "polynomial", "degree": 2},
                                 {"type": "linear", "view": [0, 3]}], random_state=1)
     m.partial_fit(X[:30], y[:30])
-    m.save(tmp_path / "k.olk")
+    olk.save(m, tmp_path / "k.olk")
     clone = olk.load(tmp_path / "k.olk")
     assert clone.kernels == m.kernels and clone.kernels[2].cols == (0, 3)
     assert _meta(tmp_path / "k.olk")["params"]["kernel"][2] == {"kind": "linear", "cols": [0, 3]}
@@ -131,12 +131,12 @@ def test_a_kernel_set_model_keeps_its_kernels_and_continues(tmp_path):
 def test_string_labels_and_shared_objects_survive(tmp_path):
     X, y = _data(False)
     m = make("perceptron").fit(X, np.where(y > 0, "pos", "neg"))
-    m.save(tmp_path / "p.olk")
+    olk.save(m, tmp_path / "p.olk")
     clone = olk.load(tmp_path / "p.olk")
     assert list(clone.classes_) == ["neg", "pos"] and list(clone.predict(X[:8])) == list(m.predict(X[:8]))
     s = make("simplemkl").fit(X, y)      # its kernel weights are one array held by two attributes
     assert s._weights is s.mkl_.d
-    s.save(tmp_path / "s.olk")
+    olk.save(s, tmp_path / "s.olk")
     s2 = olk.load(tmp_path / "s.olk")
     assert s2._weights is s2.mkl_.d and not s2._weights.flags.writeable
     np.testing.assert_array_equal(s2.decision_function(X), s.decision_function(X))
@@ -144,7 +144,7 @@ def test_string_labels_and_shared_objects_survive(tmp_path):
 
 def test_the_file_is_an_npz_of_plain_arrays_readable_without_pickle(tmp_path):
     X, y = _data(True)
-    make("spa", kernel={"type": "gaussian", "gamma": 0.5}, random_state=0).fit(X, y).save(tmp_path / "m.olk")
+    olk.save(make("spa", kernel={"type": "gaussian", "gamma": 0.5}, random_state=0).fit(X, y), tmp_path / "m.olk")
     assert not (tmp_path / "m.olk.npz").exists()            # the name given, no suffix added
     with zipfile.ZipFile(tmp_path / "m.olk") as z:
         assert "__meta__.npy" in z.namelist() and "pool.coef.npy" in z.namelist()
@@ -156,11 +156,11 @@ def test_the_file_is_an_npz_of_plain_arrays_readable_without_pickle(tmp_path):
 def test_an_attribute_the_format_cannot_hold_is_a_one_line_error_naming_it(tmp_path):
     m = make("perceptron").fit(*_data(False))
     m.callback = lambda x: x
-    _one_line_error(lambda: m.save(tmp_path / "m.olk"), "perceptron", "'callback'", "function", "pickle")
+    _one_line_error(lambda: olk.save(m, tmp_path / "m.olk"), "perceptron", "'callback'", "function", "pickle")
     assert not (tmp_path / "m.olk").exists() and not list(tmp_path.iterdir())
     m.callback = None
     m.extra = {"nested": [1, np.array([object()], dtype=object)]}
-    _one_line_error(lambda: m.save(tmp_path / "m.olk"), "'extra.nested[1]'", "Python objects")
+    _one_line_error(lambda: olk.save(m, tmp_path / "m.olk"), "'extra.nested[1]'", "Python objects")
     _one_line_error(lambda: persist.save(object(), tmp_path / "m.olk"), "expected an olk learner")
 
 
@@ -168,7 +168,7 @@ def test_an_attribute_the_format_cannot_hold_is_a_one_line_error_naming_it(tmp_p
 def test_another_olk_version_loads_when_compatible(tmp_path):
     X, y = _data(False)
     m = make("bogd", kernel={"type": "gaussian", "gamma": 0.5}, random_state=2, budget=5).fit(X[:40], y[:40])
-    m.save(tmp_path / "m.olk")
+    olk.save(m, tmp_path / "m.olk")
     old = _rewrite(tmp_path / "m.olk", tmp_path / "old.olk", lambda meta: meta.update(olk_version="0.0.9"))
     clone = olk.load(old)
     np.testing.assert_array_equal(clone.decision_function(X), m.decision_function(X))
@@ -176,7 +176,7 @@ def test_another_olk_version_loads_when_compatible(tmp_path):
 
 def test_an_incompatible_file_names_both_versions_in_one_line(tmp_path):
     m = make("spa", random_state=0).fit(*_data(False))
-    m.save(tmp_path / "m.olk")
+    olk.save(m, tmp_path / "m.olk")
     here = f"olk {olk.__version__}"
 
     newer = _rewrite(tmp_path / "m.olk", tmp_path / "v3.olk",
@@ -202,7 +202,7 @@ def test_an_incompatible_file_names_both_versions_in_one_line(tmp_path):
 
 def test_a_corrupted_or_foreign_file_is_a_one_line_error_naming_it(tmp_path):
     m = make("perceptron").fit(*_data(False))
-    m.save(tmp_path / "m.olk")
+    olk.save(m, tmp_path / "m.olk")
     good = (tmp_path / "m.olk").read_bytes()
     cases = {
         "text.olk": b"+1 1:0.5 3:1\n-1 2:1\n",

@@ -63,7 +63,7 @@ def test_olk_train_quiet_and_predict_reads_an_estimator_file(tmp_path):
     assert r.exit_code == 0 and r.stdout == "" and r.stderr == "", r.output
     d = load_dataset(SAMPLE)
     est = olk.estimator("spa", kernel=RBF, random_state=0).fit(d.X, d.y)
-    est.save(tmp_path / "e.olk")
+    olk.save(est, tmp_path / "e.olk")
     r = runner.invoke(cli, ["predict", str(tmp_path / "e.olk"), str(SAMPLE)])
     assert r.exit_code == 0, r.output
     assert [float(v) for v in r.stdout.split()] == est.predict(d.X).tolist()

@@ -435,6 +435,22 @@ cdef class SVPool:
         else:
             self.dense = np.zeros((self.capacity, n_features), dtype=np.float64)
 
+    def widen(self, Py_ssize_t n_features):
+        """Take rows up to `n_features` wide from now on (a predict or partial_fit on a file whose highest feature
+        index is above the training data's).  A feature the pool never saw is 0 in every stored SV, so every inner
+        product and norm -- and so every kernel value -- is exactly what a pool of the wider width would compute
+        (a dense dot product only gains ``+ 0.0`` terms).  Narrower is a no-op."""
+        cdef Py_ssize_t old = self.n_features
+        if n_features <= old:
+            return
+        if self.sparse:
+            self.work = np.zeros(n_features, dtype=np.float64)
+        else:
+            d = np.zeros((self.capacity, n_features), dtype=np.float64)
+            d[:self.n_sv, :old] = np.asarray(self.dense)[:self.n_sv]
+            self.dense = d
+        self.n_features = n_features
+
     def _measures(self, views, normalize):
         """Kernel k -> its measure (view, product); the distinct measures in order of first use."""
         cdef Py_ssize_t k

@@ -223,12 +223,6 @@ class KernelEstimator:
         them; tests/test_estimators.py checks every learner against it)."""
         return ()
 
-    def save(self, path) -> None:
-        """Write this model to one file (an ``.npz`` archive, no pickle); ``olk.load(path)`` reads it back.  The
-        format is described in :mod:`olk.persist`."""
-        from ..persist import save
-        save(self, path)
-
     def score(self, X, y) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (scikit-learn's classifier score)."""
         return float(np.mean(self.predict(X) == np.asarray(y)))
@@ -339,8 +333,7 @@ class OnlineKernelLearner(KernelEstimator):
             raise InputError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
                             + " data; pass data in the same layout")
         elif src.n_features > self.pool.n_features:
-            raise InputError(f"data has {src.n_features} features but the model was trained with "
-                            f"{self.pool.n_features}; load it with n_features={self.pool.n_features}")
+            self.pool.widen(src.n_features)     # features never seen are 0 in every SV: exact (SVPool.widen)
         self.src = src
         return src
 
@@ -355,9 +348,9 @@ class OnlineKernelLearner(KernelEstimator):
                     X = X.toarray()
             X = RowSource(X)
         if self.pool is not None and X.n_features > self.pool.n_features:
-            # the core runs without bounds checks: wider rows must never reach it
-            raise InputError(f"data has {X.n_features} features but the model was trained with "
-                            f"{self.pool.n_features}; load it with n_features={self.pool.n_features}")
+            # the core runs without bounds checks: a wider row is scored by a pool widened to it (exact: a feature
+            # the model never saw is 0 in every SV, SVPool.widen)
+            self.pool.widen(X.n_features)
         return X
 
     # ----------------------------------------------------------- inspection

@@ -84,8 +84,9 @@ class BatchKernelLearner(KernelEstimator):
 
     def _check_width(self, n_features: int) -> None:
         if self.n_features_ is not None and n_features > self.n_features_:
-            raise InputError(f"data has {n_features} features but the model was trained with "
-                            f"{self.n_features_}; load it with n_features={self.n_features_}")
+            raise InputError(f"data has {n_features} features but {self.display}'s model was trained with "
+                            f"{self.n_features_} and its solver cannot score wider rows; remove the columns beyond "
+                            f"{self.n_features_} (exact only if they are zero)")
 
     # ----------------------------------------------------------- inspection
     @property
@@ -129,8 +130,7 @@ class PooledBatchLearner(BatchKernelLearner):
         if src.sparse != self.pool.sparse:
             raise InputError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
                             + " data; pass data in the same layout")
-        self._check_width(src.n_features)
-        return src
+        return src              # a wider row: the pool was widened to it (exact, SVPool.widen)
 
     def _pool_scores(self, X) -> np.ndarray:
         """sum_s coef_s k(sv_s, x) (pool column 0) for every row of X; zeros before any fit."""

@@ -267,8 +267,9 @@ class RandomFeatureMKL(OnlineKernelLearner):
             raise DataError(f"X: expected a 2-d data matrix, got shape {A.shape}")
         if self._d is not None:
             if A.shape[1] > self._d:
-                raise DataError(f"data has {A.shape[1]} features but the model was trained with {self._d}; "
-                                f"load it with n_features={self._d}")
+                raise DataError(f"data has {A.shape[1]} features but {self.display}'s random features were drawn "
+                                f"for {self._d}: a feature it never saw has no frequencies, so wider rows cannot be "
+                                f"mapped; remove the columns beyond {self._d} (exact only if they are zero)")
             if A.shape[1] < self._d:
                 A = np.hstack([A, np.zeros((A.shape[0], self._d - A.shape[1]))])
         return np.ascontiguousarray(A)
