@@ -5,7 +5,8 @@
     olk table RESULTS_DIR --format md|csv|latex
     olk compare RESULTS_DIR / olk plot RESULTS_DIR
     olk algorithms / olk datasets list|verify|fetch|info
-    olk train DATA --algorithm NAME [--kernel SPEC] [--set PARAM=VALUE ...] [--seed N] [--quiet] -o model.olk
+    olk train DATA --algorithm NAME [--kernel SPEC] [--set PARAM=VALUE ...] [--seed N] [--positive-label L] -o model.olk
+    olk cache info|clear
     olk predict MODEL DATA|- [-o predictions.txt] [--proba]
 
 Every user-input problem prints one line ``olk: error: ...`` and exits with status 2.
@@ -27,6 +28,7 @@ from .errors import ConfigError, Interrupted, OlkError, excerpt
 # (tests/test_startup.py checks it against the commands themselves).
 _LAZY_COMMANDS = {
     "datasets": ("olk.data.cli", "datasets", "List, verify, fetch and describe the registered datasets."),
+    "cache": ("olk.data.cli", "cache_group", "Show or empty olk's dataset cache (parsed arrays, capped at $OLK_CACHE_MAX)."),
     "table": ("olk.report.cli", "table_cmd", "Paper-style mean ± std table of RESULTS_DIR."),
     "compare": ("olk.report.cli", "compare_cmd", "Compare RESULTS_DIR with the published table it reproduces."),
     "plot": ("olk.report.cli", "plot_cmd", "Figures of RESULTS_DIR as PNG and PDF (default into RESULTS_DIR/figures/)."),
@@ -296,73 +298,22 @@ def algorithms(names):
               help="The model file to write (olk's .npz model format, see olk.persist).")
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no summary line (the bar is shown only when stderr is a terminal).")
-def train(data, algorithm, kernel, sets, seed, shuffle, out, quiet):
+@click.option("--positive-label", default=None, metavar="L",
+              help="The label that is the positive class (default: the larger of two); with more than two labels, "
+                   "learn L against the rest.")
+def train(data, algorithm, kernel, sets, seed, shuffle, out, quiet, positive_label):
     """Train a learner on DATA and save the model (like LIBSVM's svm-train).
 
     DATA is a registry dataset (see 'olk datasets list') or a LIBSVM file (plain, .gz, .bz2 or .xz).  An online
     learner makes one pass over the rows in file order (--shuffle SEED: in a seeded random order; in chunks,
-    with a progress bar on a terminal: the same model as one pass); a batch learner is fitted on all of them."""
-    import time
+    with a progress bar on a terminal: the same model as one pass); a batch learner is fitted on all of them.
+    A classifier learns the file's two labels as they are (0/1, 2/4, ...) and olk predict prints them."""
     from .algorithms import registry
-    from .data import get_registry, load_dataset
-    from .persist import save
-    from .tasks import TASKS
-    from pathlib import Path
+    from .application import train as do_train
     cls = registry.get(algorithm, "--algorithm")
-    params = _train_params(cls.name, sets)
-    spec = _kernel_option(kernel)
-    model = registry.make(cls.name, kernel=spec, random_state=seed, where=cls.name, **params)
-    from .fileio import check_writable_dir
-    check_writable_dir(Path(out).absolute().parent, "-o")   # fail before training, not after (made when saving)
-    own_file = data not in get_registry()
-    d = load_dataset(data, preprocess={"task": "regression" if cls.task == "regression" else "binary"}
-                     if own_file else None)
-    TASKS[cls.task].check_labels(d.y, f"dataset {data}", kind=d.task)
-    X, y = d.X, d.y
-    if shuffle is not None:
-        from .experiment.seeds import permutation
-        order = permutation(d.n_samples, shuffle, data, 0)
-        X, y = X[order], y[order]
-    t0 = time.perf_counter()
-    if cls.batch:
-        model.fit(X, y)
-    else:
-        model = _train_online(model, X, y, desc=f"olk train {cls.name}", quiet=quiet)
-    elapsed = time.perf_counter() - t0
-    save(model, out)
-    if not quiet:
-        svs = f", {model.n_sv:,} support vectors" if model.n_sv else ""
-        click.echo(f"olk: trained {cls.name} on {d.n_samples:,} rows of {data} ({d.n_features} features{svs}) in "
-                   f"{elapsed:.1f} s; model saved to {out}", err=True)
-
-
-def _train_online(model, X, y, desc: str, quiet: bool, chunks: int = 100):
-    """One online pass of `model` over (X, y) in file order, as ``partial_fit`` on about `chunks` consecutive
-    chunks (the same model as one pass: the streaming property), with a tqdm bar on stderr (rows done / total,
-    elapsed, ETA) when stderr is a terminal and not `quiet`.  A step size 1/sqrt(T) whose T is "the rows of the
-    bound data" (``horizon`` = 0) is given T = all rows first, or each chunk would count as the stream."""
-    import math
-    import numpy as np
-    from .tasks import TASKS
-    n = int(y.shape[0])
-    if getattr(model, "horizon", None) == 0:
-        model.set_params(horizon=n)
-    size = max(1000, math.ceil(n / chunks))
-    kw = {"classes": np.unique(y)} if TASKS[model.task].labels == "binary" else {}
-    bar = None
-    if not quiet and sys.stderr.isatty():   # tqdm only for a bar that is shown (no start-up tax otherwise)
-        from tqdm.auto import tqdm
-        bar = tqdm(total=n, desc=desc, unit="row", file=sys.stderr, leave=False, mininterval=0.2)
-    try:
-        for a in range(0, n, size):
-            model.partial_fit(X[a:a + size], y[a:a + size], **kw)
-            kw = {}
-            if bar is not None:
-                bar.update(min(size, n - a))
-    finally:
-        if bar is not None:
-            bar.close()
-    return model
+    do_train(data, cls.name, kernel=_kernel_option(kernel), params=_train_params(cls.name, sets), seed=seed,
+             shuffle=shuffle, out=out, positive_label=positive_label, quiet=quiet,
+             log=lambda m: click.echo(m, err=True))
 
 
 def _train_params(name: str, sets) -> dict:
@@ -404,110 +355,13 @@ def _kernel_option(text: str | None):
 def predict(model, data, out, proba):
     """Predict every row of DATA with a saved MODEL (like LIBSVM's svm-predict).
 
-    DATA is a LIBSVM file, '-' for LIBSVM lines on standard input, or a registry dataset.  Writes one line per
-    row: the predicted label (with --proba: then P(class) for each of the model's two classes, in sorted order),
-    and prints the accuracy (the MSE for a regression model) to standard error."""
-    import numpy as np
-    from .persist import load
-    m = load(model)
-    est = sys.modules.get("olk.estimators")     # loaded by load() for a saved estimator (it imports scikit-learn)
-    if est is not None and isinstance(m, est.OlkEstimator):   # a saved scikit-learn estimator: predict with its
-        m = m.learner_                      # learner (the same predictions; the command handles narrower files)
-    if proba and not hasattr(m, "predict_proba"):
-        from .algorithms import registry
-        have = [n for n in registry.available() if hasattr(registry.REGISTRY[n], "predict_proba")]
-        raise ConfigError(f"--proba: {m.name} ({m.display}) gives no probabilities; the learners that do are "
-                          f"{', '.join(have)}")
-    X, y, src = _predict_data(data)
-    pred = m.predict(X)
-    regression = m.task == "regression"
-    if regression:
-        lines = [repr(float(v)) for v in pred]
-    else:
-        lines = [_label_text(v) for v in pred]
-    if proba:
-        P = m.predict_proba(X)
-        lines = [f"{a} {float(p0)!r} {float(p1)!r}" for a, (p0, p1) in zip(lines, P)]
-    text = "".join(line + "\n" for line in lines)
-    if out is None:
-        click.echo(text, nl=False)
-    else:
-        try:
-            with open(out, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            raise OlkError(f"{out}: cannot write the predictions ({e.strerror or e})") from None
-    classes = m.classes_ if m.classes_ is not None else np.array([-1.0, 1.0])
-    if proba:
-        click.echo(f"olk: columns: predicted label, P({_label_text(classes[0])}), P({_label_text(classes[1])})",
-                   err=True)
-    n = len(pred)
-    if n == 0:
-        return
-    if regression:
-        mse = float(np.mean((np.asarray(pred, dtype=np.float64) - y) ** 2))
-        click.echo(f"mean squared error = {mse:.6g} ({n} rows)", err=True)
-    elif _all_in(y, classes):
-        k = int(np.sum(pred == y))
-        click.echo(f"accuracy = {100.0 * k / n:.2f}% ({k}/{n})", err=True)
-    else:
-        click.echo(f"olk: the labels of {src} are not the model's classes ({_label_text(classes[0])}, "
-                   f"{_label_text(classes[1])}): no accuracy", err=True)
-
-
-def _predict_data(data: str):
-    """(X, y, name) of 'olk predict' DATA: '-' = LIBSVM text on stdin, a registry dataset (loaded as for
-    training), or a LIBSVM file read as it is (its labels are only compared with the predictions)."""
-    from pathlib import Path
-    from .data import get_registry, load_dataset
-    from .data.libsvm import read_libsvm
-    from .errors import DataError
-    if data == "-":
-        with click.open_file("-", "rb") as f:
-            raw, src = f.read(), "<stdin>"
-    elif data in get_registry() or not Path(data).is_file():
-        d = load_dataset(data)              # a registry dataset, or the loader's one-line error for a bad path
-        return _without_trailing_zero_columns(d.X), d.y, data
-    else:
-        from .data.compression import read_bytes
-        raw, src = read_bytes(data), data
-    X, y = read_libsvm(raw, src)
-    if X.shape[0] == 0:
-        raise DataError(f"{src}: no data lines: expected '<label> <index>:<value> ...' per line")
-    return X, y, src
-
-
-def _without_trailing_zero_columns(X):
-    """X without its trailing all-zero columns (a registry dataset declares its full width, a model trained on a
-    LIBSVM file has the width of its largest index): exact, since a zero feature adds nothing to any kernel
-    value, and a model accepts data narrower than it was trained on."""
-    import numpy as np
-    import scipy.sparse as sp
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        used = int(X.indices.max()) + 1 if X.nnz else 0
-    else:
-        cols = np.flatnonzero(np.any(X != 0, axis=0))
-        used = int(cols[-1]) + 1 if cols.size else 0
-    used = max(used, min(1, X.shape[1]))
-    return X[:, :used] if used < X.shape[1] else X
-
-
-def _all_in(y, classes) -> bool:
-    """Every label of y is one of the model's classes (labels of another type never are)."""
-    import numpy as np
-    try:
-        return bool(np.isin(y, classes).all())
-    except (TypeError, ValueError):
-        return False
-
-
-def _label_text(v) -> str:
-    """A label as LIBSVM writes it: 1, -1, 2.5, or the label's own text."""
-    v = v.item() if hasattr(v, "item") else v
-    if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53:
-        return str(int(v))
-    return str(v)
+    DATA is a LIBSVM file, '-' for LIBSVM lines on standard input (streamed in chunks: predictions are written as
+    they come, in bounded memory), or a registry dataset.  Writes one line per row: the predicted label (the
+    model's own labels; with --proba: then P(class) for each of the model's two classes, in that order), and
+    prints the accuracy (the MSE for a regression model) to standard error."""
+    from .application import predict as do_predict
+    do_predict(model, data, out=out, proba=proba, write=lambda text: click.echo(text, nl=False),
+               log=lambda m: click.echo(m, err=True))
 
 
 @cli.command()

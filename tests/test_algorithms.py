@@ -123,13 +123,15 @@ def test_bad_parameters_give_one_line_errors(name, params, msg):
     assert "\n" not in str(e.value)
 
 
-def test_predicting_on_wider_data_than_trained_is_a_clear_error():
+def test_predicting_on_wider_data_scores_the_unseen_features_as_zero_in_every_sv():
+    """Wider data than the training data (issue 25; the full table is tests/test_wider_data.py): the extra
+    features are 0 in every SV, so the scores are those of the SVs zero-padded to the wider width."""
     import scipy.sparse as sp
     from olk.algorithms import make
-    from olk.errors import DataError
     X = sp.random(30, 5, density=0.5, format="csr", random_state=0)
     y = np.where(np.arange(30) % 2 == 0, 1.0, -1.0)
     m = make("perceptron", kernel={"type": "gaussian", "gamma": 0.5}).partial_fit(X, y)
     wide = sp.random(4, 9, density=0.5, format="csr", random_state=1)
-    with pytest.raises(DataError, match="9 features but the model was trained with 5"):
-        m.decision_function(wide)
+    padded = make("perceptron", kernel={"type": "gaussian", "gamma": 0.5}).partial_fit(
+        sp.hstack([X, sp.csr_matrix((30, 4))]).tocsr(), y)
+    assert m.decision_function(wide).tolist() == padded.decision_function(wide).tolist()

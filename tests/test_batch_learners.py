@@ -117,7 +117,7 @@ def test_libsvm_a9a_small_matches_svc(a9a_split):
     np.testing.assert_allclose(m.decision_function(narrow),
                                ref.decision_function(sp.hstack([narrow, sp.csr_matrix((Xte.shape[0], 3))]).tocsr()),
                                rtol=1e-10, atol=1e-10)
-    with pytest.raises(DataError, match="features but the model was trained with 123"):
+    with pytest.raises(DataError, match="data has 246 features but LIBSVM's model was trained with 123 and its solver cannot score wider rows"):
         m.decision_function(sp.hstack([Xte, Xte]).tocsr())
 
 

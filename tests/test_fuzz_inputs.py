@@ -30,7 +30,8 @@ REPO = Path(__file__).resolve().parents[1]
 #: examples per property (fixed: with derandomize=True the same inputs are drawn on every run);
 #: for a longer local hunt, OLK_FUZZ_SCALE=20 multiplies them and OLK_FUZZ_RANDOM=1 draws new inputs each run
 EXAMPLES = {"libsvm_random": 250, "libsvm_mutated": 300, "libsvm_load_dataset": 60,
-            "config_random": 200, "config_mutated": 250, "config_structured": 300}
+            "config_random": 200, "config_mutated": 250, "config_structured": 300, "yaml_aliases": 60,
+            "yaml_alias_loader": 100}
 SCALE = float(os.environ.get("OLK_FUZZ_SCALE", "1"))
 DERANDOMIZE = not os.environ.get("OLK_FUZZ_RANDOM")
 
@@ -244,3 +245,47 @@ def test_unmutated_inputs_parse():
     assert load_config(REPO / "configs" / "demo.yaml").name == "demo"
     for data in LIBSVM[1:]:
         assert _read(data) is not None
+
+
+# ----------------------------------------------------------------------------- YAML with anchors and aliases
+def _aliased_yaml(levels, width, key, tail):
+    """A config whose `key` holds `levels` nested aliases of `width` uses each (an alias bomb when both are
+    large), followed by `tail` (a valid config body)."""
+    lines = ["x0: &x0 [lol]"]
+    for i in range(1, levels):
+        lines.append(f"x{i}: &x{i} [{', '.join([f'*x{i - 1}'] * width)}]")
+    lines.append(f"{key}: *x{levels - 1}")
+    return "\n".join(lines) + "\n" + tail
+
+
+@_fuzz("yaml_aliases")
+@given(levels=st.integers(1, 14), width=st.integers(1, 12),
+       key=st.sampled_from(["description", "table_layout", "name", "datasets", "algorithms", "kernel", "zzz"]))
+def test_config_parser_on_yaml_with_anchors_and_aliases(levels, width, key):
+    """Any nesting of anchors and aliases under any key: a config error in one line or a parsed config, never a
+    hang or a memory blow-up (the expansion is bounded at load time: width ** levels reaches 12 ** 14)."""
+    import time
+    tail = DEMO_YAML.decode() if isinstance(DEMO_YAML, bytes) else DEMO_YAML
+    tail = "\n".join(ln for ln in tail.splitlines() if not ln.startswith(f"{key}:"))
+    t0 = time.perf_counter()
+    _load(_aliased_yaml(levels, width, key, tail).encode())
+    assert time.perf_counter() - t0 < 5.0
+
+
+@_fuzz("yaml_alias_loader")
+@given(st.recursive(st.sampled_from(["a", "1", "[]", "{}"]),
+                    lambda inner: st.lists(inner, min_size=1, max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]"),
+                    max_leaves=12),
+       st.integers(0, 30))
+def test_yaml_load_bounds_every_document_of_aliases(body, repeats):
+    """olk's one YAML loader: an anchored value used `repeats` times at several depths either loads (equal to
+    PyYAML's own result) or is refused as a YAMLError naming the expansion bound."""
+    import yaml
+    from olk._lazy import YAML_MAX_VALUES, yaml_load
+    text = f"a: &a {body}\nb: &b [{', '.join(['*a'] * repeats) or '1'}]\nc: [{', '.join(['*b'] * repeats) or '1'}]\n"
+    try:
+        got = yaml_load(text)
+    except yaml.YAMLError as e:
+        assert f"{YAML_MAX_VALUES:,}" in str(e)
+    else:
+        assert got == yaml.safe_load(text)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from olk.errors import ConfigError
+from olk import units
 from olk.experiment import memory
 from _cli import run_cli, use_bundled_data
 
@@ -65,21 +66,21 @@ def test_matched_budgets_are_checked_once_known(tmp_path, capsys):
 
 
 def test_parse_size():
-    assert memory.parse_size("12G", "x") == 12 * 2**30
-    assert memory.parse_size("500M", "x") == 500 * 2**20
-    assert memory.parse_size("1.5T", "x") == int(1.5 * 2**40)
-    assert memory.parse_size("64KiB", "x") == 64 * 1024
-    assert memory.parse_size(123456, "x") == 123456
-    assert memory.parse_size("none", "x") == memory.parse_size("0", "x") == 0
-    assert memory.parse_size("50%", "x") == memory.physical_memory() // 2
+    assert units.parse_size("12G", "x") == 12 * 2**30
+    assert units.parse_size("500M", "x") == 500 * 2**20
+    assert units.parse_size("1.5T", "x") == int(1.5 * 2**40)
+    assert units.parse_size("64KiB", "x") == 64 * 1024
+    assert units.parse_size(123456, "x") == 123456
+    assert units.parse_size("none", "x") == units.parse_size("0", "x") == 0
+    assert units.parse_size("50%", "x") == units.physical_memory() // 2
     for bad in ("12Q", "-1G", "150%", True, "G"):
         with pytest.raises(ConfigError, match="^x: "):
-            memory.parse_size(bad, "x")
+            units.parse_size(bad, "x")
 
 
 def test_default_limit_is_a_fraction_of_the_machine():
     limit, source = memory.resolve_limit(None, None)
-    total = memory.physical_memory()
+    total = units.physical_memory()
     assert total > 0 and limit == int(0.8 * total) and "0.8 of the machine's" in source
 
 

@@ -89,7 +89,8 @@ def test_a_crafted_tempfile_closer_deletes_nothing_and_is_refused_in_one_line(tm
                                   "olk.algorithms.perceptron:KernelPerceptron.__init__"])
 def test_classes_outside_the_allow_list_are_refused_before_anything_is_built(tmp_path, name, monkeypatch):
     import subprocess as sp_mod
-    monkeypatch.setattr(sp_mod.Popen, "__new__", lambda *a, **k: pytest.fail("Popen was built"))
+    # Popen defines its own __init__ (patching __new__ would leave object.__new__ behind, breaking every later Popen)
+    monkeypatch.setattr(sp_mod.Popen, "__init__", lambda *a, **k: pytest.fail("Popen was built"))
     model = _edit(_model_file(tmp_path), lambda m, a: _with_object(m, name, {}))
     with pytest.raises(ModelFileError, match="is not one a model file may hold"):
         load(model)

@@ -57,11 +57,13 @@ def test_learn_one_uses_the_labels_of_classes_and_refuses_others():
         m.learn_one(X[:2], "pos")
 
 
-def test_a_wider_example_than_the_first_is_refused():
-    m = make("perceptron")
+def test_a_wider_example_than_the_first_is_learned_with_the_unseen_features_zero_in_every_sv():
+    m, padded = make("perceptron"), make("perceptron")
     m.learn_one(np.ones(3), 1.0)
-    with pytest.raises(DataError, match="features"):
-        m.learn_one(np.ones(5), -1.0)
+    padded.learn_one(np.r_[np.ones(3), 0.0, 0.0], 1.0)
+    m.learn_one(np.arange(5.0), -1.0)
+    padded.learn_one(np.arange(5.0), -1.0)
+    assert m.n_sv == padded.n_sv and m.decision_function(np.ones((1, 5))) == padded.decision_function(np.ones((1, 5)))
 
 
 @pytest.mark.parametrize("name", available())

@@ -16,6 +16,10 @@ class Scripted:
     def __init__(self, scores, task="binary"):
         self.scores, self.task_name, self.t = list(scores), task, 0
         self.n_sv = self.n_sv_output = self.n_updates = self.kernel_evals = 0
+        self.n_labels = None                # the contract's default: every label used (olk.algorithms.protocol)
+
+    def run_summary(self):
+        return {}
 
     def bind(self, X):
         return X

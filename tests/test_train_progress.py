@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 import olk
 from olk.algorithms import make
-from olk.cli import _train_online, cli
+from olk.application import train_online as _train_online
+from olk.cli import cli
 from olk.data import load_dataset
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -22,6 +22,11 @@ dataset share its pages until one writes to them.
 
 The cache is never required: every failure to read or write it is ignored.  Entries serve every
 preprocessing, which is re-applied on each load.
+
+**Bounded.**  The cache holds at most ``$OLK_CACHE_MAX`` bytes (a size: ``2G``, ``500M``; ``0`` = cache nothing;
+default :data:`DEFAULT_MAX`).  Every load of an entry marks it used (the mtime of its ``entry.json``); after a
+store, the least recently used entries are evicted until the cache fits, and an entry larger than the cap is
+never stored.  ``olk cache info`` lists the entries, ``olk cache clear`` empties the cache.
 """
 from __future__ import annotations
 
@@ -38,6 +43,17 @@ import numpy as np
 
 CACHE_VERSION = 2           # 1: one .npz file per entry (ignored now); 2: a directory of .npy files
 _ENTRY = "entry.json"
+DEFAULT_MAX = 4 * 2**30     # bytes of arrays the cache may hold unless $OLK_CACHE_MAX says otherwise
+
+
+def max_bytes() -> int:
+    """The cap: ``$OLK_CACHE_MAX`` (a size such as 2G or 500M; 0 = cache nothing), else :data:`DEFAULT_MAX`.
+    A value that is not a size is a one-line ConfigError naming the variable."""
+    env = os.environ.get("OLK_CACHE_MAX")
+    if env is None or not env.strip():
+        return DEFAULT_MAX
+    from olk.units import parse_size
+    return parse_size(env, "$OLK_CACHE_MAX", zero="cache nothing")
 
 
 def cache_dir() -> Path:
@@ -134,6 +150,10 @@ def load(key: str, extra: bool = False):
             raise _Corrupt("kind")
         if y is not None and y.shape != (shape[0],):
             raise _Corrupt("rows of X and y differ")
+        try:
+            os.utime(d / _ENTRY)            # used now: the last to be evicted
+        except OSError:
+            pass
         return (X, y, entry["extra"]) if extra else (X, y)
     except Exception:       # noqa: BLE001 - any damage means: parse again
         discard(key)
@@ -146,6 +166,11 @@ def save(key: str, X, y, extra=None) -> None:
     root = data_cache_dir()
     tmp = None
     try:
+        cap = max_bytes()
+        size = (12 * X.data.shape[0] + 4 * (X.shape[0] + 1) if hasattr(X, "indptr")
+                else 8 * int(np.prod(X.shape))) + (8 * len(y) if y is not None else 0)
+        if size > cap:                      # would not fit even alone (or caching is off: cap 0)
+            return
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=root, prefix=f".tmp-{key[:12]}-"))
         if hasattr(X, "indptr"):
@@ -171,6 +196,7 @@ def save(key: str, X, y, extra=None) -> None:
             tmp = None
         except OSError:
             pass
+        evict(cap, keep=key)
     except OSError:
         pass
     finally:
@@ -189,3 +215,65 @@ def discard(key: str) -> None:
         shutil.rmtree(d, ignore_errors=True)
     if gone is not None:
         shutil.rmtree(gone, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------------------------- the cap
+def entries() -> list[dict]:
+    """Every entry: {key, bytes (on disk), used (mtime of its entry.json, seconds since the epoch), what (the
+    dataset or file it holds)}, least recently used first."""
+    root = data_cache_dir()
+    out = []
+    try:
+        dirs = [d for d in root.iterdir() if d.is_dir() and not d.name.startswith(".")]
+    except OSError:
+        return []
+    for d in dirs:
+        try:
+            used = (d / _ENTRY).stat().st_mtime
+            size = sum(f.stat().st_size for f in d.iterdir() if f.is_file())
+        except OSError:
+            continue
+        what = "?"
+        try:
+            extra = json.loads((d / _ENTRY).read_text()).get("extra") or {}
+            what = extra.get("name") or extra.get("file") or "?"
+            what = f"dataset {what}" if "name" in extra else f"parsed file {what}"
+        except (OSError, ValueError, AttributeError):
+            pass
+        out.append({"key": d.name, "bytes": size, "used": used, "what": what})
+    return sorted(out, key=lambda e: (e["used"], e["key"]))
+
+
+def evict(cap: int, keep: str | None = None) -> list[str]:
+    """Remove least recently used entries (never `keep`) until the cache holds at most `cap` bytes; returns the
+    removed keys."""
+    es = entries()
+    total = sum(e["bytes"] for e in es)
+    gone = []
+    for e in es:
+        if total <= cap:
+            break
+        if e["key"] == keep:
+            continue
+        discard(e["key"])
+        total -= e["bytes"]
+        gone.append(e["key"])
+    return gone
+
+
+def clear() -> tuple[int, int]:
+    """Empty the cache (every entry, leftovers of interrupted writes and the sha256 records); returns (entries,
+    bytes) removed."""
+    root = data_cache_dir()
+    es = entries()
+    for e in es:
+        discard(e["key"])
+    try:
+        for d in root.iterdir():
+            if d.name.startswith((".tmp-", ".del-")):
+                shutil.rmtree(d, ignore_errors=True)
+            elif d.name == "sha256.json":
+                d.unlink()
+    except OSError:
+        pass
+    return len(es), sum(e["bytes"] for e in es)

@@ -11,6 +11,7 @@ from olk.data.fetch import fetch_dataset
 from olk.data.registry import get_registry
 from olk.data.search import find_file, search_path
 from olk.errors import OlkError
+from olk.units import fmt
 
 
 def _one_line_errors(fn):
@@ -22,16 +23,6 @@ def _one_line_errors(fn):
         except OlkError as e:
             raise click.ClickException(str(e)) from None
     return wrapper
-
-
-def _size(n: float) -> str:
-    if n < 1024:
-        return f"{n:.0f} B"
-    for unit in ("KB", "MB", "GB"):
-        n /= 1024
-        if n < 1024 or unit == "GB":
-            break
-    return f"{n:.1f} {unit}"
 
 
 def _data_dir(ctx):
@@ -66,7 +57,7 @@ def list_cmd(ctx):
         where = str(Path(next(p for p in found if p is not None)).parent) if n_found else "-"
         total = spec.rows()
         shape = f"{total if total is not None else '?'} x {spec.n_features}"
-        rows.append((name, spec.task, shape, status, _size(size) if n_found else "-",
+        rows.append((name, spec.task, shape, status, fmt(size) if n_found else "-",
                      "yes" if spec.offline else "no", where))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
@@ -150,3 +141,34 @@ def info_cmd(ctx, name):
     if spec.homepage:
         click.echo(f"  homepage: {spec.homepage}")
     click.echo(f"  search path: {', '.join(str(d) for d in search_path(dd))}")
+
+
+@click.group("cache")
+def cache_group():
+    """Show or empty olk's dataset cache (parsed arrays, capped at $OLK_CACHE_MAX)."""
+
+
+@cache_group.command("info")
+@_one_line_errors
+def cache_info_cmd():
+    """Where the cache is, its cap, and one line per entry (least recently used first)."""
+    import time
+    from olk.data import cache
+    es = cache.entries()
+    total = sum(e["bytes"] for e in es)
+    cap = cache.max_bytes()
+    click.echo(f"cache: {cache.data_cache_dir()}")
+    click.echo(f"  {len(es)} entr{'y' if len(es) == 1 else 'ies'}, {fmt(total)} of a {fmt(cap)} cap "
+               f"($OLK_CACHE_MAX; least recently used entries are evicted first)")
+    for e in es:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e["used"]))
+        click.echo(f"  {e['key'][:12]}  {fmt(e['bytes']):>8}  used {when}  {e['what']}")
+
+
+@cache_group.command("clear")
+@_one_line_errors
+def cache_clear_cmd():
+    """Remove every cache entry (the next load of each dataset parses its file again)."""
+    from olk.data import cache
+    n, size = cache.clear()
+    click.echo(f"olk: removed {n} cache entr{'y' if n == 1 else 'ies'} ({fmt(size)}) from {cache.data_cache_dir()}")

@@ -1,4 +1,8 @@
-"""Transparent decompression of .xz / .bz2 / .gz data files (Python's lzma / bz2 / gzip; no external tools)."""
+"""Transparent decompression of xz / bz2 / gzip data files (Python's lzma / bz2 / gzip; no external tools).
+
+The compression is read from the file's first bytes (its magic number), not from its name: a gzip file saved
+as ``data.txt`` is read as gzip, and a plain file named ``.gz`` as plain text.  The name decides only when the
+file cannot be opened (the error then names the compression its suffix promises)."""
 from __future__ import annotations
 
 import bz2
@@ -13,10 +17,29 @@ SUFFIXES = ("", ".xz", ".bz2", ".gz")
 _OPENERS = {".xz": lzma.open, ".bz2": bz2.open, ".gz": gzip.open}
 
 
+#: the first bytes of each format (xz: the stream header magic; bzip2: "BZh" + a block size digit; gzip: 1f 8b)
+_MAGIC = ((b"\xfd7zXZ\x00", ".xz"), (b"BZh", ".bz2"), (b"\x1f\x8b", ".gz"))
+
+
 def compression_of(path: str | Path) -> str:
-    """'.xz', '.bz2', '.gz' or '' (by file name)."""
-    suffix = Path(path).suffix.lower()
-    return suffix if suffix in _OPENERS else ""
+    """'.xz', '.bz2', '.gz' or '': by the file's magic bytes, by its suffix when it cannot be read.
+
+    >>> import gzip, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "data.txt")
+    >>> with gzip.open(p, "wb") as f: _ = f.write(b"1 1:0.5\\n")
+    >>> compression_of(p)
+    '.gz'
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(6)
+    except OSError:
+        suffix = Path(path).suffix.lower()
+        return suffix if suffix in _OPENERS else ""
+    for magic, kind in _MAGIC:
+        if head.startswith(magic) and (kind != ".bz2" or head[3:4].isdigit()):
+            return kind
+    return ""
 
 
 def open_decompressed(path: str | Path):

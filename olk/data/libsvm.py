@@ -17,26 +17,30 @@ _MAX_INDEX = 2**31 - 2          # CSR column indices are int32
 _INDEX = re.compile(rb"[-+]?[0-9]+")
 
 
-def read_libsvm(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None):
-    """Parse LIBSVM bytes -> (CSR float64 X, float64 y).  `src` names the file in messages."""
+def read_libsvm(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None,
+                first_line: int = 1):
+    """Parse LIBSVM bytes -> (CSR float64 X, float64 y).  `src` names the file in messages, whose line numbers
+    start at `first_line` (a chunk of a longer stream)."""
     from sklearn.datasets import load_svmlight_file   # lazy: importing scikit-learn takes ~1 s
 
     try:
         X, y = load_svmlight_file(io.BytesIO(data), n_features=n_features, dtype=np.float64, zero_based=False)
     except (ValueError, TypeError, OverflowError) as e:
-        raise diagnose(data, src, n_features=n_features, dataset=dataset) or DataError(
+        raise diagnose(data, src, n_features=n_features, dataset=dataset, first_line=first_line) or DataError(
             f"{src}: cannot parse as LIBSVM text ({excerpt(' '.join(str(e).split()), 80)[1:-1]}): each line must "
             f"be '<label> <index>:<value> ...' with 1-based increasing indices") from None
     if not (np.isfinite(y).all() and np.isfinite(X.data).all()):      # scikit-learn reads nan / inf / 1e999
-        raise diagnose(data, src, n_features=n_features, dataset=dataset) or DataError(
+        raise diagnose(data, src, n_features=n_features, dataset=dataset, first_line=first_line) or DataError(
             f"{src}: a label or value is not a finite number (nan, inf or beyond the float range): fix or remove "
             f"that line")
     return X, y
 
 
-def diagnose(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None) -> DataError | None:
-    """The DataError for the first offending line of `data`, or None if every line looks valid."""
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+def diagnose(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None,
+             first_line: int = 1) -> DataError | None:
+    """The DataError for the first offending line of `data` (numbered from `first_line`), or None if every line
+    looks valid."""
+    for lineno, raw in enumerate(data.split(b"\n"), start=first_line):
         line = raw.split(b"#", 1)[0].strip()
         if not line:
             continue

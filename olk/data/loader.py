@@ -347,7 +347,7 @@ def read_file(path: Path, fmt: str, *, n_features=None, options=None, dataset=No
     X, y = reader(data, str(path), n_features=n_features, options=options, dataset=dataset)
     del data
     X = canonical_X(X)          # cached as every load uses it (CSR: sorted, no explicit zeros; dense: C order)
-    cache.save(_key(sha, fmt, n_features, options), X, y)
+    cache.save(_key(sha, fmt, n_features, options), X, y, extra={"file": str(path)})
     return X, y, sha, False
 
 

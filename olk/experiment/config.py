@@ -427,7 +427,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     if cfg.backend not in BACKENDS:
         raise ConfigError(f"{_where(where0, 'backend')}: must be one of {', '.join(BACKENDS)}{did_you_mean(cfg.backend, BACKENDS)}")
     if raw.get("memory_limit") is not None:
-        from .memory import parse_size
+        from ..units import parse_size
         cfg.memory_limit = parse_size(raw["memory_limit"], _where(where0, "memory_limit"))
     cfg.checkpoints = _number(raw.get("checkpoints", 50), _where(where0, "checkpoints"), int, lo=2, hi=100_000)
     cfg.data_dir = raw.get("data_dir")

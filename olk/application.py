@@ -1,0 +1,280 @@
+"""``olk train`` and ``olk predict``: the application logic behind the two LIBSVM-style commands (``svm-train`` /
+``svm-predict``).  The CLI (:mod:`olk.cli`) only parses options and calls :func:`train` / :func:`predict`.
+
+Labels.  A classifier learns any two labels of a file as they are (0/1, 2/4, -1/+1, strings): the model keeps
+them (``classes_``, the negative one first) and ``olk predict`` prints them.  ``positive_label`` says which of the
+two is the positive class (default: the larger); with more than two labels it is required and turns the file
+into "L against the rest" (the model then predicts L or -1).  A file with one label trains, with a one-line
+warning that the model predicts that label for every row.
+
+``olk predict MODEL -`` streams LIBSVM lines from standard input in chunks (bounded memory, predictions written
+as they come), so an endless stream is predicted line by line.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ConfigError, DataError, OlkError
+
+#: rows per chunk of standard input ``olk predict MODEL -`` parses and predicts at a time
+STDIN_CHUNK_ROWS = 20_000
+
+
+# ============================================================================================== train
+def train(data: str, algorithm: str, *, kernel=None, params: dict | None = None, seed: int = 0,
+          shuffle: int | None = None, out: str, positive_label=None, quiet: bool = False, log=print) -> dict:
+    """Train `algorithm` on DATA (a registry dataset or a LIBSVM file) and save the model to `out`; returns a
+    summary ({rows, features, n_sv, seconds, classes})."""
+    from .algorithms import registry
+    from .data import get_registry, load_dataset
+    from .fileio import check_writable_dir
+    from .persist import save
+    cls = registry.get(algorithm, "--algorithm")
+    model = registry.make(cls.name, kernel=kernel, random_state=seed, where=cls.name, **(params or {}))
+    check_writable_dir(Path(out).absolute().parent, "-o")   # fail before training, not after (made when saving)
+    regression = cls.task == "regression"
+    own_file = data not in get_registry()
+    # an own file is read with its labels (or targets) as they are -- a classifier keeps them (encode_labels) --;
+    # a registry dataset as the registry prepares it
+    d = load_dataset(data, preprocess={"task": "regression"} if own_file else None)
+    X, y = d.X, d.y
+    classes = None
+    if regression:
+        from .tasks import TASKS
+        TASKS[cls.task].check_labels(y, f"dataset {data}", kind=d.task)
+    else:
+        y, classes = encode_labels(y, positive_label, f"dataset {data}", log)
+    if shuffle is not None:
+        from .experiment.seeds import permutation
+        order = permutation(d.n_samples, shuffle, data, 0)
+        X, y = X[order], y[order]
+    t0 = time.perf_counter()
+    if cls.batch:
+        model.fit(X, y)
+    else:
+        model = train_online(model, X, y, desc=f"olk train {cls.name}", quiet=quiet)
+    if classes is not None:
+        model.classes_ = classes            # the file's own labels: olk predict prints them
+    elapsed = time.perf_counter() - t0
+    save(model, out)
+    if not quiet:
+        svs = f", {model.n_sv:,} support vectors" if model.n_sv else ""
+        log(f"olk: trained {cls.name} on {d.n_samples:,} rows of {data} ({d.n_features} features{svs}) in "
+            f"{elapsed:.1f} s; model saved to {out}")
+    return {"rows": d.n_samples, "features": d.n_features, "n_sv": model.n_sv, "seconds": elapsed,
+            "classes": None if classes is None else classes.tolist()}
+
+
+def encode_labels(y, positive_label, where: str, log=print) -> tuple[np.ndarray, np.ndarray]:
+    """Labels -> (float64 ±1, classes_ = [negative label, positive label]): any two labels as they are (the
+    positive one: `positive_label`, else the larger); more than two need `positive_label` (L against the rest:
+    classes_ = [-1, L]); one label: a one-line warning (the model predicts it for every row)."""
+    y = np.asarray(y)
+    found = np.unique(y)
+    if positive_label is not None:
+        pos = _as_label(positive_label, found)
+        if not np.any(found == pos):
+            raise DataError(f"{where}: --positive-label {positive_label!r} is not one of its labels "
+                            f"({', '.join(_text(v) for v in found[:10])}{', ...' if found.size > 10 else ''})")
+    if found.size > 2:
+        if positive_label is None:
+            raise DataError(f"{where} has {found.size} labels ({', '.join(_text(v) for v in found[:6])}"
+                            f"{', ...' if found.size > 6 else ''}); a binary classifier needs two: give "
+                            f"--positive-label L to learn L against the rest")
+        y_pm = np.where(y == pos, 1.0, -1.0)
+        neg = np.asarray(-1, dtype=found.dtype) if found.dtype.kind in "iuf" else np.asarray("rest")
+        return y_pm, np.array([neg.item(), pos.item()], dtype=found.dtype if found.dtype.kind in "iuf" else object)
+    if found.size == 1:
+        only = found[0]
+        log(f"olk: warning: {where} has one label only ({_text(only)}): the model predicts {_text(only)} for "
+            f"every row")
+        if only in (-1, 1) and found.dtype.kind in "iuf":
+            return np.where(y == 1, 1.0, -1.0), np.array([-1, 1], dtype=found.dtype)
+        return np.ones(y.shape[0]), np.array([only, only], dtype=found.dtype)
+    if positive_label is None:
+        neg, pos = found[0], found[1]
+    else:
+        neg = found[0] if found[1] == pos else found[1]
+    return np.where(y == pos, 1.0, -1.0), np.array([neg, pos], dtype=found.dtype)
+
+
+def _as_label(value, found: np.ndarray):
+    """--positive-label text as a label of the file's type (1 for numeric labels, 'yes' for strings)."""
+    if found.dtype.kind in "iuf":
+        try:
+            return found.dtype.type(float(value))
+        except (TypeError, ValueError):
+            raise ConfigError(f"--positive-label {value!r}: the labels are numbers; give one of them") from None
+    return value
+
+
+def train_online(model, X, y, desc: str, quiet: bool, chunks: int = 100):
+    """One online pass of `model` over (X, y) in file order, as ``partial_fit`` on about `chunks` consecutive
+    chunks (the same model as one pass: the streaming property), with a tqdm bar on stderr (rows done / total,
+    elapsed, ETA) when stderr is a terminal and not `quiet`.  A step size 1/sqrt(T) whose T is "the rows of the
+    bound data" (``horizon`` = 0) is given T = all rows first, or each chunk would count as the stream."""
+    from .tasks import TASKS
+    n = int(y.shape[0])
+    if "horizon" in model.hyperparams and model.hyperparams["horizon"] == 0:
+        model.set_params(horizon=n)
+    size = max(1000, math.ceil(n / chunks))
+    kw = {"classes": np.unique(y)} if TASKS[model.task].labels == "binary" else {}
+    bar = None
+    if not quiet and sys.stderr.isatty():   # tqdm only for a bar that is shown (no start-up tax otherwise)
+        from tqdm.auto import tqdm
+        bar = tqdm(total=n, desc=desc, unit="row", file=sys.stderr, leave=False, mininterval=0.2)
+    try:
+        for a in range(0, n, size):
+            model.partial_fit(X[a:a + size], y[a:a + size], **kw)
+            kw = {}
+            if bar is not None:
+                bar.update(min(size, n - a))
+    finally:
+        if bar is not None:
+            bar.close()
+    return model
+
+
+# ============================================================================================== predict
+def predict(model_path: str, data: str, *, out: str | None = None, proba: bool = False, write=None,
+            log=print) -> dict:
+    """Predict every row of DATA ('-': LIBSVM lines on standard input, streamed in chunks) with a saved model;
+    write one line per row (the label, or the value of a regressor; with `proba` then P(class) of each class) to
+    `out` (default: `write`, i.e. standard output) as the rows are predicted; log the accuracy / MSE.  Returns
+    {rows, correct, sq_error}."""
+    from .persist import load
+    m = load(model_path)
+    est = sys.modules.get("olk.estimators")     # loaded by load() for a saved estimator (it imports scikit-learn)
+    if est is not None and isinstance(m, est.OlkEstimator):   # a saved scikit-learn estimator: predict with its
+        m = m.learner_                      # learner (the same predictions; the command handles wider files)
+    if proba and m.task != "probabilistic":
+        from .algorithms import registry
+        have = [n for n in registry.available() if registry.REGISTRY[n].task == "probabilistic"]
+        raise ConfigError(f"--proba: {m.name} ({m.display}) gives no probabilities; the learners that do are "
+                          f"{', '.join(have)}")
+    classes = m.classes_ if m.classes_ is not None else np.array([-1.0, 1.0])
+    regression = m.task == "regression"
+    sink, close = _sink(out, write)
+    stats = {"rows": 0, "correct": 0, "sq_error": 0.0, "comparable": True}
+    try:
+        for X, y, src in _chunks(data):
+            pred = m.predict(X)
+            lines = [repr(float(v)) for v in pred] if regression else [_text(v) for v in pred]
+            if proba:
+                P = m.predict_proba(X)
+                lines = [f"{a} {float(p0)!r} {float(p1)!r}" for a, (p0, p1) in zip(lines, P)]
+            sink("".join(line + "\n" for line in lines))
+            stats["rows"] += len(pred)
+            if regression:
+                stats["sq_error"] += float(np.sum((np.asarray(pred, dtype=np.float64) - y) ** 2))
+            elif stats["comparable"] and _all_in(y, classes):
+                stats["correct"] += int(np.sum(pred == y))
+            else:
+                stats["comparable"] = False
+    finally:
+        close()
+    if proba:
+        log(f"olk: columns: predicted label, P({_text(classes[0])}), P({_text(classes[1])})")
+    n = stats["rows"]
+    if n:
+        if regression:
+            log(f"mean squared error = {stats['sq_error'] / n:.6g} ({n} rows)")
+        elif stats["comparable"]:
+            log(f"accuracy = {100.0 * stats['correct'] / n:.2f}% ({stats['correct']}/{n})")
+        else:
+            log(f"olk: the labels of {data if data != '-' else '<stdin>'} are not the model's classes "
+                f"({_text(classes[0])}, {_text(classes[1])}): no accuracy")
+    return stats
+
+
+def _sink(out, write):
+    if out is None:
+        return (write or (lambda text: sys.stdout.write(text))), (lambda: None)
+    try:
+        f = open(out, "w", encoding="utf-8")
+    except OSError as e:
+        from .fileio import write_error
+        raise write_error(out, e) from None
+
+    def put(text):
+        try:
+            f.write(text)
+        except OSError as e:
+            from .fileio import write_error
+            raise write_error(out, e) from None
+    return put, f.close
+
+
+def _chunks(data: str):
+    """(X, y, name) blocks of DATA: standard input in chunks of :data:`STDIN_CHUNK_ROWS` lines (line numbers in
+    errors counted over the whole stream), or the whole file / registry dataset at once."""
+    from .data import get_registry, load_dataset
+    from .data.libsvm import read_libsvm
+    if data == "-":
+        stream = sys.stdin.buffer
+        first, rows, buf, any_rows = 1, 0, [], False
+        for line in stream:
+            buf.append(line)
+            if len(buf) >= STDIN_CHUNK_ROWS:
+                X, y = read_libsvm(b"".join(buf), "<stdin>", first_line=first)
+                first += len(buf)
+                buf = []
+                if X.shape[0]:
+                    any_rows = True
+                    yield X, y, "<stdin>"
+        if buf:
+            X, y = read_libsvm(b"".join(buf), "<stdin>", first_line=first)
+            if X.shape[0]:
+                any_rows = True
+                yield X, y, "<stdin>"
+        if not any_rows:
+            raise DataError("<stdin>: no data lines: expected '<label> <index>:<value> ...' per line")
+        return
+    if data in get_registry() or not Path(data).is_file():
+        d = load_dataset(data)              # a registry dataset, or the loader's one-line error for a bad path
+        yield _without_trailing_zero_columns(d.X), d.y, data
+        return
+    from .data.compression import read_bytes
+    X, y = read_libsvm(read_bytes(data), data)
+    if X.shape[0] == 0:
+        raise DataError(f"{data}: no data lines: expected '<label> <index>:<value> ...' per line")
+    yield X, y, data
+
+
+def _without_trailing_zero_columns(X):
+    """X without its trailing all-zero columns (a registry dataset declares its full width, a model trained on a
+    LIBSVM file has the width of its largest index): exact, since a zero feature adds nothing to any kernel
+    value, and a model accepts data narrower than it was trained on."""
+    import scipy.sparse as sp
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        used = int(X.indices.max()) + 1 if X.nnz else 0
+    else:
+        cols = np.flatnonzero(np.any(X != 0, axis=0))
+        used = int(cols[-1]) + 1 if cols.size else 0
+    used = max(used, min(1, X.shape[1]))
+    return X[:, :used] if used < X.shape[1] else X
+
+
+def _all_in(y, classes) -> bool:
+    """Every label of y is one of the model's classes (labels of another type never are)."""
+    try:
+        return bool(np.isin(y, classes).all())
+    except (TypeError, ValueError):
+        return False
+
+
+def _text(v) -> str:
+    """A label as LIBSVM writes it: 1, -1, 2.5, or the label's own text."""
+    v = v.item() if isinstance(v, np.generic) else v
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53:
+        return str(int(v))
+    return str(v)
+
+
+__all__ = ["train", "predict", "encode_labels", "train_online", "STDIN_CHUNK_ROWS", "OlkError"]
