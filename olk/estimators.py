@@ -59,7 +59,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .algorithms import available
-from .algorithms.base import InputError, ParamError
+from .algorithms.common.inputs import InputError, ParamError
 from .algorithms.registry import REGISTRY, resolve_name
 from .errors import ConfigError, DataError
 

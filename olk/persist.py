@@ -78,7 +78,7 @@ naming what it is:
 ``svpool``      ``{"state": {...}}``: olk's support-vector pool (``olk._core.svpool.SVPool``) as the dict of
                 arrays of ``SVPool.__reduce__``, rebuilt by ``olk._core.svpool._rebuild_pool``
 ``object``      ``{"class": "module:Name", "state": {...}}``: an instance of a class of olk (e.g. a nested
-                learner, ``olk.algorithms.budget:ForgetronState``) or of the allow-list ``sklearn.svm:SVC``,
+                learner, ``olk.algorithms.budget.core:ForgetronState``) or of the allow-list ``sklearn.svm:SVC``,
                 ``scipy.sparse:csr_matrix`` / ``csc_matrix`` / ``coo_matrix`` / ``csr_array`` /
                 ``csc_array`` / ``coo_array``, rebuilt the way pickle would (``cls.__new__`` and
                 ``__setstate__``, or ``__dict__.update``)
@@ -150,7 +150,7 @@ def save(model, path) -> None:
     The file is written under a temporary name and renamed, so an existing file is replaced only by a complete
     one.  An attribute the format cannot hold is a one-line :class:`~olk.errors.OlkError` naming it; nothing is
     written then."""
-    from .algorithms.base import KernelEstimator
+    from .algorithms.common.learner import KernelEstimator
     from .algorithms.registry import REGISTRY
 
     estimator = _estimator_of(model)
@@ -276,7 +276,7 @@ class _Encoder:
         return key
 
     def _object_state(self, obj, where: str) -> dict:
-        from .algorithms.base import KernelEstimator
+        from .algorithms.common.learner import KernelEstimator
         from ._core.svpool import RowSource
         state = obj.__getstate__()
         if not isinstance(state, dict):
@@ -375,6 +375,65 @@ def _qualified(t: type) -> str:
     return f"{t.__module__}:{t.__qualname__}"
 
 
+#: where the learner modules were before olk 0.2's family subpackages (old module -> new module, both under
+#: ``olk.algorithms``): a model file written before names its classes by the old module; these names are mapped
+#: to the same classes (an exact table, no lookup: the allow-list stays exact)
+MOVED_MODULES = {
+    "alsvm": "selection.alsvm",
+    "amkl": "random_features.amkl",
+    "amkl_aks": "random_features.amkl_aks",
+    "bogd": "budget.bogd",
+    "bomkc_dd": "multikernel.bomkc_dd",
+    "bomkc_sd": "multikernel.bomkc_sd",
+    "bomkc_spa_dd": "multikernel.bomkc_spa_dd",
+    "bpas": "budget.bpas",
+    "budget": "budget.core",
+    "forgetron": "budget.forgetron",
+    "kernel_svm": "selection.kernel_svm",
+    "klr_aux": "klr.klr_aux",
+    "klr_dcd": "klr.klr_dcd",
+    "klr_margin": "klr.klr_margin",
+    "klr_nc": "klr.klr_nc",
+    "klr_pcd": "klr.klr_pcd",
+    "kogd_reg": "regression.kogd_reg",
+    "libsvm": "batch.libsvm",
+    "musvm": "selection.musvm",
+    "mutron": "selection.mutron",
+    "ogd": "single.ogd",
+    "oks": "selection.oks",
+    "oks_convex": "selection.oks_convex",
+    "oks_svm": "selection.oks_svm",
+    "om1": "selection.om1",
+    "om2": "selection.om2",
+    "omkc_dd": "multikernel.omkc_dd",
+    "omkc_ddpa": "multikernel.omkc_ddpa",
+    "omkc_sd": "multikernel.omkc_sd",
+    "omkc_sdpa": "multikernel.omkc_sdpa",
+    "omkc_u": "multikernel.omkc_u",
+    "omkl_aks": "random_features.omkl_aks",
+    "omkl_mua": "omkl.omkl_mua",
+    "omkl_o": "omkl.omkl_o",
+    "omkl_o_sua": "omkl.omkl_o_sua",
+    "omkl_p1": "omkl.omkl_p1",
+    "omkl_p2": "omkl.omkl_p2",
+    "omkl_sua": "omkl.omkl_sua",
+    "omkr": "regression.omkr",
+    "oskl": "single.oskl",
+    "pa1": "single.pa1",
+    "pegasos": "batch.pegasos",
+    "perceptron": "single.perceptron",
+    "projectron": "budget.projectron",
+    "projectronpp": "budget.projectronpp",
+    "raker": "random_features.raker",
+    "random_features": "random_features.core",
+    "rbp": "budget.rbp",
+    "selection": "selection.core",
+    "simplemkl": "selection.simplemkl",
+    "som_svm": "selection.som_svm",
+    "spa": "single.spa"
+}
+
+
 def allowed_classes() -> dict[str, type]:
     """The only classes a model file may name, by their 'module:QualName': the registered learners (a learner may
     hold another, e.g. Mutron's perceptrons), olk's value types (``registry.value_type``: a Forgetron's bookkeeping,
@@ -383,6 +442,11 @@ def allowed_classes() -> dict[str, type]:
     from .algorithms.registry import REGISTRY, VALUE_TYPES
     out = {_qualified(c): c for c in REGISTRY.values()}
     out.update({_qualified(c): c for c in VALUE_TYPES})
+    old = {f"olk.algorithms.{n}": f"olk.algorithms.{o}" for o, n in MOVED_MODULES.items()}
+    for name, c in list(out.items()):
+        module, qual = name.split(":", 1)
+        if module in old:                      # the same class under its name before the move
+            out.setdefault(f"{old[module]}:{qual}", c)
     return out
 
 

@@ -1,5 +1,5 @@
 """Raker, OMKL-AKS, AMKL and AMKL-AKS (Hong & Chae, TNNLS 2022; ../shared/spec/amkl_raker.md) and their random
-features (olk/algorithms/random_features.py): the feature map, the subset machinery, the active selection rule,
+features (olk/algorithms/random_features/core.py): the feature map, the subset machinery, the active selection rule,
 and the equalities between the four learners that the spec implies."""
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 import scipy.sparse as sp
 
 from olk.algorithms import make
-from olk.algorithms.amkl import confidence
-from olk.algorithms.omkl_aks import balls_bins, sample_bin, subset_pmf, subset_size
-from olk.algorithms.random_features import draw_frequencies, feature_map, feature_rng
+from olk.algorithms.random_features.amkl import confidence
+from olk.algorithms.random_features.omkl_aks import balls_bins, sample_bin, subset_pmf, subset_size
+from olk.algorithms.random_features.core import draw_frequencies, feature_map, feature_rng
 from olk.errors import ConfigError, DataError
 from olk.kernels import KernelSet
 from olk.tasks import TASKS

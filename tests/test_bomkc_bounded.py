@@ -1,4 +1,4 @@
-"""Bounded OMKC (olk/algorithms/bomkc_dd.py, bomkc_sd.py: SPA TIST 2018 Algorithms 3 and 4, Table 6): by hand on
+"""Bounded OMKC (olk/algorithms/multikernel/bomkc_dd.py, bomkc_sd.py: SPA TIST 2018 Algorithms 3 and 4, Table 6): by hand on
 tiny streams, against the single-kernel budget learners whose code they reuse, and the budget as a property
 over seeds and maintenance algorithms."""
 import pickle

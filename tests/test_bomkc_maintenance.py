@@ -1,4 +1,4 @@
-"""The budget maintenance inside bounded OMKC (olk/algorithms/bomkc_dd.py, bomkc_sd.py: SPA TIST 2018 Algorithms
+"""The budget maintenance inside bounded OMKC (olk/algorithms/multikernel/bomkc_dd.py, bomkc_sd.py: SPA TIST 2018 Algorithms
 3 and 4) by hand: Forgetron, BOGD and BPA-S on a tiny 1-d stream with two kernels, k_0(x, x') = x x' and
 k_1(x, x') = (x x' + 1)^2 (tests/test_omkc_dd.py's TWO), for bomkc_dd (B/m each) and bomkc_sd (one total B, with
 delta = 1 so that every classifier is sampled); and bomkc_sd with one kernel against the single-kernel budget
@@ -252,7 +252,7 @@ def test_pooled_bpas_choice_equals_one_column_at_a_time():
     budget.bpas_choice picks from that column's own kernel_row: bit for bit, ties to the lowest slot."""
     import numpy as np
     from olk._core.svpool import RowSource, SVPool
-    from olk.algorithms.budget import bpas_choice
+    from olk.algorithms.budget.core import bpas_choice
     from olk.kernels import KernelSet
     rng = np.random.default_rng(5)
     X = rng.normal(size=(60, 5))

@@ -1,4 +1,4 @@
-"""BOMKC(SPA) (olk/algorithms/bomkc_spa_dd.py): by hand with scripted Bernoulli draws, against independent
+"""BOMKC(SPA) (olk/algorithms/multikernel/bomkc_spa_dd.py): by hand with scripted Bernoulli draws, against independent
 single-kernel SPA learners, its expected SV bound, pickling and the spa16 kernels end to end."""
 import pickle
 

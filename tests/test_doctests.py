@@ -28,7 +28,7 @@ def _doctests(module) -> list[doctest.DocTest]:
 
 
 def test_every_module_is_found():
-    assert {"olk.kernels", "olk.algorithms.spa", "olk.algorithms.projectronpp", "olk.data"} <= set(MODULES)
+    assert {"olk.kernels", "olk.algorithms.single.spa", "olk.algorithms.budget.projectronpp", "olk.data"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -56,8 +56,14 @@ def test_every_learner_module_has_a_runnable_example(name):
         f"the examples of {module.__name__} never build {name}"
 
 
-def test_one_learner_per_module():
+FAMILIES = ("single", "budget", "batch", "multikernel", "omkl", "klr", "selection", "regression", "random_features")
+
+
+def test_one_learner_per_module_named_after_it_in_its_family():
+    """olk.algorithms.<family>.<registry name>: one module per learner, in the subpackage of its family."""
     modules = [REGISTRY[n].__module__ for n in LEARNERS]
     assert len(set(modules)) == len(modules), sorted(modules)
-    assert all(m == f"olk.algorithms.{n}" for n, m in zip(LEARNERS, modules)), \
-        [(n, m) for n, m in zip(LEARNERS, modules) if m != f"olk.algorithms.{n}"]
+    wrong = [(n, m) for n, m in zip(LEARNERS, modules)
+             if not (m.rsplit(".", 1)[-1] == n and m.split(".")[:2] == ["olk", "algorithms"] and len(m.split(".")) == 4
+                     and m.split(".")[2] in FAMILIES)]
+    assert not wrong, wrong

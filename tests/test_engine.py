@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from olk.algorithms import registry
-from olk.algorithms.base import OnlineKernelLearner
+from olk.algorithms.common.learner import OnlineKernelLearner
 from olk.algorithms.registry import Param
 from olk.experiment import Runner, load_config, parse_config
 from olk.experiment import runner as runner_mod

@@ -384,3 +384,16 @@ def test_the_estimator_classes_are_importable_documented_and_made_without_exec()
     with pytest.raises(TypeError, match="SPAClassifier.__init__.. got an unexpected keyword argument 'bta'"):
         SPAClassifier(bta=3)
     assert "exec(" not in (Path(est.__file__).read_text())
+
+
+def test_model_files_written_before_the_family_subpackages_still_load():
+    """Written by olk at commit edccae7, before the learner modules moved into family subpackages: a Forgetron
+    (which holds a value type, ForgetronState, named by its old module) and a fitted SPA estimator, trained on the
+    first 300 rows of a9a-small (gaussian, gamma 0.4; budget 50); their scores on rows 300-399 were saved then."""
+    from olk.data import load_dataset
+    here = ROOT / "tests" / "data" / "models"
+    d = load_dataset("a9a-small")
+    m, e = olk.load(here / "forgetron_before_families.olk"), olk.load(here / "spa_estimator_before_families.olk")
+    assert type(m) is REGISTRY["forgetron"] and type(e).__name__ == "SPAClassifier"
+    scores = np.r_[m.decision_function(d.X[300:400]), e.decision_function(d.X[300:400])]
+    np.testing.assert_array_equal(scores, np.load(here / "before_families.scores.npy"))

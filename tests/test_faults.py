@@ -238,7 +238,7 @@ def test_sigterm_keeps_finished_runs_exits_143_and_leaves_no_workers(tmp_path):
 
 
 def test_every_user_input_error_class_is_a_value_error():
-    from olk.algorithms.base import InputError, ParamError
+    from olk.algorithms.common.inputs import InputError, ParamError
     from olk.errors import ConfigError, DataError
     from olk.persist import ModelFileError
     for cls in (ConfigError, DataError, ModelFileError, InputError, ParamError):

@@ -4,7 +4,7 @@ with its own kernel from one inner product per SV."""
 import numpy as np
 import pytest
 
-from olk.algorithms.base import OnlineKernelLearner
+from olk.algorithms.common.learner import OnlineKernelLearner
 from olk.errors import ConfigError
 from olk.kernels import KernelSet, make_kernel
 

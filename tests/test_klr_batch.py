@@ -1,5 +1,5 @@
 """The batch KLR baselines of Zhang et al. (AAAI 2012, Figure 5): PCD (primal coordinate descent,
-olk/algorithms/klr_pcd.py) and DCD (dual coordinate descent, olk/algorithms/klr_dcd.py).
+olk/algorithms/klr/klr_pcd.py) and DCD (dual coordinate descent, olk/algorithms/klr/klr_dcd.py).
 
 Both minimise P(beta) = lam/2 beta'K beta + 1/n sum_i log(1 + exp(-y_i (K beta)_i)); the tests check them
 against hand-computed steps, a direct L-BFGS-B solve of P, the duality gap of DCD's dual and the learner
@@ -16,10 +16,11 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from olk.algorithms import make
-from olk.algorithms.base_batch import BatchKernelLearner
-from olk.algorithms.klr_dcd import KLRDCD, dual_objective
-from olk.algorithms.klr_pcd import KLRPCD, primal_objective
-from olk.algorithms.logistic import LogisticOutput
+from olk.algorithms.common.batch import BatchKernelLearner
+from olk.algorithms.klr.klr_dcd import KLRDCD, dual_objective
+from olk.algorithms.klr.klr_pcd import KLRPCD
+from olk.algorithms.klr.batch import primal_objective
+from olk.algorithms.common.logistic import LogisticOutput
 from olk.algorithms.registry import REGISTRY
 from olk.errors import ConfigError
 

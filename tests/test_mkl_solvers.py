@@ -1,6 +1,6 @@
 """The batch solvers behind the SIPMKL and AlSVM baselines of "Online Kernel Selection" (AAAI 2012):
-SimpleMKL (olk/algorithms/simplemkl.py, Rakotomamonjy et al., JMLR 2008) and centered kernel-target
-alignment (olk/algorithms/alsvm.py, Cortes, Mohri & Rostamizadeh, ICML 2010).
+SimpleMKL (olk/algorithms/selection/simplemkl.py, Rakotomamonjy et al., JMLR 2008) and centered kernel-target
+alignment (olk/algorithms/selection/alsvm.py, Cortes, Mohri & Rostamizadeh, ICML 2010).
 
 Small random problems (n = 40-60), offline, a few seconds in all.
 """
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from olk.algorithms.alsvm import alignments, center_kernel, centered_alignment
-from olk.algorithms.simplemkl import combine, decision, objective, simplemkl
+from olk.algorithms.selection.alsvm import alignments, center_kernel, centered_alignment
+from olk.algorithms.selection.simplemkl import combine, decision, objective, simplemkl
 from olk.errors import ConfigError, DataError
 
 

@@ -84,9 +84,9 @@ def test_a_crafted_tempfile_closer_deletes_nothing_and_is_refused_in_one_line(tm
 
 @pytest.mark.parametrize("name", ["olk.experiment.runner:subprocess.Popen",
                                   "olk.data.checksum:tempfile._TemporaryFileCloser",
-                                  "olk.algorithms.base:np.lib",            # a module reached through an attribute
+                                  "olk.algorithms.common.learner:np.lib",            # a module reached through an attribute
                                   "builtins:eval", "os:system", "olk.persist:ModelFileError",
-                                  "olk.algorithms.perceptron:KernelPerceptron.__init__"])
+                                  "olk.algorithms.single.perceptron:KernelPerceptron.__init__"])
 def test_classes_outside_the_allow_list_are_refused_before_anything_is_built(tmp_path, name, monkeypatch):
     import subprocess as sp_mod
     # Popen defines its own __init__ (patching __new__ would leave object.__new__ behind, breaking every later Popen)
@@ -100,7 +100,7 @@ def test_classes_outside_the_allow_list_are_refused_before_anything_is_built(tmp
 @given(st.one_of(st.text(max_size=60),
                  st.builds(lambda m, a: f"{m}:{a}",
                            st.sampled_from(["olk", "olk.persist", "olk.data.checksum", "olk.experiment.runner",
-                                            "olk.algorithms.budget", "os", "subprocess", "builtins", "tempfile"]),
+                                            "olk.algorithms.budget.core", "os", "subprocess", "builtins", "tempfile"]),
                            st.from_regex(r"[A-Za-z_][A-Za-z0-9_.]{0,30}", fullmatch=True))))
 def test_generated_class_names_build_only_what_the_allow_list_holds(tmp_path_factory, name):
     tmp = tmp_path_factory.mktemp("m")
@@ -175,8 +175,8 @@ def test_the_untouched_files_still_load(tmp_path):
     for sparse in (False, True):
         m = load(_model_file(tmp_path, sparse=sparse))
         assert m.n_sv > 0
-    assert set(allowed_classes()) >= {"olk.algorithms.budget:ForgetronState",
-                                      "olk.algorithms.perceptron:KernelPerceptron"}
+    assert set(allowed_classes()) >= {"olk.algorithms.budget.core:ForgetronState",
+                                      "olk.algorithms.single.perceptron:KernelPerceptron"}
 
 
 def test_the_allow_list_is_exact_names_not_attribute_paths():

@@ -1,4 +1,4 @@
-"""OM-2 = the online stage of OBSCURE (olk/algorithms/om2.py) against hand arithmetic and a direct numpy
+"""OM-2 = the online stage of OBSCURE (olk/algorithms/selection/om2.py) against hand arithmetic and a direct numpy
 re-implementation with explicit Gram matrices: coefficients, ||theta_j||^2 = alpha' K_j alpha, the mirror-map
 weights c_j = (1/q)(||theta_j|| / ||theta||_{2,q})^(q-2), the one-kernel reductions (margin Perceptron, Pegasos),
 p = 2 (uniform sum of kernels) vs p -> 1 (one kernel wins), determinism and pickling."""

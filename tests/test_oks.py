@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from olk.algorithms import make
-from olk.algorithms.omkl_sua import sample_one
-from olk.algorithms.selection import C_GRID, BETA_GRID, validation_score
+from olk.algorithms.omkl.core import sample_one
+from olk.algorithms.selection.core import C_GRID, BETA_GRID, validation_score
 from olk.errors import ConfigError, DataError
 from olk.kernels import KernelSet
 

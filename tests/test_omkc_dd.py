@@ -1,4 +1,4 @@
-"""OMKC(DD) (olk/algorithms/omkc_dd.py) by hand on a tiny stream, against m independent kernel Perceptrons,
+"""OMKC(DD) (olk/algorithms/multikernel/omkc_dd.py) by hand on a tiny stream, against m independent kernel Perceptrons,
 and the checks every OMKC learner shares (one shared SV pool,
 one kernel accepted, the spa16 kernels end to end, pickling) for the five SPA Table 5 rows (omkc_dd with
 discount=1 or component=pa, omkc_sd with component=pa: see ROWS)."""

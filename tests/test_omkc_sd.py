@@ -1,4 +1,4 @@
-"""OMKC(SD) (olk/algorithms/omkc_sd.py) by hand with scripted Bernoulli draws (shared checks:
+"""OMKC(SD) (olk/algorithms/multikernel/omkc_sd.py) by hand with scripted Bernoulli draws (shared checks:
 tests/test_omkc_dd.py)."""
 import numpy as np
 import pytest

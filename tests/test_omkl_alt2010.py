@@ -1,7 +1,7 @@
 """The six ALT 2010 learners (olk/algorithms/omkl_*.py; Jin, Hoi & Yang, "Online multiple kernel learning:
 algorithms and mistake bounds") by hand on a 4-step stream, their coincidences with omkc_dd / omkc_sd, the
 doubling schedule of eq. (5), OMKL-O's projection onto ||f_i|| <= R (norms recomputed from the pool's SVs), and
-the mistake bounds of olk/analysis/omkl_bounds.py: by hand on a toy comparator, and >= the observed mistakes on
+the mistake bounds of olk/algorithms/omkl/bounds.py: by hand on a toy comparator, and >= the observed mistakes on
 runs over the bundled samples."""
 import math
 import pickle
@@ -11,9 +11,9 @@ import pytest
 from test_omkc_dd import TWO, X4, Y4, Draws, run
 
 from olk.algorithms import make
-from olk.algorithms.omkl_o_sua import theorem10_ab
-from olk.algorithms.omkl_p1 import doubling_beta
-from olk.analysis import omkl_bounds as B
+from olk.algorithms.omkl.omkl_o_sua import theorem10_ab
+from olk.algorithms.omkl.core import doubling_beta
+from olk.algorithms.omkl import bounds as B
 from olk.data import load_dataset
 from olk.kernels import KernelSet
 from olk.tasks import online_pass

@@ -11,7 +11,7 @@ from matplotlib.colors import is_color_like, to_hex
 from matplotlib.lines import Line2D
 
 from olk.algorithms import REGISTRY, available
-from olk.algorithms.base import KernelEstimator
+from olk.algorithms.common.learner import KernelEstimator
 
 #: olk's own learners (tests may register extra ones, e.g. test_engine's ``_budget_probe``)
 LEARNERS = [n for n in available() if REGISTRY[n].__module__.startswith("olk.")]
@@ -28,7 +28,7 @@ def test_task_is_declared_and_probabilistic_learners_give_probabilities(name):
     from olk.tasks import TASKS
     cls = REGISTRY[name]
     assert cls.task in TASKS
-    # the KLR learners (olk.algorithms.logistic) are the probabilistic ones; everything else classifies
+    # the KLR learners (olk.algorithms.common.logistic) are the probabilistic ones; everything else classifies
     assert (cls.task == "probabilistic") == name.startswith("klr_")
     assert hasattr(cls, "predict_proba") == (cls.task == "probabilistic")
 

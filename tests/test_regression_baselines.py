@@ -1,6 +1,6 @@
 """The exact-kernel regression baselines of the AMKL paper's Table II (../shared/spec/amkl_raker.md Section 5):
-``kogd_reg`` (olk/algorithms/kogd_reg.py) by hand and against a numpy implementation with an explicit
-kernel matrix, its O(1) shrink (the global scale and its folding), and ``omkr`` (olk/algorithms/omkr.py): one
+``kogd_reg`` (olk/algorithms/regression/kogd_reg.py) by hand and against a numpy implementation with an explicit
+kernel matrix, its O(1) shrink (the global scale and its folding), and ``omkr`` (olk/algorithms/regression/omkr.py): one
 kernel = kogd_reg, Hedge weights = beta^{cumulative loss} normalised, the per-kernel budget (oldest SV dropped,
 never more than B, no row nobody owns)."""
 import pickle

@@ -17,7 +17,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import olk
 from olk.algorithms import available
-from olk.algorithms.random_features import RandomFeatureMKL
+from olk.algorithms.random_features.core import RandomFeatureMKL
 from olk.algorithms.registry import REGISTRY
 from olk.estimators import by_name
 

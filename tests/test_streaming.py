@@ -78,6 +78,6 @@ def test_building_a_learner_directly_checks_its_parameters(name):
 
 
 def test_cross_parameter_checks_hold_for_direct_construction():
-    from olk.algorithms.spa import SPA
+    from olk.algorithms.single.spa import SPA
     with pytest.raises(ConfigError, match="beta >= alpha"):
         SPA(alpha=2.0, beta=1.0)

@@ -133,7 +133,7 @@ cdef long long _sparse(const cnp.int64_t* indptr, const cnp.int32_t* indices, co
         evals += nsv
         if (f >= 0.0) != (y[i] > 0.0):          # the online mistake: sign(f), sign(0) = +1
             mistakes += 1
-        if y[i] * f <= 0.0:                     # the Perceptron's update (olk/algorithms/perceptron.py)
+        if y[i] * f <= 0.0:                     # the Perceptron's update (olk/algorithms/single/perceptron.py)
             start[nsv] = used
             length[nsv] = e - a
             for j in range(a, e):
@@ -206,7 +206,7 @@ cdef long long _dense(const double* X, const double* y, const Py_ssize_t* order,
         evals += nsv
         if (f >= 0.0) != (y[i] > 0.0):          # the online mistake: sign(f), sign(0) = +1
             mistakes += 1
-        if y[i] * f <= 0.0:                     # the Perceptron's update (olk/algorithms/perceptron.py)
+        if y[i] * f <= 0.0:                     # the Perceptron's update (olk/algorithms/single/perceptron.py)
             for j in range(d):
                 rows[nsv * d + j] = x[j]
             coef[nsv] = y[i]

@@ -6,7 +6,7 @@ parameters get a did-you-mean, out-of-range values a one-line :class:`~olk.error
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ..errors import ConfigError, did_you_mean
@@ -204,6 +204,6 @@ def make(name: str, kernel=None, random_state=None, where: str = "", **params):
 
 
 def available() -> list[str]:
-    """Import every algorithm module (registering them) and return the sorted names."""
-    from . import _all  # noqa: F401
+    """The sorted names of the registered learners (the package ``olk.algorithms`` registers every learner when it
+    is imported, before this module can be reached)."""
     return sorted(REGISTRY)

@@ -54,7 +54,7 @@ PAPER_TIME = {
 
 class IndependentPools:
     """Stand-in for a multi-kernel learner's shared SVPool: one single-kernel, single-column SVPool per
-    kernel (what m separate single-kernel learners hold).  It offers the calls ``_OMKCCore`` and its
+    kernel (what m separate single-kernel learners hold).  It offers the calls ``OMKCCore`` and its
     subclasses make (decision, add, self_kernel), so the SAME learner code runs on either layout.
 
     An example several classifiers update is copied into each of their pools; every pool computes its own

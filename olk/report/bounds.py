@@ -1,5 +1,5 @@
 """Bound vs observed: the ALT 2010 mistake bounds that the ``omkl_*`` learners record with ``bound: true``
-(computed by :mod:`olk.analysis.omkl_bounds`), next to the observed mistakes of a results directory.
+(computed by :mod:`olk.algorithms.omkl.bounds`), next to the observed mistakes of a results directory.
 
     python -m olk.report.bounds results/omkl_alt2010 [--out bounds.md]
 """

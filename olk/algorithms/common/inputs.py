@@ -1,0 +1,150 @@
+"""Input checks every learner's data surface shares: rows and widths of X (dense, scipy sparse or a core
+``RowSource``), finite values, labels, and the one-line errors they raise (:class:`InputError` is a
+:class:`~olk.errors.DataError` and a ``ValueError``, as scikit-learn expects; :class:`ParamError` a
+:class:`~olk.errors.ConfigError` and a ``ValueError``).
+
+>>> import numpy as np
+>>> n_rows(np.zeros((3, 2))), n_features(np.zeros((3, 2)))
+(3, 2)
+>>> check_finite_X(np.array([[1.0, np.inf]]))
+Traceback (most recent call last):
+...
+olk.algorithms.common.inputs.InputError: X: row 0 (0-based), column 1 is inf: NaN and infinite values cannot ...
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._core.svpool import RowSource
+from ..._lazy import issparse
+from ...errors import ConfigError, DataError
+
+
+class InputError(DataError, ValueError):
+    """Bad input to a learner's estimator surface (X or y of ``fit``/``partial_fit``/``predict``...): a one-line
+    :class:`~olk.errors.DataError` that is also a ``ValueError``, as scikit-learn expects of an estimator."""
+
+
+class InputTypeError(InputError, TypeError):
+    """X holds values that are not numbers (e.g. a dict in an object array): an :class:`InputError` that is also a
+    ``TypeError``, as ``np.asarray(X, dtype=float)`` raises it."""
+
+
+class ParamError(ConfigError, ValueError):
+    """A bad value given to ``set_params``: the one-line :class:`~olk.errors.ConfigError` the constructor raises,
+    also a ``ValueError`` (scikit-learn's convention for parameter validation)."""
+
+
+def n_rows(X) -> int:
+    """Rows of a data matrix (dense, scipy sparse or RowSource); a 1-d array is one row."""
+    if isinstance(X, RowSource):
+        return X.n_rows
+    if hasattr(X, "shape"):
+        return X.shape[0] if len(X.shape) > 1 else 1
+    return np.atleast_2d(np.asarray(X)).shape[0]
+
+
+def as_data(X):
+    """X as olk's learners read it: a RowSource, scipy sparse matrix or numpy array as is; anything else (a list
+    of rows, a pandas DataFrame, ...) through ``np.asarray``."""
+    if isinstance(X, (RowSource, np.ndarray)) or issparse(X):
+        return X
+    return np.asarray(X)
+
+
+def n_features(X) -> int:
+    """Columns of a data matrix (dense, scipy sparse or RowSource); a 1-d array is one row."""
+    if isinstance(X, RowSource):
+        return X.n_features
+    shape = X.shape if hasattr(X, "shape") else np.shape(X)
+    return int(shape[1]) if len(shape) > 1 else int(shape[0]) if len(shape) == 1 else 1
+
+
+def check_train_shape(X, empty_ok: bool = False) -> None:
+    """Training data needs at least one feature, and (unless `empty_ok`: a ``partial_fit`` with no rows is a
+    no-op) at least one row: a one-line InputError otherwise."""
+    if isinstance(X, RowSource):
+        return
+    shape = X.shape if hasattr(X, "shape") else np.shape(X)
+    if len(shape) == 2 and shape[1] == 0:
+        raise InputError(f"X has 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required.")
+    if not empty_ok and n_rows(X) == 0:
+        raise InputError(f"cannot train on an empty training set (0 rows, shape={tuple(shape)})")
+
+
+def check_finite_X(X) -> None:
+    """A one-line DataError naming the first row (0-based) of X that holds a NaN or an infinite value."""
+    if isinstance(X, RowSource):
+        bad = np.flatnonzero(~np.isfinite(np.asarray(X.sqnorms)))
+        if bad.size:
+            raise InputError(f"X: row {bad[0]} (0-based) has a NaN or infinite value (its squared norm is not "
+                            f"finite); remove or impute that row")
+        return
+    if issparse(X):
+        if X.format != "csr":
+            X = X.tocsr()
+        data = np.asarray(X.data)
+        if data.dtype.kind == "c":
+            raise InputError("X: Complex data not supported; pass real numbers")
+        if data.dtype.kind in "fc" and data.size and not np.isfinite(data.sum()):  # NaN/inf make the sum non-finite
+            bad = np.flatnonzero(~np.isfinite(data))
+            if bad.size:
+                k = int(bad[0])
+                row = int(np.searchsorted(X.indptr, k, side="right")) - 1
+                _bad_x(row, int(X.indices[k]), data[k])
+        return
+    A = np.asarray(X)
+    if A.dtype.kind in "iub":
+        return
+    if A.dtype.kind == "c":
+        raise InputError("X: Complex data not supported; pass real numbers")
+    if A.dtype.kind != "f":
+        try:
+            A = np.asarray(X, dtype=np.float64)
+        except TypeError as e:
+            raise InputTypeError(f"X: expected numbers ({e})") from None
+        except ValueError as e:
+            raise InputError(f"X: expected numbers ({e})") from None
+    if A.size and not np.isfinite(A.sum()):
+        bad = np.flatnonzero(~np.isfinite(A))
+        if bad.size:
+            r, c = divmod(int(bad[0]), A.shape[-1]) if A.ndim > 1 else (0, int(bad[0]))
+            _bad_x(r, c, A.flat[bad[0]])
+
+
+def _bad_x(row: int, col: int, value) -> None:
+    raise InputError(f"X: row {row} (0-based), column {col} is {value}: NaN and infinite values cannot be learned "
+                    f"from or scored; remove or impute that row")
+
+
+def check_finite_y(y: np.ndarray) -> None:
+    """A one-line DataError naming the first row (0-based) of y whose label is NaN, infinite or None."""
+    if y.dtype.kind in "fc":
+        if y.size and not np.isfinite(y.sum()):
+            bad = np.flatnonzero(~np.isfinite(y))
+            if bad.size:
+                raise InputError(f"y: row {bad[0]} (0-based) has label {y[bad[0]]}; labels must be finite")
+    elif y.dtype.kind == "O":
+        for r, v in enumerate(y.tolist()):
+            if v is None or (isinstance(v, float) and not math.isfinite(v)):
+                raise InputError(f"y: row {r} (0-based) has label {v}; labels must be finite")
+
+
+def _equal(y: np.ndarray, c) -> np.ndarray:
+    """y == c elementwise, for labels of any type (numbers, strings, mixed)."""
+    yk, ck = y.dtype.kind, np.asarray(c).dtype.kind
+    if (yk in "iufb" and ck in "iufb") or (yk in "US" and yk == ck):
+        return np.asarray(y == c, dtype=bool)
+    return np.asarray(np.asarray(y, dtype=object) == c, dtype=bool)
+
+
+def _label(v) -> str:
+    v = v.item() if isinstance(v, np.generic) else v
+    return f"{v:g}" if isinstance(v, float) else repr(v)
+
+
+def _labels(vals) -> str:
+    vals = list(vals)
+    return ", ".join(_label(v) for v in vals[:5]) + (", ..." if len(vals) > 5 else "")

@@ -1,0 +1,151 @@
+"""The core of online kernel regression on the SV pool: m kernel regressors on one pool (one coefficient column
+each) trained by online gradient descent on the squared loss, with the shrinkage lam and the step size (a
+number, or 1/sqrt(T) with T the horizon).  KOGD (:mod:`~olk.algorithms.regression.kogd_reg`, one kernel) and OMKR
+(:mod:`~olk.algorithms.regression.omkr`, several kernels and their Hedge combination; Sahoo, Hoi & Li, KDD 2014)
+subclass :class:`KernelRegressionCore`.
+
+>>> from olk.algorithms import make
+>>> isinstance(make("kogd_reg"), KernelRegressionCore)
+True
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import ConfigError
+from ..common.inputs import check_finite_X, n_rows
+from ..common.learner import OnlineKernelLearner
+from ..registry import Param
+
+#: L2 regularisation (spec Section 5: lambda = 0.01).  < 1 keeps the shrink 1 - eta lam > 0 (eta <= 1 always)
+LAM = Param("lam", 0.01, "L2 regularisation lambda: f <- (1 - eta lam) f every round",
+            check=lambda v: 0.0 <= v < 1.0, requirement="in [0, 1)")
+
+
+#: T of the step 1/sqrt(T)
+HORIZON = Param("horizon", 0, "T of the step eta = 1/sqrt(T) (step_size=sqrt_T); 0 = the rows of the data the "
+                "first update sees (the engine's online pass: the stream length)", type=int,
+                check=lambda v: v >= 0, requirement=">= 0")
+
+
+#: the step schedule (named step_size: a parameter may not shadow the learner's ``step`` method)
+STEP_SIZE = Param("step_size", "sqrt_T", "step schedule: sqrt_T (eta = 1/sqrt(T) every round: the spec) or "
+                  "sqrt_t (eta_t = 1/sqrt(t): Ghari-Shen's OMKR code)", type=str, choices=("sqrt_T", "sqrt_t"))
+
+
+class KernelRegressionCore(OnlineKernelLearner):
+    """m kernel OGD regressors f_k (squared loss, L2 shrink), one per kernel of the learner's
+    :class:`~olk.kernels.KernelSet`, on ONE shared SV pool (column k <-> kernel k): every round x_t is stored
+    once, with its coefficient -eta 2 (f_k(x_t) - y_t) in each column k (0 where that gradient is 0; a round
+    where every gradient is 0 stores nothing).
+
+    Every column shrinks by the same 1 - eta_t lam each round, so one global scale sigma serves all columns:
+    f_k = sigma * sum_s coef[s, k] k_k(x_s, .).  ``_predict_all`` gives f_k(x_t) for every k,
+    ``_gradient_step`` makes the update.  The task is ``regression``: ``step`` returns the real-valued
+    prediction made before learning; ``predict`` returns it too (not a sign), ``score`` is R^2.
+    """
+
+    task = "regression"
+    max_kernels = 64
+    #: fold sigma into the stored coefficients when it gets this small (the function is unchanged)
+    renormalise_below = 1e-4
+
+    def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
+        super().__init__(kernel, random_state, where=where, **params)
+        m = len(self.kernels)
+        self.n_cols = m
+        self._buf = np.zeros(m, dtype=np.float64)
+        self._sigma = 1.0          # f_k = sigma * column k
+        self._rows = 0             # the data's rows, fixed at the first update (horizon = 0)
+        self.eta_ = 0.0            # the step size of the last update
+        self.n_folds = 0           # times sigma was folded into the coefficients
+
+    def column_kernels(self) -> list[int]:
+        return list(range(len(self.kernels)))
+
+    @property
+    def horizon_(self) -> int:
+        """T of eta = 1/sqrt(T): ``horizon``, or the rows of the data bound at the first update (0 before it)."""
+        return self.horizon or self._rows
+
+    # ------------------------------------------------------------------ the algorithm
+    def _eta(self) -> float:
+        """Step t's eta: 1/sqrt(T) (sqrt_T) or 1/sqrt(t) (sqrt_t; ``self.t`` already counts step t)."""
+        if self.step_size == "sqrt_t":
+            return 1.0 / math.sqrt(self.t)
+        if not self._rows:
+            self._rows = self.src.n_rows
+        return 1.0 / math.sqrt(self.horizon_)
+
+    def _predict_all(self, i: int) -> np.ndarray:
+        """Start step t: f_k(x_t) for every kernel k (a new array), one pass over the pool."""
+        self.t += 1
+        self.pool.decision(self.src, i, self._buf)
+        return self._sigma * self._buf
+
+    def _gradient_step(self, i: int, y: float, f: np.ndarray) -> np.ndarray:
+        """f_k <- (1 - eta lam) f_k + a_k k_k(x_t, .) with a_k = -eta 2 (f_k(x_t) - y_t), every k.  Returns a
+        (the new SV's coefficients; x_t is stored iff some a_k != 0, as the pool's newest slot)."""
+        eta = self._eta()
+        self.eta_ = eta
+        self._sigma *= 1.0 - eta * self.lam
+        a = -2.0 * eta * (f - y)
+        if a.any():
+            self.pool.add(self.src, i, a / self._sigma, self.t)
+            self.n_updates += 1
+        if self._sigma < self.renormalise_below:
+            self._fold()
+        return a
+
+    def _fold(self) -> None:
+        """coef *= sigma, sigma = 1: the same functions, the stored numbers back in range."""
+        for c in range(self.n_cols):
+            self.pool.scale_col(c, self._sigma)
+        self._sigma = 1.0
+        self.n_folds += 1
+
+    def learn_one(self, x, y):
+        """Learn from one example (see the base class).  With eta = 1/sqrt(T) the stream's length T must be
+        known: give ``horizon`` (or ``step_size='sqrt_t'``), unless an earlier ``partial_fit`` fixed it; a lone
+        example is not taken as a stream of T = 1."""
+        if self.step_size == "sqrt_T" and not self.horizon_:
+            raise ConfigError(f"{self.name}.learn_one: the step 1/sqrt(T) needs the stream length T; set "
+                              f"horizon=T (or step_size='sqrt_t')")
+        return super().learn_one(x, y)
+
+    # ------------------------------------------------------------------ outputs
+    @property
+    def coef_(self) -> np.ndarray:
+        """(n_sv, m) coefficients alpha of f_k = sum_s alpha[s, k] k_k(x_s, .) (pool order, sigma applied)."""
+        if self.pool is None:
+            return np.zeros((0, len(self.kernels)))
+        return self._sigma * self.pool.coefs
+
+    def _expansion_coefs(self) -> np.ndarray:
+        return self.coef_
+
+    def kernel_predictions(self, X) -> np.ndarray:
+        """(n_rows, m) predictions f_k(x) of the m kernel regressors on every row of X."""
+        if self.pool is None:
+            check_finite_X(X)
+            return np.zeros((n_rows(X), len(self.kernels)))
+        return self._sigma * self.pool.decision_matrix(self._source_for(X))
+
+    def decision_function(self, X, output: str | None = None) -> np.ndarray:
+        return self.kernel_predictions(X)[:, 0]
+
+    def predict(self, X, output: str | None = None) -> np.ndarray:
+        """The real-valued predictions (a regressor: no sign, no ``classes_``)."""
+        return self.decision_function(X, output=output)
+
+    def predict_one(self, x):
+        return self.decision_one(x)
+
+    def score(self, X, y) -> float:
+        """R^2 of ``predict(X)`` against y (scikit-learn's regressor score)."""
+        y = np.asarray(y, dtype=np.float64)
+        res = float(np.sum((y - self.predict(X)) ** 2))
+        tot = float(np.sum((y - y.mean()) ** 2))
+        return 1.0 - res / tot if tot > 0 else (1.0 if res == 0 else 0.0)
