@@ -19,27 +19,10 @@ from ..common.averaged import OUTPUT
 from ..common.learner import OnlineKernelLearner
 from ..common.logistic import LogisticOutput
 from ..common.projected import ProjectedAverage
-from ..registry import Param
+from ..registry import NumberOr, Param
 
 #: the step-size rule of the paper's Theorem 1 (eta = R / sqrt(T)); the experiments' first eta value
 ETA_RULE = "R/sqrt(T)"
-
-
-def step_size(v):
-    """A step size as a config gives it: a number, or the rule 'R/sqrt(T)'."""
-    if isinstance(v, str):
-        if v.replace(" ", "") == ETA_RULE:
-            return ETA_RULE
-        v = float(v)                                   # ValueError -> the registry's one-line error
-    if isinstance(v, bool):
-        raise ValueError(v)
-    v = float(v)
-    if not math.isfinite(v):
-        raise ValueError(v)
-    return v
-
-
-step_size.__name__ = f"a number or '{ETA_RULE}'"      # Param's error: "expected a number or 'R/sqrt(T)'"
 
 
 #: the parameters NC, Margin and Auxiliary share
@@ -47,7 +30,7 @@ KLR_PARAMS = (
     Param("R", 1e3, "radius of the domain Omega = {f : ||f||_H <= R} (Eq. 2); the paper picks it from "
           "{1, 10, ..., 1e5} by cross-validation", check=lambda v: v > 0, requirement="> 0"),
     Param("eta", 0.1, f"step size eta > 0, or '{ETA_RULE}' (Theorem 1's choice; T = horizon)",
-          type=step_size, check=lambda v: v == ETA_RULE or v > 0, requirement=f"> 0 or '{ETA_RULE}'"),
+          type=NumberOr(ETA_RULE), check=lambda v: v == ETA_RULE or v > 0, requirement=f"> 0 or '{ETA_RULE}'"),
     Param("horizon", 0, f"T of the rule eta = {ETA_RULE}; 0 = the number of rows of the data the learner is "
           "bound to (the training set in the engine, X in fit/partial_fit)", type=int,
           check=lambda v: v >= 0, requirement=">= 0"),

@@ -51,7 +51,7 @@ from ..._lazy import issparse
 from ...errors import ConfigError, DataError
 from ..common.inputs import check_finite_X, n_rows
 from ..common.learner import OnlineKernelLearner
-from ..registry import Param, Reproducibility
+from ..registry import NumberOr, Param, Reproducibility
 
 AUTO = "auto"
 
@@ -129,41 +129,14 @@ def feature_map(V: np.ndarray, X: np.ndarray, D: int, normalize: bool = False) -
 
 
 # ------------------------------------------------------------------------------------- parameters
-def auto_or_positive(v):
-    """A step size as a config gives it: a number > 0, or 'auto' (1/sqrt(T), eq. 57)."""
-    if isinstance(v, str) and v.strip().lower() == AUTO:
-        return AUTO
-    if isinstance(v, bool):
-        raise ValueError(v)
-    v = float(v)
-    if not math.isfinite(v):
-        raise ValueError(v)
-    return v
 
-
-auto_or_positive.__name__ = f"a number or '{AUTO}'"
-
-
-def none_or_float(v):
-    """None (also 'none'/'null') or a finite number."""
-    if v is None or (isinstance(v, str) and v.strip().lower() in ("none", "null", "")):
-        return None
-    if isinstance(v, bool):
-        raise ValueError(v)
-    v = float(v)
-    if not math.isfinite(v):
-        raise ValueError(v)
-    return v
-
-
-none_or_float.__name__ = "a number or none"
 
 N_RF = Param("n_rf", 50, "D: random features per kernel (z_k has 2D entries); eq. (57): D = 50", type=int,
              check=lambda v: v >= 1, requirement=">= 1")
 ETA_L = Param("eta_l", AUTO, f"local OGD step eta_l > 0, or '{AUTO}' = 1/sqrt(T) (eq. 57, INFERRED)",
-              type=auto_or_positive, check=lambda v: v == AUTO or v > 0, requirement=f"> 0 or '{AUTO}'")
+              type=NumberOr(AUTO), check=lambda v: v == AUTO or v > 0, requirement=f"> 0 or '{AUTO}'")
 ETA_G = Param("eta_g", AUTO, f"global exponential-weights step eta_g >= 0, or '{AUTO}' = 1/sqrt(T) (eq. 57, "
-              "INFERRED)", type=auto_or_positive, check=lambda v: v == AUTO or v >= 0, requirement=f">= 0 or '{AUTO}'")
+              "INFERRED)", type=NumberOr(AUTO), check=lambda v: v == AUTO or v >= 0, requirement=f">= 0 or '{AUTO}'")
 LAM = Param("lam", 0.01, "lambda: the ridge term of the local loss (18), eq. (57): 0.01", check=lambda v: v >= 0,
             requirement=">= 0")
 HORIZON = Param("horizon", 0, f"T of the '{AUTO}' steps; 0 = the rows of the data the learner is bound to (the "
@@ -171,7 +144,7 @@ HORIZON = Param("horizon", 0, f"T of the '{AUTO}' steps; 0 = the rows of the dat
                 check=lambda v: v >= 0, requirement=">= 0")
 ETA_CAP = Param("eta_cap", None, "optional cap on the local step: eta_l <- min(eta_l, eta_cap); none (default) = "
                 "the literal eq. (57) step.  Stability needs eta_l ||z||^2 = eta_l D < 1 (unnormalised z)",
-                type=none_or_float, check=lambda v: v is None or v > 0, requirement="> 0 or none")
+                type=NumberOr("none"), check=lambda v: v is None or v > 0, requirement="> 0 or none")
 SAMPLER = Param("sampler", "authors", "frequency sampler: authors (stacked Haar-orthogonal blocks, chi^2_1 row "
                 "scales; default) | rff (i.i.d. Gaussian, eq. 8)", type=str, choices=tuple(SAMPLERS))
 NORMALIZE = Param("normalize_features", False, "z/sqrt(D) (the textbook map of eq. 10) instead of the authors' "

@@ -34,43 +34,17 @@ import math
 import numpy as np
 
 from .core import CORE_PARAMS, RandomFeatureMKL
-from ..registry import Param, register
+from ..registry import NumberOr, Param, register
 
 ONE_OVER_K = "1/K"
 R_EQUALS_P = "p"
 
 
-def delta_value(v):
-    """delta as a config gives it: a number in [0, 1] or '1/K'."""
-    if isinstance(v, str) and v.strip().replace(" ", "").upper() == ONE_OVER_K.upper():
-        return ONE_OVER_K
-    if isinstance(v, bool):
-        raise ValueError(v)
-    v = float(v)
-    if not math.isfinite(v):
-        raise ValueError(v)
-    return v
-
-
-delta_value.__name__ = f"a number or '{ONE_OVER_K}'"
-
-
-def r_value(v):
-    """r as a config gives it: an integer >= 1 or 'p' (r_t = p_t)."""
-    if isinstance(v, str) and v.strip().lower() == R_EQUALS_P:
-        return R_EQUALS_P
-    if isinstance(v, bool) or (isinstance(v, float) and not v.is_integer()):
-        raise ValueError(v)
-    return int(v)
-
-
-r_value.__name__ = f"an integer or '{R_EQUALS_P}'"
-
 DELTA = Param("delta", ONE_OVER_K, f"subset-size threshold: p_t = max(1, #{{k: q_t,k >= delta}}) (23, INFERRED); "
-              f"'{ONE_OVER_K}' (default) or a number in [0, 1]; 0 = all kernels = Raker", type=delta_value,
+              f"'{ONE_OVER_K}' (default) or a number in [0, 1]; 0 = all kernels = Raker", type=NumberOr(ONE_OVER_K),
               check=lambda v: v == ONE_OVER_K or 0.0 <= v <= 1.0, requirement=f"in [0, 1] or '{ONE_OVER_K}'")
 R = Param("r", R_EQUALS_P, f"Balls-Bins frequency r_t: bins N_t = floor(K r_t / p_t) (26); '{R_EQUALS_P}' (default, "
-          f"INFERRED: r_t = p_t, N_t = K) or an integer >= 1", type=r_value,
+          f"INFERRED: r_t = p_t, N_t = K) or an integer >= 1", type=NumberOr(R_EQUALS_P, integer=True),
           check=lambda v: v == R_EQUALS_P or v >= 1, requirement=f">= 1 or '{R_EQUALS_P}'")
 ETA_G_SCHEDULE = Param("eta_g_schedule", "fixed", "ABLATION, not the paper's OMKL-AKS: 'ln_k_over_sqrt_t' uses the "
                        "time-varying weight step eta_g,t = ln K / sqrt(t) of the authors' main_OFL.m (spec Section 7) "

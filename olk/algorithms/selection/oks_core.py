@@ -20,24 +20,9 @@ from ..._core.svpool import pexp
 from ...errors import ConfigError
 from ..multikernel.core import OMKCCore
 from ..omkl.core import sample_one
-from ..registry import Param
+from ..registry import NumberOr, Param
 
 ETA_AUTO = "auto"
-
-
-def eta_value(v):
-    """A weight step size as a config gives it: a number > 0 or 'auto' (Theorem 3's choice)."""
-    if isinstance(v, str) and v.strip().lower() == ETA_AUTO:
-        return ETA_AUTO
-    if isinstance(v, bool):
-        raise ValueError(v)
-    v = float(v)
-    if not math.isfinite(v):
-        raise ValueError(v)
-    return v
-
-
-eta_value.__name__ = f"a number or '{ETA_AUTO}'"
 
 
 #: the smoothing delta of p_t (the paper's experiments: 0.5 in the first epoch, 0.2 in the second)
@@ -47,7 +32,7 @@ DELTA = Param("delta", 0.5, "smoothing: p_t = (1 - delta) q_t + delta/m (every k
 
 #: eta: the exponential-weights step
 ETA = Param("eta", ETA_AUTO, f"weight step eta > 0, or '{ETA_AUTO}': sqrt(2 (1 - delta) ln m / (m T)) (Theorem 3's "
-            "optimal value, the paper's experiments), T = horizon", type=eta_value,
+            "optimal value, the paper's experiments), T = horizon", type=NumberOr(ETA_AUTO),
             check=lambda v: v == ETA_AUTO or v > 0, requirement=f"> 0 or '{ETA_AUTO}'")
 
 
