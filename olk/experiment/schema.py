@@ -403,8 +403,8 @@ def _problem(value, ann, head: str) -> str:
         return f"expected {_expect(ann)}, got {show(value)}"
     member = _member_for(value, ann)
     b = _bounds(member)
-    if member in (int, float) or _strip(member) in (int, float):
-        kind = _strip(member)
+    kind = _strip(member)
+    if kind in (int, float):
         try:
             x = msgspec.convert(value, kind, strict=False)
         except msgspec.ValidationError:
@@ -455,10 +455,9 @@ def _range(x, b: dict, kind) -> str:
 def _bad_key(node, ann, here: str) -> str:
     """A mapping key of the wrong type (e.g. ``1:`` where names are expected)."""
     t = _container(ann, node)
-    if _is_struct(t):
-        k = next(k for k in node if not isinstance(k, str))
-        return _unknown(k, t, here)
     k = next(k for k in node if not isinstance(k, str))
+    if _is_struct(t):
+        return _unknown(k, t, here)
     return f"{here}: expected names (strings) as keys, got {show(k)}"
 
 
@@ -474,8 +473,3 @@ def _unknown_key(node, ann, here: str, where: str, keys: list, top: bool) -> str
 def _unknown(k, t, here: str) -> str:
     names = sorted(f.name for f in msgspec.structs.fields(t))
     return f"{here}: unknown key {show(str(k))}{did_you_mean(k, names)}; allowed keys: {', '.join(names)}"
-
-
-def allowed_keys(shape) -> list:
-    """The keys a Struct accepts (for help texts and tests)."""
-    return [f.name for f in msgspec.structs.fields(shape)]
