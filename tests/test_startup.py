@@ -1,6 +1,7 @@
 """No start-up tax: the CLI imports lazily.  ``olk --help`` and ``olk algorithms`` load neither pandas,
 matplotlib, scikit-learn, joblib nor scipy; a one-pass ``olk train`` on a cached dataset loads neither pandas,
-matplotlib, scikit-learn nor joblib; ``olk --help`` lists the lazily imported commands with their own help."""
+matplotlib, scikit-learn nor joblib; none of them loads msgspec (the config schema: only commands that read a
+config pay for it); ``olk --help`` lists the lazily imported commands with their own help."""
 from __future__ import annotations
 
 import importlib
@@ -16,7 +17,7 @@ import pytest
 from olk import cli as cli_mod
 
 REPO = Path(__file__).resolve().parents[1]
-HEAVY = ("pandas", "matplotlib", "sklearn", "joblib", "scipy", "dask", "distributed", "tqdm")
+HEAVY = ("pandas", "matplotlib", "sklearn", "joblib", "scipy", "dask", "distributed", "tqdm", "msgspec")
 
 PROBE = """
 import json, sys

@@ -22,12 +22,13 @@ A config names datasets, algorithms with parameters, a kernel, repeats and seeds
       - name: rbp
         params: {budget: {match: spa, stat: n_sv}}   # mean #SV of SPA's runs on the same dataset
 
-Every key is checked; an unknown key or algorithm gets a one-line error with a did-you-mean.
+Every key is checked; an unknown key or algorithm gets a one-line error with a did-you-mean.  The keys, their
+types and ranges are declared in :mod:`olk.experiment.schema` (msgspec Structs); this module checks what
+needs more than one key, the learner registry, the kernels or the datasets, and builds the result classes.
 """
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,42 +39,8 @@ from .._lazy import yaml_load
 from ..errors import ConfigError, did_you_mean, excerpt
 from ..kernels import is_kernel_set, kernel_spec, make_kernel
 
-TOP_KEYS = {
-    "name": "results directory name (default: the config file's stem)",
-    "paper": "paper id of the published table to compare with (results/paper/)",
-    "table": "table id within the paper",
-    "description": "free text",
-    "mode": "online (mistake rate along one pass) or batch (train on train split, test on test split)",
-    "seed": "base seed: permutations and learners' RNGs derive from it",
-    "repeats": "number of permutations",
-    "shuffle": "false keeps the file order (then all repeats share one order)",
-    "scale": "fraction of each dataset to use (reproducible subsample), 1 = all",
-    "n_jobs": "parallel runs (joblib)",
-    "backend": "joblib backend: loky, threading, multiprocessing or dask",
-    "memory_limit": "refuse runs whose estimated peak memory exceeds this: 12G, 500M, 80% (of the machine's "
-                    "memory) or 0 (no limit); default 80% (olk.experiment.memory)",
-    "checkpoints": "number of learning-curve checkpoints",
-    "data_dir": "extra directory to search for datasets",
-    "kernel": "kernel for every algorithm, e.g. {type: gaussian, gamma: 0.4}",
-    "tune": "parameter-selection protocol: {metric: accuracy}",
-    "datasets": "list of dataset names or {name, params, preprocess, kernel}",
-    "algorithms": "list of {name, label, display, params, tune, kernel, sweep, match_tune, outputs, epochs, "
-                  "seeds_of}",
-    "compare": "tolerances for olk compare, e.g. {accuracy: 1.5}",
-    "table_layout": "table rendering options, e.g. {datasets_per_block: 2}",
-    "unavailable": "datasets known to be unavailable offline: {name: reason}",
-    "cv": "batch mode: cross-validation for tune grids, {folds: 3, max_rows: 5000} (max_rows: stratified subsample)",
-    "test_curve": "batch mode: score the output on the test set at this many points of training (online: evenly "
-                  "spaced example counts; batch learners: after each outer iteration) -> test_curves.csv",
-}
-DATASET_KEYS = {"name", "params", "preprocess", "kernel", "label", "test", "holdout", "folds", "part"}
-ALGO_KEYS = {"name", "label", "display", "params", "tune", "kernel", "sweep", "match_tune", "outputs", "epochs",
-             "seeds_of"}
-CV_KEYS = {"folds", "max_rows"}
+#: kernel parameters a tune/sweep grid may name (``kernel.gamma: [0.1, 1]``)
 KERNEL_TUNE_KEYS = ("kernel.gamma", "kernel.degree", "kernel.coef0")
-TUNE_KEYS = {"metric", "perm"}
-MODES = ("online", "batch")
-BACKENDS = ("loky", "threading", "multiprocessing", "dask")
 
 
 @dataclass
@@ -116,13 +83,9 @@ def _width_rule(spec, where: str):
         return {**spec, "each": [_width_rule(k, f"{where}.each[{i}]") for i, k in enumerate(spec["each"])]}
     if not (isinstance(spec, dict) and isinstance(spec.get("gamma"), dict)):
         return spec
-    g = spec["gamma"]
-    _check_keys(g, {"percentile", "sample"}, f"{where}.gamma")
-    if "percentile" not in g:
-        raise ConfigError(f"{where}.gamma: a data-dependent width needs 'percentile', e.g. {{percentile: 5}}")
-    ref = WidthRef(_number(g["percentile"], f"{where}.gamma.percentile", float, lo=0, lo_strict=True, hi=100),
-                   _number(g.get("sample", 2000), f"{where}.gamma.sample", int, lo=2))
-    out = {**spec, "gamma": ref}
+    from . import schema
+    w = schema.convert(spec["gamma"], schema.WidthSpec, f"{where}.gamma")
+    out = {**spec, "gamma": WidthRef(w.percentile, w.sample)}
     kind = make_kernel({**spec, "gamma": 1.0}, where).kind
     if kind not in ("gaussian", "chi2"):
         raise ConfigError(f"{where}.gamma: a width from pairwise distances applies to the gaussian and chi2 "
@@ -246,7 +209,8 @@ class ExperimentConfig:
             ready = [a for a in left if a.depends_on() <= done]
             if not ready:
                 names = ", ".join(a.label for a in left)
-                raise ConfigError(f"{self.path or self.name}: algorithms {names} depend on each other in a cycle (match:)")
+                raise ConfigError(f"{self.path or self.name}: algorithms {names} depend on each other in a cycle "
+                                  f"(match:)")
             stages.append(ready)
             done |= {a.label for a in ready}
             left = [a for a in left if a not in ready]
@@ -257,46 +221,17 @@ def _where(path, *keys) -> str:
     return f"{path}: " + ".".join(str(k) for k in keys)
 
 
-def _check_keys(d: dict, allowed, where: str):
-    for k in d:
-        if k not in allowed:
-            raise ConfigError(f"{where}: unknown key '{k}'{did_you_mean(k, allowed)}; allowed keys: {', '.join(sorted(allowed))}")
-
-
 def _show(v) -> str:
     """A value from the config for a message: its repr, at most ~60 characters, non-printables escaped."""
     return excerpt(repr(v), 60)[1:-1]
 
 
-def _name(v, where: str, what: str) -> str:
-    """A name given in YAML (a string; a bare number such as 2 is taken as '2')."""
-    if isinstance(v, bool) or not isinstance(v, (str, int, float)) or str(v) == "":
-        raise ConfigError(f"{where}: expected {what}, got {_show(v)}")
-    return str(v)
-
-
-def _number(v, where, kind=float, lo=None, lo_strict=False, hi=None):
-    try:
-        if kind is int and isinstance(v, float) and not v.is_integer():
-            raise ValueError
-        x = kind(v)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where}: expected {'an integer' if kind is int else 'a number'}, got {v!r}") from None
-    if isinstance(v, bool):
-        raise ConfigError(f"{where}: expected a number, got {v!r}")
-    if not math.isfinite(x):
-        raise ConfigError(f"{where}: expected a finite number, got {v!r}")
-    if lo is not None and (x <= lo if lo_strict else x < lo):
-        raise ConfigError(f"{where}: must be {'>' if lo_strict else '>='} {lo} (got {x})")
-    if hi is not None and x > hi:
-        raise ConfigError(f"{where}: must be <= {hi} (got {x})")
-    return x
-
-
 def _parse_param_value(v, where):
+    """A parameter value; ``{match: LABEL, stat: n_sv, agg: mean}`` is a :class:`MatchRef`."""
     if isinstance(v, dict) and "match" in v:
-        _check_keys(v, {"match", "stat", "agg"}, where)
-        return MatchRef(str(v["match"]), str(v.get("stat", "n_sv")), str(v.get("agg", "mean")))
+        from . import schema
+        m = schema.convert(v, schema.MatchSpec, where)
+        return MatchRef(str(m.match), str(m.stat), str(m.agg))
     return v
 
 
@@ -350,7 +285,8 @@ def _grid_of(name: str, spec, where: str) -> dict:
         if str(p).startswith("kernel."):
             if p not in KERNEL_TUNE_KEYS:
                 raise ConfigError(f"{where}: unknown kernel parameter '{p}'{did_you_mean(p, KERNEL_TUNE_KEYS)}")
-            out[p] = [_number(v, f"{where}.{p}", float, lo=0, lo_strict=True) for v in vals]
+            from . import schema
+            out[p] = schema.convert(vals, schema.KernelGrid, f"{where}.{p}")
         else:
             out[p] = [_algo_params(name, {p: v}, where, allow_match=False)[p] for v in vals]
     return out
@@ -386,7 +322,12 @@ def _check_report_keys(cfg: ExperimentConfig, where0: str) -> None:
 
 
 def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
-    """Validate a config mapping (as loaded from YAML) and return an ExperimentConfig."""
+    """Validate a config mapping (as loaded from YAML) and return an ExperimentConfig.
+
+    The shape of the mapping -- its keys, types, ranges and choices -- is declared once in
+    :mod:`olk.experiment.schema`; what is checked here needs more than one key, the learner registry
+    (parameters), olk.kernels (kernels) or the datasets."""
+    from . import schema            # lazy: msgspec (olk train imports this module for _algo_params only)
     algo_registry.available()
     where0 = path or "<config>"
     if raw is None:
@@ -395,114 +336,66 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     if not isinstance(raw, dict):
         raise ConfigError(f"{where0}: expected a YAML mapping at the top level, got {type(raw).__name__} "
                           f"{_show(raw)} (see configs/demo.yaml)")
-    _check_keys(raw, TOP_KEYS, where0)
-    name = raw.get("name")
-    if name in (None, ""):
+    doc = schema.convert(raw, schema.ConfigFile, where0, top=True)
+    if doc.name in (None, ""):
         name = Path(path).stem if path else "experiment"
     else:
-        name = _name(name, _where(where0, "name"), "a name for the results directory")
+        name = str(doc.name)
         if "/" in name or "\\" in name or name in (".", ".."):
             raise ConfigError(f"{_where(where0, 'name')}: '{name}' names the results directory: give a plain name "
                               f"without '/' or '\\' (use --out to choose another directory)")
-    cfg = ExperimentConfig(name=name, path=path)
-    cfg.paper = None if raw.get("paper") is None else _name(raw["paper"], _where(where0, "paper"),
-                                                            "a paper id such as spa_tist2018")
-    cfg.table = None if raw.get("table") is None else str(raw.get("table"))
-    cfg.description = str(raw.get("description", ""))
-    cfg.mode = str(raw.get("mode", "online"))
-    if cfg.mode not in MODES:
-        raise ConfigError(f"{_where(where0, 'mode')}: must be one of {', '.join(MODES)}{did_you_mean(cfg.mode, MODES)}")
-    cfg.seed = _number(raw.get("seed", 0), _where(where0, "seed"), int, lo=0)
-    cfg.repeats = _number(raw.get("repeats", 1), _where(where0, "repeats"), int, lo=1)
-    cfg.shuffle = raw.get("shuffle", True)
-    if not isinstance(cfg.shuffle, bool):
-        raise ConfigError(f"{_where(where0, 'shuffle')}: expected true or false, got {_show(cfg.shuffle)}")
-    cfg.scale = _number(raw.get("scale", 1.0), _where(where0, "scale"), float, lo=0, lo_strict=True)
-    if cfg.scale > 1:
-        raise ConfigError(f"{_where(where0, 'scale')}: must be in (0, 1] (got {cfg.scale})")
-    cfg.n_jobs = _number(raw.get("n_jobs", 1), _where(where0, "n_jobs"), int)
+    cv = doc.cv or schema.CVSpec()
+    cfg = ExperimentConfig(
+        name=name, path=path, paper=None if doc.paper is None else str(doc.paper),
+        table=None if doc.table is None else str(doc.table),
+        description="" if doc.description is None else str(doc.description), mode=doc.mode, seed=doc.seed,
+        repeats=doc.repeats, shuffle=doc.shuffle, scale=doc.scale, n_jobs=doc.n_jobs, backend=doc.backend,
+        checkpoints=doc.checkpoints, data_dir=doc.data_dir, tune_metric=(doc.tune or schema.TuneSpec()).metric,
+        compare=dict(doc.compare or {}), table_layout=dict(doc.table_layout or {}),
+        unavailable=dict(doc.unavailable or {}), cv_folds=cv.folds, cv_max_rows=cv.max_rows,
+        test_curve=doc.test_curve)
     if cfg.n_jobs == 0:
         raise ConfigError(f"{_where(where0, 'n_jobs')}: must be >= 1, or negative for all cores but n-1 (-1 = all)")
-    cfg.backend = str(raw.get("backend", "loky"))
-    if cfg.backend not in BACKENDS:
-        raise ConfigError(f"{_where(where0, 'backend')}: must be one of {', '.join(BACKENDS)}{did_you_mean(cfg.backend, BACKENDS)}")
-    if raw.get("memory_limit") is not None:
+    if doc.memory_limit is not None:
         from ..units import parse_size
-        cfg.memory_limit = parse_size(raw["memory_limit"], _where(where0, "memory_limit"))
-    cfg.checkpoints = _number(raw.get("checkpoints", 50), _where(where0, "checkpoints"), int, lo=2, hi=100_000)
-    cfg.data_dir = raw.get("data_dir")
-    if cfg.data_dir is not None and not (isinstance(cfg.data_dir, str) or (
-            isinstance(cfg.data_dir, list) and all(isinstance(x, str) for x in cfg.data_dir))):
-        raise ConfigError(f"{_where(where0, 'data_dir')}: expected a directory path (or a list of paths), "
-                          f"got {_show(cfg.data_dir)}")
-    kern = _width_rule(raw.get("kernel", {"type": "gaussian", "gamma": 1.0}), _where(where0, "kernel"))
+        cfg.memory_limit = parse_size(doc.memory_limit, _where(where0, "memory_limit"))
+    kern = _width_rule(doc.kernel, _where(where0, "kernel"))
     kernel_spec(with_widths(kern, lambda k: 1.0), _where(where0, "kernel"))
     cfg.kernel = list(kern) if isinstance(kern, (list, tuple)) else dict(kern) if isinstance(kern, dict) else \
         str(kern) if is_kernel_set(kern) else {"type": str(kern)}
-    tune = raw.get("tune") or {}
-    if not isinstance(tune, dict):
-        raise ConfigError(f"{_where(where0, 'tune')}: expected a mapping like {{metric: accuracy}}")
-    _check_keys(tune, TUNE_KEYS, _where(where0, "tune"))
-    cfg.tune_metric = str(tune.get("metric", "accuracy"))
-    if cfg.tune_metric not in ("accuracy", "test_accuracy"):
-        raise ConfigError(f"{_where(where0, 'tune.metric')}: must be accuracy or test_accuracy")
-    if "regress" in raw:
-        raise ConfigError(f"{_where(where0, 'regress')}: regression tolerances are declared by each learner "
-                          f"(its 'reproducibility', listed by 'olk algorithms'), not by the config; remove this key")
-    for key in ("compare", "table_layout", "unavailable"):
-        val = raw.get(key) or {}
-        if not isinstance(val, dict):
-            raise ConfigError(f"{_where(where0, key)}: expected a mapping")
-        setattr(cfg, key, dict(val))
     _check_report_keys(cfg, where0)
+    if cfg.test_curve is not None and cfg.mode != "batch":
+        raise ConfigError(f"{_where(where0, 'test_curve')}: held-out curves need a test set: set mode: batch")
 
-    cv = raw.get("cv") or {}
-    if not isinstance(cv, dict):
-        raise ConfigError(f"{_where(where0, 'cv')}: expected a mapping like {{folds: 3, max_rows: 5000}}")
-    _check_keys(cv, CV_KEYS, _where(where0, "cv"))
-    cfg.cv_folds = _number(cv.get("folds", 3), _where(where0, "cv.folds"), int, lo=2)
-    if cv.get("max_rows") is not None:
-        cfg.cv_max_rows = _number(cv["max_rows"], _where(where0, "cv.max_rows"), int, lo=10)
-
-    if raw.get("test_curve") is not None:
-        cfg.test_curve = _number(raw["test_curve"], _where(where0, "test_curve"), int, lo=1, hi=10_000)
-        if cfg.mode != "batch":
-            raise ConfigError(f"{_where(where0, 'test_curve')}: held-out curves need a test set: set mode: batch")
-
-    algos = raw.get("algorithms")
-    if not algos or not isinstance(algos, list):
-        raise ConfigError(f"{_where(where0, 'algorithms')}: expected a non-empty list of algorithms")
     labels = set()
-    for k, a in enumerate(algos):
+    for k, a in enumerate(doc.algorithms):
         w = _where(where0, f"algorithms[{k}]")
         if isinstance(a, str):
-            a = {"name": a}
-        if not isinstance(a, dict) or "name" not in a:
-            raise ConfigError(f"{w}: expected a mapping with at least 'name'")
-        _check_keys(a, ALGO_KEYS, w)
-        reg = algo_registry.resolve_name(a["name"], f"{w}.name")
+            a = schema.AlgorithmSpec(name=a)
+        reg = algo_registry.resolve_name(a.name, f"{w}.name")
         cls = algo_registry.REGISTRY[reg]
-        label = str(a.get("label", reg))
+        label = reg if a.label is None else str(a.label)
         if label in labels:
             raise ConfigError(f"{w}.label: '{label}' used twice; give each entry a distinct label")
         labels.add(label)
-        params = _algo_params(reg, a.get("params"), f"{w}.params")
-        tune_grid = _grid_of(reg, a.get("tune"), f"{w}.tune")
-        sweep = _grid_of(reg, a.get("sweep"), f"{w}.sweep")
+        params = _algo_params(reg, a.params, f"{w}.params")
+        tune_grid = _grid_of(reg, a.tune, f"{w}.tune")
+        sweep = _grid_of(reg, a.sweep, f"{w}.sweep")
         match_tune = {}
-        if a.get("match_tune") is not None:
-            mt = a["match_tune"]
-            if not isinstance(mt, dict) or "target" not in mt or len(mt) != 2:
-                raise ConfigError(f"{w}.match_tune: expected {{PARAM: [values...], target: {{match: LABEL, stat: n_sv}}}}")
+        if a.match_tune is not None:
+            mt = a.match_tune
+            if "target" not in mt or len(mt) != 2:
+                raise ConfigError(f"{w}.match_tune: expected {{PARAM: [values...], target: {{match: LABEL, "
+                                  f"stat: n_sv}}}}")
             target = _parse_param_value(mt["target"], f"{w}.match_tune.target")
             if not isinstance(target, MatchRef):
                 raise ConfigError(f"{w}.match_tune.target: expected {{match: LABEL, stat: n_sv}}")
             match_tune = {"grid": _grid_of(reg, {k: v for k, v in mt.items() if k != "target"}, f"{w}.match_tune"),
                           "target": target}
-        outputs = a.get("outputs") or {}
+        outputs = a.outputs or {}
         if outputs:
             choices = {p.name: p for p in cls.params}.get("output")
-            if not isinstance(outputs, dict) or choices is None:
+            if choices is None:
                 raise ConfigError(f"{w}.outputs: only learners with an 'output' parameter (avg/last) have several "
                                   f"outputs; expected e.g. {{spa_last: last, spa_avg: avg}}")
             for lab, o in outputs.items():
@@ -510,20 +403,15 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
                 if lab in labels:
                     raise ConfigError(f"{w}.outputs: label '{lab}' used twice")
                 labels.add(lab)
-        kern = _kernel_entry(a.get("kernel"), f"{w}.kernel")
-        epochs = a.get("epochs")
-        if epochs is not None:
-            epochs = _number(epochs, f"{w}.epochs", int, lo=1)
-            if cfg.mode != "batch" or cls.batch:
-                raise ConfigError(f"{w}.epochs: several passes over the training set are for an online learner in "
-                                  f"batch mode ({reg} {'is a batch learner' if cls.batch else 'runs online here: set mode: batch'})")
-        seeds_of = a.get("seeds_of")
-        if seeds_of is not None and (not isinstance(seeds_of, str) or not seeds_of.strip()):
-            raise ConfigError(f"{w}.seeds_of: expected the label of another algorithm entry, got {seeds_of!r}")
-        cfg.algorithms.append(AlgorithmEntry(reg, label, str(a.get("display", cls.display if label == reg else label)),
-                                             params, tune_grid, kern, sweep, match_tune, dict(outputs),
-                                             epochs if epochs and epochs > 1 else None,
-                                             seeds_of.strip() if seeds_of is not None else None))
+        kern = _kernel_entry(a.kernel, f"{w}.kernel")
+        if a.epochs is not None and (cfg.mode != "batch" or cls.batch):
+            why = "is a batch learner" if cls.batch else "runs online here: set mode: batch"
+            raise ConfigError(f"{w}.epochs: several passes over the training set are for an online learner in "
+                              f"batch mode ({reg} {why})")
+        display = str(a.display) if a.display is not None else cls.display if label == reg else label
+        cfg.algorithms.append(AlgorithmEntry(reg, label, display, params, tune_grid, kern, sweep, match_tune,
+                                             dict(outputs), a.epochs if a.epochs and a.epochs > 1 else None,
+                                             a.seeds_of.strip() if a.seeds_of is not None else None))
     run_labels = {a.label for a in cfg.algorithms}
     for a in cfg.algorithms:
         if a.seeds_of is not None and a.seeds_of not in run_labels:
@@ -538,65 +426,45 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
                 raise ConfigError(f"{where0}: algorithms[{a.label}].{p}.match: no algorithm labelled '{v.label}'"
                                   f"{did_you_mean(v.label, run_labels)}")
 
-    dsets = raw.get("datasets")
-    if not dsets or not isinstance(dsets, list):
-        raise ConfigError(f"{_where(where0, 'datasets')}: expected a non-empty list of dataset names")
     seen = set()
-    for k, d in enumerate(dsets):
+    for k, d in enumerate(doc.datasets):
         w = _where(where0, f"datasets[{k}]")
         if isinstance(d, str):
-            d = {"name": d}
-        if not isinstance(d, dict) or "name" not in d:
-            raise ConfigError(f"{w}: expected a dataset name or a mapping with 'name'")
-        _check_keys(d, DATASET_KEYS, w)
-        d = {**d, "name": _name(d["name"], f"{w}.name", "a dataset name or path")}
-        source = d["name"]
-        if d.get("label") is not None:         # one dataset in several tasks: {name: mfeat, label: mfeat-3v8, ...}
-            d["name"] = _name(d["label"], f"{w}.label", "an id for this entry, e.g. mfeat-3v8")
-        if d["name"] in seen:
-            raise ConfigError(f"{w}: dataset '{d['name']}' listed twice"
-                              f"{'' if d.get('label') else '; give each entry its own label: (e.g. label: ' + d['name'] + '-2)'}")
-        seen.add(d["name"])
-        overrides = {}
-        for key in ("params", "preprocess"):
-            if not isinstance(d.get(key) or {}, dict):
-                raise ConfigError(f"{w}.{key}: expected a mapping, e.g. "
-                                  f"{'{spa: {beta: 5}}' if key == 'params' else '{positive_label: 1}'}, "
-                                  f"got {_show(d[key])}")
-        if d.get("test") is not None:
-            d["test"] = _name(d["test"], f"{w}.test", "the name of a part such as 'test'")
+            d = schema.DatasetSpec(name=d)
+        source = str(d.name)                  # what is loaded
+        label = source if d.label is None else str(d.label)  # one dataset in several tasks: {label: mfeat-3v8}
+        if label in seen:
+            hint = "" if d.label is not None else f"; give each entry its own label: (e.g. label: {label}-2)"
+            raise ConfigError(f"{w}: dataset '{label}' listed twice{hint}")
+        seen.add(label)
         from ..data.preprocess import validate_preprocess      # lazy: numpy/scipy
-        validate_preprocess(d.get("preprocess"), f"{w}.preprocess")
-        for lab, ps in (d.get("params") or {}).items():
+        validate_preprocess(d.preprocess, f"{w}.preprocess")
+        overrides = {}
+        for lab, ps in (d.params or {}).items():
             if lab not in run_labels:
-                raise ConfigError(f"{w}.params: '{lab}' is not an algorithm label of this config{did_you_mean(lab, run_labels)}")
+                raise ConfigError(f"{w}.params: '{lab}' is not an algorithm label of this config"
+                                  f"{did_you_mean(lab, run_labels)}")
             overrides[lab] = _algo_params(cfg.algorithm(lab).name, ps, f"{w}.params.{lab}")
-        if d.get("kernel") is not None:
-            d["kernel"] = _width_rule(d["kernel"], f"{w}.kernel")
-            kernel_spec(with_widths(d["kernel"], lambda k: 1.0), f"{w}.kernel")
-        holdout = d.get("holdout")
-        if holdout is not None:
-            holdout = _number(holdout, f"{w}.holdout", float, lo=0, lo_strict=True)
-            if holdout >= 1:
-                raise ConfigError(f"{w}.holdout: the test fraction must be in (0, 1) (got {holdout})")
-            if d.get("test") is not None:
-                raise ConfigError(f"{w}: give either 'test' (a test part) or 'holdout' (a fraction), not both")
-        folds = d.get("folds")
-        if folds is not None:
-            folds = _number(folds, f"{w}.folds", int, lo=2)
-            if d.get("test") is not None or holdout is not None:
-                raise ConfigError(f"{w}: 'folds' (k-fold evaluation of all rows) replaces 'test' and 'holdout'; give one")
+        kernel = None
+        if d.kernel is not None:
+            kernel = _width_rule(d.kernel, f"{w}.kernel")
+            kernel_spec(with_widths(kernel, lambda k: 1.0), f"{w}.kernel")
+        if d.holdout is not None and d.test is not None:
+            raise ConfigError(f"{w}: give either 'test' (a test part) or 'holdout' (a fraction), not both")
+        if d.folds is not None:
+            if d.test is not None or d.holdout is not None:
+                raise ConfigError(f"{w}: 'folds' (k-fold evaluation of all rows) replaces 'test' and 'holdout'; "
+                                  f"give one")
             if cfg.mode != "batch":
                 raise ConfigError(f"{w}.folds: k-fold evaluation tests on held-out folds: set mode: batch")
-        if d.get("part") is not None and folds is None:
+        if d.part is not None and d.folds is None:
             raise ConfigError(f"{w}.part: only k-fold evaluation (folds: K) reads one part; batch mode otherwise "
                               f"trains on the training part and tests on 'test'")
-        if d["name"] not in cfg.unavailable and source not in cfg.unavailable:
+        if label not in cfg.unavailable and source not in cfg.unavailable:
             _check_dataset(source, f"{w}.name")
-        cfg.datasets.append(DatasetEntry(str(d["name"]), overrides, dict(d.get("preprocess") or {}), d.get("kernel"),
-                                         None if d.get("test") is None else str(d["test"]), holdout, folds,
-                                         None if d.get("part") is None else _name(d["part"], f"{w}.part", "a part name"),
-                                         source=str(source)))
+        cfg.datasets.append(DatasetEntry(label, overrides, dict(d.preprocess or {}), kernel,
+                                         None if d.test is None else str(d.test), d.holdout, d.folds,
+                                         None if d.part is None else str(d.part), source=source))
     cfg.stages()
     return cfg
 
