@@ -34,7 +34,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(OLK) run configs/demo.yaml --force --out scratch/demo   # outside results/: never in REPRODUCTION.md
 
+# the code's contracts first (seconds): the layers and no import circle (import-linter, [tool.importlinter] in
+# pyproject.toml), lint (ruff) and the public API's types (mypy), then the tests
 test: $(STAMP)
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 	$(PY) -m pytest tests
 
 regress: $(STAMP)

@@ -16,6 +16,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -148,10 +149,11 @@ def predict(model_path: str, data: str, *, out: str | None = None, proba: bool =
     `out` (default: `write`, i.e. standard output) as the rows are predicted; log the accuracy / MSE.  Returns
     {rows, correct, sq_error}."""
     from .persist import load
-    m = load(model_path)
+    m: Any = load(model_path)
     est = sys.modules.get("olk.estimators")     # loaded by load() for a saved estimator (it imports scikit-learn)
-    if est is not None and isinstance(m, est.OlkEstimator):   # a saved scikit-learn estimator: predict with its
-        m = m.learner_                      # learner (the same predictions; the command handles wider files)
+    estimator_class: Any = None if est is None else est.OlkEstimator
+    if estimator_class is not None and isinstance(m, estimator_class):   # a saved scikit-learn estimator: predict
+        m = m.learner_                      # with its learner (the same predictions; the command handles wider files)
     if proba and m.task != "probabilistic":
         from .algorithms import registry
         have = [n for n in registry.available() if registry.REGISTRY[n].task == "probabilistic"]

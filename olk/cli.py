@@ -318,12 +318,12 @@ def train(data, algorithm, kernel, sets, seed, shuffle, out, quiet, positive_lab
 
 def _train_params(name: str, sets) -> dict:
     """The --set PARAM=VALUE options of 'olk train', parsed like 'olk run' --set and checked by the registry."""
-    from .experiment.config import _algo_params
+    from .experiment.config import algorithm_params
     params = {}
     for key, vals in parse_set_options(sets).items():
         if len(vals) != 1:
             raise ConfigError(f"--set {key}: 'olk train' takes one value (got {len(vals)})")
-        params.update(_algo_params(name, {key: vals[0]}, f"--set {key}", allow_match=False,
+        params.update(algorithm_params(name, {key: vals[0]}, f"--set {key}", allow_match=False,
                                    value_where=f"--set {key}"))
     return params
 

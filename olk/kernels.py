@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .errors import ConfigError, did_you_mean
 
@@ -314,7 +314,7 @@ def make_kernel(spec, where: str = "kernel") -> Kernel:
 def _kernel_fields(spec: dict, where: str) -> dict:
     """view / cols / normalize of a kernel spec, checked: ``view`` is a view name or a [lo, hi] column range
     (0-based, hi exclusive); ``cols`` the resolved range of a named view."""
-    out = {}
+    out: dict[str, Any] = {}
     if "normalize" in spec:
         if not isinstance(spec["normalize"], bool):
             raise ConfigError(f"{where}.normalize: expected true or false, got {spec['normalize']!r}")

@@ -115,6 +115,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from typing import Any
+
 import numpy as np
 
 from ._version import __version__
@@ -323,7 +325,7 @@ class _Encoder:
             if v.dtype.hasobject:
                 raise self._refuse(v, where, " of Python objects")
             self._number(v)
-            out = {TAG: "array", "key": self._array(v, where)}
+            out: dict[str, Any] = {TAG: "array", "key": self._array(v, where)}
             if not v.flags.writeable:
                 out["readonly"] = True
             return out
@@ -472,7 +474,7 @@ def _class_name(t: type) -> str | None:
 
 
 # ============================================================================================== loading
-def load(path):
+def load(path) -> Any:
     """Read a model written by :func:`save` (no pickle).  Returns the learner, ready to ``predict`` /
     ``decision_function`` and, for an online learner, to continue with ``partial_fit`` exactly where it stopped
     (its RNG included).  A file that is not an olk model, or one from an incompatible olk, is a one-line
@@ -576,7 +578,7 @@ def _build_estimator(meta: dict, dec: "_Decoder", learner, where: str):
     from .estimators import by_class_name
     spec = meta["estimator"]
     name = spec.get("class") if isinstance(spec, dict) else None
-    cls = by_class_name.get(name) if isinstance(name, str) else None
+    cls: Any = by_class_name.get(name) if isinstance(name, str) else None
     if cls is None or cls._learner_name != meta["algorithm"]:
         raise ModelFileError(f"{where}: it is a {name!r} estimator of algorithm {meta['algorithm']!r}, which this olk "
                              f"does not have (olk.estimators lists them)")
@@ -659,9 +661,9 @@ def _check_types(model, fresh, where: str) -> None:
     late = {"pool": lambda v: isinstance(v, SVPool),
             "classes_": lambda v: isinstance(v, np.ndarray) and v.ndim == 1 and v.shape[0] == 2,
             "n_features_in_": lambda v: type(v) is int and 0 <= v < 2 ** 31}
-    for key, ok in late.items():        # set by learning: None in a fresh learner
+    for key, valid in late.items():     # set by learning: None in a fresh learner
         v = model.__dict__.get(key)
-        if v is not None and not ok(v):
+        if v is not None and not valid(v):
             raise ModelFileError(f"{where}: corrupted olk model file (attribute {key!r} holds a "
                                  f"{type(v).__name__} that is not a valid {key})")
     if model.__dict__.get("src") is not None:

@@ -122,7 +122,7 @@ EXACT = Reproducibility()
 POSITIVE = dict(check=lambda v: v > 0, requirement="> 0")
 
 
-REGISTRY: dict[str, type] = {}
+REGISTRY: dict[str, Any] = {}         # name -> learner class (olk.algorithms.protocol.Learner)
 ALIASES: dict[str, str] = {}
 #: olk's own value classes a learner may hold in its state besides other learners (a Forgetron's bookkeeping, a
 #: SimpleMKL solution): with the registered learners, the only olk classes a model file may name (olk.persist)

@@ -235,7 +235,7 @@ def _parse_param_value(v, where):
     return v
 
 
-def _algo_params(name: str, params: dict, where: str, allow_match=True, value_where: str | None = None) -> dict:
+def algorithm_params(name: str, params: dict, where: str, allow_match=True, value_where: str | None = None) -> dict:
     """Check parameter names and (non-deferred) values against the registry; keep MatchRefs as they are.
 
     A bad value is reported at ``WHERE.PARAM``, or at `value_where` when given (``--set spa.beta`` names the
@@ -288,7 +288,7 @@ def _grid_of(name: str, spec, where: str) -> dict:
             from . import schema
             out[p] = schema.convert(vals, schema.KernelGrid, f"{where}.{p}")
         else:
-            out[p] = [_algo_params(name, {p: v}, where, allow_match=False)[p] for v in vals]
+            out[p] = [algorithm_params(name, {p: v}, where, allow_match=False)[p] for v in vals]
     return out
 
 
@@ -327,7 +327,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     The shape of the mapping -- its keys, types, ranges and choices -- is declared once in
     :mod:`olk.experiment.schema`; what is checked here needs more than one key, the learner registry
     (parameters), olk.kernels (kernels) or the datasets."""
-    from . import schema            # lazy: msgspec (olk train imports this module for _algo_params only)
+    from . import schema            # lazy: msgspec (olk train imports this module for algorithm_params only)
     algo_registry.available()
     where0 = path or "<config>"
     if raw is None:
@@ -378,7 +378,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         if label in labels:
             raise ConfigError(f"{w}.label: '{label}' used twice; give each entry a distinct label")
         labels.add(label)
-        params = _algo_params(reg, a.params, f"{w}.params")
+        params = algorithm_params(reg, a.params, f"{w}.params")
         tune_grid = _grid_of(reg, a.tune, f"{w}.tune")
         sweep = _grid_of(reg, a.sweep, f"{w}.sweep")
         match_tune = {}
@@ -444,7 +444,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
             if lab not in run_labels:
                 raise ConfigError(f"{w}.params: '{lab}' is not an algorithm label of this config"
                                   f"{did_you_mean(lab, run_labels)}")
-            overrides[lab] = _algo_params(cfg.algorithm(lab).name, ps, f"{w}.params.{lab}")
+            overrides[lab] = algorithm_params(cfg.algorithm(lab).name, ps, f"{w}.params.{lab}")
         kernel = None
         if d.kernel is not None:
             kernel = _width_rule(d.kernel, f"{w}.kernel")

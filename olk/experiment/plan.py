@@ -31,7 +31,7 @@ from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean
 from ..kernels import build_kernel, is_kernel_set, kernel_count, resolve_views
 from . import seeds
-from .config import ExperimentConfig, MatchRef, _algo_params, grid, width_key, with_widths
+from .config import ExperimentConfig, MatchRef, algorithm_params, grid, width_key, with_widths
 from .spec import RunSpec
 from ..tasks import task_of
 
@@ -108,7 +108,7 @@ def _set_param(cfg: ExperimentConfig, a, key: str, value) -> None:
     """Fix parameter ``key`` (as typed: 'beta' or 'spa.beta') of entry ``a`` to ``value``: it is no longer
     tuned, and per-dataset overrides of it are dropped."""
     p = key.rpartition(".")[2]
-    a.params[p] = _algo_params(a.name, {p: value}, f"--set {key}", value_where=f"--set {key}")[p]
+    a.params[p] = algorithm_params(a.name, {p: value}, f"--set {key}", value_where=f"--set {key}")[p]
     a.tune.pop(p, None)
     for d in cfg.datasets:
         d.params.get(a.label, {}).pop(p, None)
@@ -134,7 +134,7 @@ def expand_sweep(cfg: ExperimentConfig, settings: dict[str, list]) -> Experiment
         p = key.rpartition(".")[2]
         for lab in hits[key]:
             a = new.algorithm(lab)
-            a.sweep[p] = [_algo_params(a.name, {p: v}, f"--set {key}", value_where=f"--set {key}")[p] for v in values]
+            a.sweep[p] = [algorithm_params(a.name, {p: v}, f"--set {key}", value_where=f"--set {key}")[p] for v in values]
             a.params.pop(p, None)
             a.tune.pop(p, None)
             for d in new.datasets:

@@ -132,7 +132,7 @@ def check_finite_y(y: np.ndarray) -> None:
                 raise InputError(f"y: row {r} (0-based) has label {v}; labels must be finite")
 
 
-def _equal(y: np.ndarray, c) -> np.ndarray:
+def same_label(y: np.ndarray, c) -> np.ndarray:
     """y == c elementwise, for labels of any type (numbers, strings, mixed)."""
     yk, ck = y.dtype.kind, np.asarray(c).dtype.kind
     if (yk in "iufb" and ck in "iufb") or (yk in "US" and yk == ck):
@@ -140,11 +140,11 @@ def _equal(y: np.ndarray, c) -> np.ndarray:
     return np.asarray(np.asarray(y, dtype=object) == c, dtype=bool)
 
 
-def _label(v) -> str:
+def label_text(v) -> str:
     v = v.item() if isinstance(v, np.generic) else v
     return f"{v:g}" if isinstance(v, float) else repr(v)
 
 
-def _labels(vals) -> str:
+def labels_text(vals) -> str:
     vals = list(vals)
-    return ", ".join(_label(v) for v in vals[:5]) + (", ..." if len(vals) > 5 else "")
+    return ", ".join(label_text(v) for v in vals[:5]) + (", ..." if len(vals) > 5 else "")

@@ -27,7 +27,8 @@ from ...errors import ConfigError
 from ...kernels import KernelSet
 from ...tasks import TASKS
 from ..registry import EXACT, check_params_of
-from .inputs import InputError, ParamError, _equal, _label, _labels, as_data, check_finite_X, check_finite_y, check_train_shape, n_features, n_rows
+from .inputs import (InputError, ParamError, as_data, check_finite_X, check_finite_y, check_train_shape, label_text,
+                     labels_text, n_features, n_rows, same_label)
 
 
 class KernelEstimator:
@@ -118,29 +119,7 @@ class KernelEstimator:
         every kernel value from it."""
         return [0] * self.n_cols
 
-    # ------------------------------------------------------- scikit-learn estimator contract
-    @property
-    def _estimator_type(self) -> str:
-        """"regressor" for ``task = "regression"``, else "classifier" (scikit-learn's older estimator-type API)."""
-        return "regressor" if TASKS[self.task].labels != "binary" else "classifier"
-
-    def __sklearn_tags__(self):
-        """scikit-learn's estimator tags: a binary-only classifier (multi_class=False: a third label is a
-        ValueError) or a regressor, taking dense or scipy-sparse X without NaN/inf, and usable before any fit
-        (an online learner predicts with f = 0 until it has seen an example: ``requires_fit=False``)."""
-        from sklearn.utils import ClassifierTags, InputTags, RegressorTags, Tags, TargetTags
-        regressor = self._estimator_type == "regressor"
-        return Tags(estimator_type=self._estimator_type,
-                    target_tags=TargetTags(required=True),
-                    classifier_tags=None if regressor else ClassifierTags(multi_class=False),
-                    regressor_tags=RegressorTags() if regressor else None,
-                    input_tags=InputTags(sparse=self.sparse_input),
-                    requires_fit=False)
-
-    def __sklearn_is_fitted__(self) -> bool:
-        """Fitted once ``fit`` / ``partial_fit`` has seen data (``n_features_in_`` is set)."""
-        return getattr(self, "n_features_in_", None) is not None
-
+    # ------------------------------------------------------- parameters (as olk.estimators and olk.persist read them)
     def get_params(self, deep: bool = True) -> dict:
         """The constructor arguments: ``kernel``, ``random_state`` and every declared hyper-parameter
         (so ``sklearn.base.clone`` rebuilds an untrained copy)."""
@@ -209,8 +188,14 @@ class KernelEstimator:
         return ()
 
     def score(self, X, y) -> float:
-        """Mean accuracy of ``predict(X)`` against ``y`` (scikit-learn's classifier score)."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+        """Mean accuracy of ``predict(X)`` against ``y`` for a classifier; R^2 for a regressor (scikit-learn's
+        scores: R^2 = 1 - SS_res / SS_tot, and for a constant y 1 if the predictions are exact, else 0)."""
+        if TASKS[self.task].labels == "binary":
+            return float(np.mean(self.predict(X) == np.asarray(y)))
+        y = np.asarray(y, dtype=np.float64)
+        res = float(np.sum((y - self.predict(X)) ** 2))
+        tot = float(np.sum((y - y.mean()) ** 2))
+        return 1.0 - res / tot if tot > 0 else (1.0 if res == 0 else 0.0)
 
     def run_summary(self) -> dict:
         """Learner-specific facts an experiment records with each run, after its online pass or batch fit: a dict of
@@ -226,7 +211,10 @@ class KernelEstimator:
         raise NotImplementedError
 
     def predict(self, X, output: str | None = None) -> np.ndarray:
-        """sign(f(x)) with sign(0) = +1, as the original labels ``classes_`` (±1 floats before any fit)."""
+        """A classifier: sign(f(x)) with sign(0) = +1, as the original labels ``classes_`` (±1 floats before any
+        fit).  A regressor (``task = "regression"``): its real-valued output f(x)."""
+        if TASKS[self.task].labels != "binary":
+            return self.decision_function(X, output=output)
         pos = self.decision_function(X, output=output) >= 0
         if self.classes_ is None:
             return np.where(pos, 1.0, -1.0)
@@ -258,13 +246,13 @@ class KernelEstimator:
             try:
                 found = np.unique(y)
             except TypeError:
-                raise InputError(f"y: labels of mixed types cannot be ordered (e.g. {_label(y[0])}); "
+                raise InputError(f"y: labels of mixed types cannot be ordered (e.g. {label_text(y[0])}); "
                                 f"use two labels of one type") from None
             if found.size > 2 and found.dtype.kind == "f" and not np.all(found == np.round(found)):
                 raise InputError(f"y: Unknown label type: continuous target ({found.size} distinct real values, e.g. "
-                                 f"{_labels(found[:3])}) but {self.display} is a binary classifier: give it two labels")
+                                 f"{labels_text(found[:3])}) but {self.display} is a binary classifier: give it two labels")
             if found.size > 2:
-                raise InputError(f"y: {found.size} distinct labels ({_labels(found)}) but {self.display} is a binary "
+                raise InputError(f"y: {found.size} distinct labels ({labels_text(found)}) but {self.display} is a binary "
                                 f"classifier. Only binary classification is supported: give it two labels (for a multiclass LIBSVM file, map one class to +1 "
                                 f"with preprocess={{'positive_label': L}})")
             if found.size == 2:
@@ -272,15 +260,15 @@ class KernelEstimator:
             elif found.dtype.kind in "iuf" and found[0] in (-1, 1):
                 classes = np.array([-1, 1], dtype=found.dtype if found.dtype.kind in "if" else np.int64)
             else:
-                raise InputError(f"y: only one label ({_label(found[0])}) in the first fit/partial_fit call: one class "
+                raise InputError(f"y: only one label ({label_text(found[0])}) in the first fit/partial_fit call: one class "
                                 f"only, so olk cannot tell which class it is; pass examples of both classes in the "
                                 f"first call, or use the labels -1/+1")
-        pos, neg = _equal(y, classes[1]), _equal(y, classes[0])
+        pos, neg = same_label(y, classes[1]), same_label(y, classes[0])
         bad = ~(pos | neg)
         if bad.any():
             r = int(np.argmax(bad))
-            raise InputError(f"y: row {r} (0-based) has label {_label(y[r])}, which is not one of this model's "
-                            f"classes_ ({_labels(classes)}), fixed by its first fit/partial_fit call")
+            raise InputError(f"y: row {r} (0-based) has label {label_text(y[r])}, which is not one of this model's "
+                            f"classes_ ({labels_text(classes)}), fixed by its first fit/partial_fit call")
         return np.where(pos, 1.0, -1.0), classes
 
     def __repr__(self):
@@ -288,61 +276,47 @@ class KernelEstimator:
         return f"{type(self).__name__}(kernel={self.kernels.label()}{', ' if ps else ''}{ps})"
 
 
-class OnlineKernelLearner(KernelEstimator):
-    """Common machinery of the online learners: the SV pool, binding data, sklearn-style wrappers."""
+class OnlineLearner(KernelEstimator):
+    """What every online learner shares, whatever it stores (an SV pool, random-feature weights, ...): the online
+    protocol (``bind`` the data once, then ``step(i, y)`` per row: the score predicted with, before the update),
+    the counters ``t`` / ``n_updates``, and the surfaces built on ``step``: ``partial_fit`` / ``fit`` (one pass in
+    the given order; any split of a stream gives the model of one pass), ``learn_one`` / ``predict_one`` /
+    ``decision_one`` (one example at a time, dict input too) and ``predict`` / ``score``.
+
+    A subclass gives ``bind(X)`` (keep the rows ``step`` refers to), ``_source_for(X)`` (the rows in the form its
+    scoring reads), ``step`` and ``decision_function``; :class:`OnlineKernelLearner` does it for a kernel
+    expansion on the shared SV pool.  The defaults say "no support vectors, no kernel evaluations"."""
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
-        self.pool: SVPool | None = None
-        self.src: RowSource | None = None
+        self.src = None             # the bound rows (a RowSource, or what the subclass binds)
         self.t = 0                  # examples seen
         self.n_updates = 0          # examples that changed the model
-        self._buf = np.zeros(max(self.n_cols, 1), dtype=np.float64)
 
     # ------------------------------------------------------------------ hooks
     def step(self, i: int, y: float) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    # ------------------------------------------------------------------ data
-    def _make_pool(self, n_features: int, sparse: bool) -> SVPool:
-        return SVPool(n_features, sparse, col_kernel=self.column_kernels(), **self.kernels.pool_args())
+    def bind(self, X):  # pragma: no cover - abstract
+        """Make the rows of X the ones ``step(i, y)`` refers to; returns them in the learner's form."""
+        raise NotImplementedError
 
-    def bind(self, X) -> RowSource:
-        """Make the rows of X (CSR or dense float64) the ones ``step(i, y)`` refers to."""
-        if not isinstance(X, RowSource):
-            self.kernels.check_data(X)      # views inside the columns, chi2's columns non-negative
-        src = X if isinstance(X, RowSource) else RowSource(X)
-        if self.pool is None:
-            self.pool = self._make_pool(src.n_features, src.sparse)
-        elif src.sparse != self.pool.sparse:
-            raise InputError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
-                            + " data; pass data in the same layout")
-        elif src.n_features > self.pool.n_features:
-            self.pool.widen(src.n_features)     # features never seen are 0 in every SV: exact (SVPool.widen)
-        self.src = src
-        return src
+    def _source_for(self, X):  # pragma: no cover - abstract
+        """X checked and in the form ``decision_function`` and ``step`` read."""
+        raise NotImplementedError
 
-    def _source_for(self, X) -> RowSource:
-        check_finite_X(X)
-        if not isinstance(X, RowSource):
-            if self.pool is not None:
-                if self.pool.sparse and not issparse(X):
-                    import scipy.sparse as sp
-                    X = sp.csr_matrix(np.atleast_2d(X))
-                elif not self.pool.sparse and issparse(X):
-                    X = X.toarray()
-            X = RowSource(X)
-        if self.pool is not None and X.n_features > self.pool.n_features:
-            # the core runs without bounds checks: a wider row is scored by a pool widened to it (exact: a feature
-            # the model never saw is 0 in every SV, SVPool.widen)
-            self.pool.widen(X.n_features)
-        return X
+    def _model_width(self) -> int:
+        """The model's current width (features); 0 before the first example."""
+        return 0
+
+    def decision_function(self, X, output: str | None = None) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     # ----------------------------------------------------------- inspection
     @property
     def n_sv(self) -> int:
-        """Support vectors of the current (last) classifier."""
-        return 0 if self.pool is None else self.pool.n_sv
+        """Support vectors of the current (last) classifier: none unless the learner stores them."""
+        return 0
 
     @property
     def n_sv_output(self) -> int:
@@ -351,33 +325,8 @@ class OnlineKernelLearner(KernelEstimator):
 
     @property
     def kernel_evals(self) -> int:
-        return 0 if self.pool is None else int(self.pool.n_kernel_evals)
-
-    def fitted_attributes(self) -> dict:
-        """``support_vectors_`` (the pool's live SVs, :meth:`SVPool.support_vectors`) and ``dual_coef_``
-        (:meth:`_expansion_coefs`), plus ``kernel_weights_`` when :meth:`_kernel_weights` gives them (see
-        :meth:`KernelEstimator.fitted_attributes`); nothing before the first example."""
-        if self.pool is None:
-            return {}
-        out = {"support_vectors_": self.pool.support_vectors(), "dual_coef_": self._expansion_coefs()}
-        weights = self._kernel_weights()
-        if weights is not None:
-            out["kernel_weights_"] = np.array(weights, dtype=np.float64)
-        return out
-
-    @classmethod
-    def fitted_names(cls) -> tuple[str, ...]:
-        """A kernel expansion; a multi-kernel learner (``max_kernels > 1``) also has ``kernel_weights_``."""
-        return ("support_vectors_", "dual_coef_") + (("kernel_weights_",) if cls.max_kernels > 1 else ())
-
-    def _expansion_coefs(self) -> np.ndarray:
-        """(n_sv, n_cols) coefficients of the output functions over the pool's SVs: the stored columns as they
-        are.  A learner that keeps a global scale or combines columns into its output overrides it."""
-        return self.pool.coefs
-
-    def _kernel_weights(self):
-        """A multi-kernel learner's weights of its kernels (kernel order); None: not a multi-kernel model."""
-        return None
+        """Kernel evaluations so far: none unless the learner evaluates its kernels."""
+        return 0
 
     # ---------------------------------------------------------------- pickling
     def __getstate__(self):
@@ -387,7 +336,7 @@ class OnlineKernelLearner(KernelEstimator):
         state["src"] = None
         return state
 
-    # --------------------------------------------------- scikit-learn surface
+    # --------------------------------------------- learning from arrays (olk.estimators calls these)
     def partial_fit(self, X, y, classes=None):
         """Continue learning: one online pass over (X, y) in the given order, from the current model; returns
         self.  The first call fixes ``classes_`` (any two labels; see :class:`KernelEstimator`), and the width
@@ -402,9 +351,9 @@ class OnlineKernelLearner(KernelEstimator):
             if self.classes_ is None:
                 self._learn(X, y, fresh=False, classes=found)
                 return self
-            if found.shape != self.classes_.shape or not np.all(_equal(found, self.classes_[0]) | _equal(found, self.classes_[1])):
-                raise InputError(f"classes=({_labels(found)}) differs from this model's classes_ "
-                                 f"({_labels(self.classes_)}), fixed by its first fit/partial_fit call")
+            if found.shape != self.classes_.shape or not np.all(same_label(found, self.classes_[0]) | same_label(found, self.classes_[1])):
+                raise InputError(f"classes=({labels_text(found)}) differs from this model's classes_ "
+                                 f"({labels_text(self.classes_)}), fixed by its first fit/partial_fit call")
         return self._learn(X, y, fresh=False)
 
     def fit(self, X, y):
@@ -455,7 +404,10 @@ class OnlineKernelLearner(KernelEstimator):
         return float(self.decision_function(self._one_row(x))[0])
 
     def predict_one(self, x):
-        """The predicted label of one example: sign(f(x)) (sign(0) = +1), as a label from ``classes_``."""
+        """The predicted label of one example: sign(f(x)) (sign(0) = +1), as a label from ``classes_``; a
+        regressor's real-valued output."""
+        if TASKS[self.task].labels != "binary":
+            return self.decision_one(x)
         pos = self.decision_one(x) >= 0.0
         return (1.0 if pos else -1.0) if self.classes_ is None else self.classes_[int(pos)]
 
@@ -464,7 +416,7 @@ class OnlineKernelLearner(KernelEstimator):
             idx = np.fromiter((int(k) for k in x), dtype=np.int64, count=len(x))
             if idx.size and idx.min() < 0:
                 raise InputError(f"x: feature index {int(idx.min())} is negative; indices start at 0")
-            width = max(int(idx.max()) + 1 if idx.size else 0, self.pool.n_features if self.pool is not None else 0)
+            width = max(int(idx.max()) + 1 if idx.size else 0, self._model_width())
             import scipy.sparse as sp
             x = sp.csr_matrix((np.fromiter(x.values(), dtype=np.float64, count=len(x)), (np.zeros_like(idx), idx)),
                               shape=(1, width))
@@ -481,11 +433,95 @@ class OnlineKernelLearner(KernelEstimator):
         type(self).__init__(self, kernel=self.kernels, random_state=self.random_state,
                             **{p.name: getattr(self, p.name) for p in self.params})
 
+
+class OnlineKernelLearner(OnlineLearner):
+    """An online learner whose model is a kernel expansion on the shared Cython SV pool
+    (:class:`~olk._core.svpool.SVPool`, made at the first ``bind``): binding data, widening the pool to wider
+    rows, the expansion's scores and its fitted attributes.  A learner decides only *what* to add, change or
+    remove, which keeps each ``step`` as short as its paper's pseudo-code."""
+
+    def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
+        super().__init__(kernel, random_state, where=where, **params)
+        self.pool: SVPool | None = None
+        self._buf = np.zeros(max(self.n_cols, 1), dtype=np.float64)
+
+    def _model_width(self) -> int:
+        return self.pool.n_features if self.pool is not None else 0
+
+    # ------------------------------------------------------------------ data
+    def _make_pool(self, n_features: int, sparse: bool) -> SVPool:
+        return SVPool(n_features, sparse, col_kernel=self.column_kernels(), **self.kernels.pool_args())
+
+    def bind(self, X) -> RowSource:
+        """Make the rows of X (CSR or dense float64) the ones ``step(i, y)`` refers to."""
+        if not isinstance(X, RowSource):
+            self.kernels.check_data(X)      # views inside the columns, chi2's columns non-negative
+        src = X if isinstance(X, RowSource) else RowSource(X)
+        if self.pool is None:
+            self.pool = self._make_pool(src.n_features, src.sparse)
+        elif src.sparse != self.pool.sparse:
+            raise InputError("this model was trained on " + ("sparse" if self.pool.sparse else "dense")
+                            + " data; pass data in the same layout")
+        elif src.n_features > self.pool.n_features:
+            self.pool.widen(src.n_features)     # features never seen are 0 in every SV: exact (SVPool.widen)
+        self.src = src
+        return src
+
+    def _source_for(self, X) -> RowSource:
+        check_finite_X(X)
+        if not isinstance(X, RowSource):
+            if self.pool is not None:
+                if self.pool.sparse and not issparse(X):
+                    import scipy.sparse as sp
+                    X = sp.csr_matrix(np.atleast_2d(X))
+                elif not self.pool.sparse and issparse(X):
+                    X = X.toarray()
+            X = RowSource(X)
+        if self.pool is not None and X.n_features > self.pool.n_features:
+            # the core runs without bounds checks: a wider row is scored by a pool widened to it (exact: a feature
+            # the model never saw is 0 in every SV, SVPool.widen)
+            self.pool.widen(X.n_features)
+        return X
+
+    # ----------------------------------------------------------- inspection
+    @property
+    def n_sv(self) -> int:
+        """Support vectors of the current (last) classifier."""
+        return 0 if self.pool is None else self.pool.n_sv
+
+    @property
+    def kernel_evals(self) -> int:
+        return 0 if self.pool is None else int(self.pool.n_kernel_evals)
+
+    def fitted_attributes(self) -> dict:
+        """``support_vectors_`` (the pool's live SVs, :meth:`SVPool.support_vectors`) and ``dual_coef_``
+        (:meth:`_expansion_coefs`), plus ``kernel_weights_`` when :meth:`_kernel_weights` gives them (see
+        :meth:`KernelEstimator.fitted_attributes`); nothing before the first example."""
+        if self.pool is None:
+            return {}
+        out = {"support_vectors_": self.pool.support_vectors(), "dual_coef_": self._expansion_coefs()}
+        weights = self._kernel_weights()
+        if weights is not None:
+            out["kernel_weights_"] = np.array(weights, dtype=np.float64)
+        return out
+
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        """A kernel expansion; a multi-kernel learner (``max_kernels > 1``) also has ``kernel_weights_``."""
+        return ("support_vectors_", "dual_coef_") + (("kernel_weights_",) if cls.max_kernels > 1 else ())
+
+    def _expansion_coefs(self) -> np.ndarray:
+        """(n_sv, n_cols) coefficients of the output functions over the pool's SVs: the stored columns as they
+        are.  A learner that keeps a global scale or combines columns into its output overrides it."""
+        return self.pool.coefs
+
+    def _kernel_weights(self):
+        """A multi-kernel learner's weights of its kernels (kernel order); None: not a multi-kernel model."""
+        return None
+
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """Scores of the output classifier on every row of X."""
         if self.pool is None:
             check_finite_X(X)
             return np.zeros(n_rows(X))
         return self.pool.decision_matrix(self._source_for(X))[:, 0]
-
-

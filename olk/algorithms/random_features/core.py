@@ -50,7 +50,7 @@ from ..._core.svpool import RowSource
 from ..._lazy import issparse
 from ...errors import ConfigError, DataError
 from ..common.inputs import check_finite_X, n_rows
-from ..common.learner import OnlineKernelLearner
+from ..common.learner import OnlineLearner
 from ..registry import NumberOr, Param, Reproducibility
 
 AUTO = "auto"
@@ -167,7 +167,7 @@ RF_REPRODUCIBILITY = Reproducibility(
     "test changes rho by 1/T)")
 
 
-class RandomFeatureMKL(OnlineKernelLearner):
+class RandomFeatureMKL(OnlineLearner):
     """The Raker core (Shen et al. 2019; AMKL paper eqs. 14-22; spec Section 2): K random-feature kernel
     regressors f_k(x) = theta_k' z_k(x) (16) and exponential weights over them, shared by ``raker``, ``omkl_aks``,
     ``amkl`` and ``amkl_aks`` (which differ only in how they predict and whether they learn a round).
@@ -251,6 +251,9 @@ class RandomFeatureMKL(OnlineKernelLearner):
     def _source_for(self, X) -> np.ndarray:
         check_finite_X(X)
         return self._dense(X)
+
+    def _model_width(self) -> int:
+        return self._d or 0
 
     def bind(self, X) -> np.ndarray:
         """Keep the rows of X (dense float64; sparse is densified) for ``step(i, y)``; the first bind draws V."""
@@ -351,31 +354,7 @@ class RandomFeatureMKL(OnlineKernelLearner):
             return np.zeros(n_rows(X))
         return self.kernel_outputs(X) @ self.weights_
 
-    def predict(self, X, output: str | None = None) -> np.ndarray:
-        """A regressor predicts its real-valued output: ``decision_function``."""
-        return self.decision_function(X, output=output)
-
-    def predict_one(self, x) -> float:
-        return self.decision_one(x)
-
-    def score(self, X, y) -> float:
-        """R^2 of ``predict(X)`` against y (scikit-learn's regressor score; olk's task metric is the MSE)."""
-        y = np.asarray(y, dtype=np.float64)
-        resid = float(np.sum((y - self.predict(X)) ** 2))
-        tot = float(np.sum((y - y.mean()) ** 2))
-        return 1.0 - resid / tot if tot > 0 else float("nan")
-
     # ------------------------------------------------------------------------------ inspection
-    @property
-    def n_sv(self) -> int:
-        """0: a random-feature model keeps no support vectors."""
-        return 0
-
-    @property
-    def kernel_evals(self) -> int:
-        """0: the kernels are never evaluated, only their random features."""
-        return 0
-
     @property
     def n_features_in_(self) -> int | None:
         return self._d

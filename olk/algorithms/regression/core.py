@@ -136,16 +136,3 @@ class KernelRegressionCore(OnlineKernelLearner):
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         return self.kernel_predictions(X)[:, 0]
 
-    def predict(self, X, output: str | None = None) -> np.ndarray:
-        """The real-valued predictions (a regressor: no sign, no ``classes_``)."""
-        return self.decision_function(X, output=output)
-
-    def predict_one(self, x):
-        return self.decision_one(x)
-
-    def score(self, X, y) -> float:
-        """R^2 of ``predict(X)`` against y (scikit-learn's regressor score)."""
-        y = np.asarray(y, dtype=np.float64)
-        res = float(np.sum((y - self.predict(X)) ** 2))
-        tot = float(np.sum((y - y.mean()) ** 2))
-        return 1.0 - res / tot if tot > 0 else (1.0 if res == 0 else 0.0)
