@@ -15,7 +15,7 @@ import pytest
 
 from olk.report import plots
 from olk.report.compare import compare
-from olk.report.report import render_report
+from olk.report.markdown import render_report
 from olk.report.tables import render_table
 
 PUB_COLUMNS = ["paper", "table", "dataset", "algorithm", "paper_label", "metric", "mean", "std", "unit", "note"]
