@@ -57,9 +57,23 @@ TABLE_CAPTIONS: dict[tuple[str, str], str] = {
     ("klr_aaai2012", "2"): "Auxiliary vs Pegasos on rcv1.binary: accuracy, sparsity, #SVs, time",
     ("oks_aaai2012", "1"): "kernel selection on Pascal07: accuracy, running time, selected kernel",
     ("oks_aaai2012", "2"): "kernel selection on Corel5k: accuracy, running time, selected kernel",
+    ("amkl", "I"): "datasets",
     ("amkl", "II"): "MSE of single- and multiple-kernel baselines (and AMKL-AKS efficiency)",
     ("amkl", "III"): "MSE and efficiency of Raker, AMKL, OMKL-AKS and AMKL-AKS",
 }
+
+#: The paper's table of datasets that each result table runs on (results/paper/<paper>_table<N>.csv, rows
+#: ``n_instances``): where our dataset has another number of rows, the report says so beside the cells.
+DATASET_TABLES: dict[tuple[str, str], str] = {
+    ("spa_tist2018", "2"): "1",
+    ("spa_tist2018", "3"): "1",
+    ("spa_tist2018", "5"): "4",
+    ("spa_tist2018", "6"): "4",
+    ("klr_aaai2012", "2"): "1",
+    ("amkl", "II"): "I",
+    ("amkl", "III"): "I",
+}
+
 
 def paper_rank(paper: str) -> int:
     """Position of ``paper`` in :data:`PAPERS` (the report's section order); unknown papers last."""

@@ -10,7 +10,7 @@ config that produces it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -109,17 +109,24 @@ def find_results(results_root: Path, tables: set[tuple[str, str]], include_quick
 # ----------------------------------------------------------------------------- configs
 @dataclass
 class ConfigInfo:
-    """A config that produces a published table (``paper:``, ``table:``); ``note`` says why it is no
-    reproduction (scaled down, substitute datasets), '' for a full-scale one."""
+    """A config found in ``configs/``: the published table it produces (``paper:``, ``table:``; '' for none, e.g.
+    the demo and the CI configs), ``note`` saying why it is no reproduction (scaled down, substitute datasets; ''
+    for a full-scale one), the datasets it lists as ``unavailable:`` with the reason, and its ``compare:
+    {variant: ...}`` label ('' for a table's main config).  ``readable`` is False for a file that is not a YAML
+    mapping (listed, never run)."""
 
     path: Path
     paper: str
     table: str
     note: str = ""
+    unavailable: dict[str, str] = field(default_factory=dict)
+    variant: str = ""
+    description: str = ""
+    readable: bool = True
 
 
-def find_configs(configs_dir: Path | None) -> list[ConfigInfo]:
-    """Configs in ``configs_dir`` (recursively) with ``paper:`` and ``table:`` keys; full-scale first."""
+def read_configs(configs_dir: Path | None) -> list[ConfigInfo]:
+    """Every config in ``configs_dir`` (recursively), in path order."""
     if configs_dir is None or not configs_dir.is_dir():
         return []
     import yaml
@@ -130,9 +137,12 @@ def find_configs(configs_dir: Path | None) -> list[ConfigInfo]:
         try:
             cfg = yaml_load(f.read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError):
+            cfg = None
+        if not isinstance(cfg, dict):
+            out.append(ConfigInfo(f, "", "", readable=False))
             continue
-        if not isinstance(cfg, dict) or not cfg.get("paper") or cfg.get("table") is None:
-            continue
+        paper = str(cfg["paper"]) if cfg.get("paper") else ""
+        table = str(cfg["table"]).strip() if paper and cfg.get("table") is not None else ""
         notes = []
         try:
             if cfg.get("scale") is not None and float(cfg["scale"]) < 1:
@@ -142,5 +152,17 @@ def find_configs(configs_dir: Path | None) -> list[ConfigInfo]:
         cmp = cfg.get("compare")
         if isinstance(cmp, dict) and cmp.get("datasets"):
             notes.append("runs on substitute datasets: a protocol check, not a reproduction")
-        out.append(ConfigInfo(f, str(cfg["paper"]), str(cfg["table"]).strip(), "; ".join(notes)))
+        unavailable = cfg.get("unavailable")
+        unavailable = {str(k): " ".join(str(v).split()) for k, v in unavailable.items()} \
+            if isinstance(unavailable, dict) else {}
+        variant = cmp.get("variant") if isinstance(cmp, dict) else None
+        out.append(ConfigInfo(f, paper, table, "; ".join(notes), unavailable,
+                              " ".join(variant.split()) if isinstance(variant, str) else "",
+                              " ".join(str(cfg.get("description") or "").split())))
+    return out
+
+
+def find_configs(configs_dir: Path | None) -> list[ConfigInfo]:
+    """Configs in ``configs_dir`` (recursively) with ``paper:`` and ``table:`` keys; full-scale first."""
+    out = [c for c in read_configs(configs_dir) if c.paper and c.table]
     return sorted(out, key=lambda c: (bool(c.note), str(c.path)))

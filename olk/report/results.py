@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from olk.errors import ConfigError, OlkError, did_you_mean
-from olk.tasks import TASKS, TEST_CURVE_COLUMNS, TEST_CURVES
+from olk.tasks import TEST_CURVE_COLUMNS, TEST_CURVES
 
 #: Columns ``olk run`` writes to runs.csv (unknown extra columns are ignored).
 RUN_COLUMNS = (
