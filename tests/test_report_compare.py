@@ -118,6 +118,10 @@ def test_a_deviation_without_a_reason_or_with_bad_keys_is_one_line(toy):
         assert msg in str(e.value) and "\n" not in str(e.value), (spec, str(e.value))
         with pytest.raises(OlkError):               # the config layer's check (parse_tolerances) refuses it too
             parse_tolerances(spec, "c.yaml: compare")
+    with pytest.raises(OlkError, match=r"^c\.yaml: compare\.n_sv: 25% differs from the tolerance rule \(#SV ±10% "
+                                       r"beyond the paper's std\); delete it, or give the table's reason: n_sv: "):
+        parse_compare({"n_sv": 0.25, "accuracy": 1.5}, "c.yaml: compare", strict=True)   # the check before a run
+    assert parse_compare({"n_sv": 0.1, "accuracy": 1.5}, "c.yaml: compare", strict=True).ignored == {}
     meta = json.loads((toy / "experiment.json").read_text())
     meta["compare"] = {"n_sv": {"tolerance": "25%"}}
     (toy / "experiment.json").write_text(json.dumps(meta))

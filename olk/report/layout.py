@@ -5,7 +5,11 @@ them before anything runs, with these same parsers, so a typo stops the config a
 
 * :func:`parse_layout`: ``table_layout`` (metric columns, datasets per block, #SV format, units, how a Gaussian
   width is named) -> :class:`~olk.report.results.TableLayout`;
-* :func:`parse_tolerances`: ``compare`` (tolerance overrides) -> ``{metric: (kind, value)}``.
+* :func:`parse_compare`: ``compare`` (the tolerance rule's reasoned deviations, ``datasets``, ``variant``) ->
+  :class:`~olk.report.tolerance.CompareSpec`, one :class:`~olk.errors.ConfigError` for a bad key or a deviation
+  without a reason;
+* :func:`parse_tolerances`: tolerance overrides (``olk compare --tol``) -> ``{metric: (kind, value)}``; given a
+  ``compare`` mapping it checks it as :func:`parse_compare` does.
 """
 from __future__ import annotations
 
@@ -14,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from olk.errors import ConfigError, did_you_mean
-from olk.report.compare import parse_tolerances
 from olk.report.results import DEFAULT_DATASETS_PER_BLOCK, METRICS, TableLayout
+from olk.report.tolerance import parse_compare, parse_tolerances
 from olk.tasks import TASKS
 
-__all__ = ["parse_layout", "parse_tolerances"]
+__all__ = ["parse_compare", "parse_layout", "parse_tolerances"]
 
 
 def parse_layout(spec: Any, file: Path | str, batch: bool, task: str = "binary") -> TableLayout:

@@ -122,9 +122,10 @@ class CompareSpec:
     variant: str = ""
 
 
-def parse_compare(spec: Mapping[str, Any] | None, where: str = "compare") -> CompareSpec:
+def parse_compare(spec: Mapping[str, Any] | None, where: str = "compare", strict: bool = False) -> CompareSpec:
     """Parse a ``compare:`` mapping: tolerances (``metric: {tolerance: V, reason: TEXT}``; a bare ``metric: V``
-    equal to the rule is accepted, a different one is recorded in ``ignored``), ``datasets`` and ``variant``.
+    equal to the rule is accepted, a different one is recorded in ``ignored``, or refused with ``strict=True``,
+    the check for a config about to run), ``datasets`` and ``variant``.
 
     >>> s = parse_compare({"n_sv": {"tolerance": "25%", "reason": "the paper rounds #SV"}, "accuracy": 0.5})
     >>> s.tolerances["n_sv"], s.reasons["n_sv"], sorted(s.ignored)
@@ -168,6 +169,10 @@ def parse_compare(spec: Mapping[str, Any] | None, where: str = "compare") -> Com
         tol = _parse_tol(value, RULE[metric][0], f"{where}.{key}")
         if tol != RULE[metric]:
             shown = "none" if tol[1] is None else f"{tol[1] * 100:g}%" if tol[0] == "rel" else f"{tol[1]:g}"
+            if strict:
+                raise ConfigError(f"{where}.{key}: {shown} differs from the tolerance rule "
+                                  f"({describe_tol(metric, RULE[metric])} beyond the paper's std); delete it, or "
+                                  f"give the table's reason: {key}: {{tolerance: {shown}, reason: \"...\"}}")
             out.ignored[metric] = (f"{key}: {shown} given without a reason, so the rule's "
                                    f"{describe_tol(metric, RULE[metric])} applies")
     return out
