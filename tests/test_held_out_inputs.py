@@ -108,7 +108,7 @@ def test_make_demo_writes_outside_results_and_the_report_never_sees_it(tmp_path)
     demo = re.search(r"^demo:.*\n\t(.+)$", make, re.M).group(1)
     out = re.search(r"--out (\S+)", demo).group(1)
     assert not Path(out).parts[0] == "results" and out.startswith("scratch/"), demo
-    from olk.report.report import find_results
+    from olk.report.discovery import find_results
     root = tmp_path / "results"                       # a demo directory inside results/ would be found ...
     shutil.copytree(REPO / "tests" / "report_fixtures" / next(
         p.name for p in (REPO / "tests" / "report_fixtures").iterdir()

@@ -60,6 +60,8 @@ EXPECTED = {
                      metrics={"n_instances", "time", "time_selection", "time_svm", "accuracy", "opt_kernel",
                               "opt_kernel_1", "opt_kernel_2", "opt_kernel_3", "opt_kernel_4", "opt_kernel_5"},
                      values=3 * 36, grid=False),
+    # the datasets (Table I, uncaptioned in the extraction): samples T and features
+    (AMKL, "I"): dict(datasets=AMKL_DS, rows=1, metrics={"n_instances", "n_features"}, values=6 * 2, grid=True),
     # 11 method rows (MSE) + the 'Efficiency' row (rho of AMKL-AKS)
     (AMKL, "II"): dict(datasets=AMKL_DS, rows=12, metrics={"mse", "efficiency"}, values=6 * 12, grid=False),
     (AMKL, "III"): dict(datasets=AMKL_DS, rows=4, metrics={"mse", "efficiency"}, values=6 * 4 * 2, grid=True),
@@ -265,7 +267,7 @@ def test_filters_and_types():
     t2 = P.load_published(SPA, 2, directory=PUB)
     assert set(t2.table) == {"2"} and len(t2) == 198
     assert t2["mean"].dtype == float and t2["std"].dtype == float
-    assert len(P.load_published(AMKL, directory=PUB)) == 72 + 48
+    assert len(P.load_published(AMKL, directory=PUB)) == 12 + 72 + 48
     assert len(P.load_published(table="II", directory=PUB)) == 72
     with pytest.raises(OlkError, match="unknown paper"):
         P.load_published("spa_tist2019", directory=PUB)

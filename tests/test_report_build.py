@@ -21,7 +21,10 @@ from click.testing import CliRunner
 
 from olk.report.cli import report_cmd
 from olk.report.paper import list_tables
-from olk.report.report import GENERATED, PAPERS, build_report, markdown_to_html
+from olk.report.catalogue import PAPERS
+from olk.report.html import markdown_to_html
+from olk.report.markdown import GENERATED
+from olk.report.report import build_report
 
 FIX = Path(__file__).parent / "report_fixtures"
 
@@ -93,13 +96,14 @@ def test_files_and_generated_header(built):
     assert files[:2] == [root / "REPRODUCTION.md", root / "REPRODUCTION.html"]
     assert md.splitlines()[0] == GENERATED and "olk report" in GENERATED and "not edit" in GENERATED
     assert any(p.suffix == ".png" for p in files[2:])  # missing figures were drawn
-    assert OVERVIEW in md and md.index(OVERVIEW) < md.index("## Status")
+    # the generated Overview first, then the hand-written notes/overview.md
+    assert OVERVIEW in md and md.index("### Verdicts per table") < md.index(OVERVIEW) < md.index('<a id="')
 
 
 def test_every_published_table_has_a_section(built):
     _, _, md = built
     tables = list_tables()
-    assert len(tables) == 12
+    assert len(tables) == 13
     for paper, table in tables:
         sec = _section(md, paper, table)
         assert f"## Table {table} of “{PAPERS[paper]['title']}”" in sec
@@ -134,7 +138,8 @@ def test_comparison_with_provenance(built):
     assert "![learning_curves](toy_table/figures/learning_curves.png)" in t2
     assert (root / "toy_table" / "figures" / "learning_curves.png").is_file()
     assert "Also in the paper, not run here:" in t2 and "Paper datasets not in this experiment:" in t2
-    assert "[toy_table](#spa-tist2018-table2)" in md.split("## Status")[1].split("<a id=")[0]
+    verdicts = md.split("### Verdicts per table")[1].split("### How to read")[0]
+    assert "| SPA (TIST 2018) | [2](#spa-tist2018-table2) |" in verdicts and "| toy_table |" in verdicts
 
 
 def test_notes_included_verbatim(built):
@@ -160,7 +165,9 @@ def test_include_quick_shows_them_marked(tmp_path):
     md = build_report(root, html=False, include_quick=True)[0].read_text()
     t5 = _section(md, "spa_tist2018", "5")
     assert "### Results: toy_sweep" in t5 and "**Quick run:**" in t5
-    assert "(quick run)" in md.split("## Status")[1].split("<a id=")[0]
+    ran = md.split("### What ran")[1].split("### What could not run")[0]
+    assert "| [toy_sweep/](toy_sweep/) | SPA (TIST 2018) [Table 5](#spa-tist2018-table5) | quick run: " in ran
+    assert "toy_sweep" not in md.split("### Verdicts per table")[1].split("### How to read")[0]  # not counted
     assert "![existing](toy_sweep/figures/existing.png)" in t5  # existing figures are linked, not redrawn
     assert not (root / "toy_sweep" / "figures" / "accuracy_vs_time_s.png").exists()
 

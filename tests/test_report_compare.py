@@ -3,9 +3,9 @@
 tests/report_fixtures/toy_paper_table1.csv vs toy_table (ours, see test_report_tables.py):
 
 a9a  perceptron acc  ours 79.30 paper 79.00 ± 0.50  diff +0.30  -> within paper std
-a9a  spa        acc  ours 82.04 paper 81.00 ± 0.30  diff +1.04  -> within tolerance (1.5)
-a9a  spa_last   acc  ours 81.70 paper 84.00 ± 0.40  diff -2.30  -> off
-a9a  perceptron n_sv ours 8000  paper 9000 ± 100    diff -11.1% -> off (10%)
+a9a  spa        acc  ours 82.04 paper 81.00 ± 0.30  diff +1.04  -> within tolerance (0.30 + 1.5)
+a9a  spa_last   acc  ours 81.70 paper 84.00 ± 0.40  diff -2.30  -> off (> 0.40 + 1.5)
+a9a  perceptron n_sv ours 8000  paper 9000 ± 100    diff -1000  -> within tolerance (100 + 10% of 9000: the bound)
 a9a  spa        n_sv ours 1000  paper 1050          diff -4.8%  -> within tolerance
 a9a  perceptron time                                 -> n/a (no time tolerance by default)
 w7a  perceptron acc  not run;  covtype spa acc: not run (data unavailable)
@@ -47,7 +47,7 @@ def test_verdicts_hand_made_case(toy):
     assert v["a9a", "perceptron", "accuracy"] == "within paper std"
     assert v["a9a", "spa", "accuracy"] == "within tolerance"
     assert v["a9a", "spa_last", "accuracy"] == "off"
-    assert v["a9a", "perceptron", "n_sv"] == "off"
+    assert v["a9a", "perceptron", "n_sv"] == "within tolerance"   # |diff| = std + 10% exactly
     assert v["a9a", "spa", "n_sv"] == "within tolerance"
     assert v["a9a", "perceptron", "time"] == "n/a"
     assert v["a9a", "spa", "time"] == "no paper value"
@@ -59,8 +59,11 @@ def test_verdicts_hand_made_case(toy):
     assert cov["paper_note"].startswith("data unavailable: LIBSVM mirror unreachable")
     row = c.cells[(c.cells["dataset"] == "a9a") & (c.cells["algorithm"] == "spa") & (c.cells["metric"] == "accuracy")]
     assert math.isclose(row["diff"].iloc[0], 1.04) and math.isclose(row["tolerance"].iloc[0], 1.5)
-    assert c.summary() == {"within paper std": 2, "within tolerance": 3, "off": 2, "n/a": 1,
+    assert c.summary() == {"within paper std": 2, "within tolerance": 4, "off": 1, "n/a": 1,
                            "no paper value": 7, "not run": 2}
+    off = c.cells[c.cells["verdict"] == "off"]
+    assert list(off["cause_category"]) == ["open"]            # no results/annotations.yaml: nothing recorded
+    assert set(c.cells.loc[c.cells["verdict"] != "off", "cause_category"]) == {""}
 
 
 def test_ranking_kendall_tau(toy):
@@ -73,17 +76,57 @@ def test_ranking_kendall_tau(toy):
     assert "covtype" not in rk.index  # nothing to rank
 
 
-def test_tolerances_from_experiment_json_and_argument(toy):
+def test_tolerances_from_experiment_json_need_a_reason_and_the_argument_overrides(toy):
     meta = json.loads((toy / "experiment.json").read_text())
-    meta["compare"] = {"accuracy": 0.5, "time": "50%"}
+    meta["compare"] = {"accuracy": 0.5, "time": "50%", "n_sv": 0.10}     # bare: ignored unless equal to the rule
     (toy / "experiment.json").write_text(json.dumps(meta))
-    v = _verdicts(compare(toy, published=PUB))
-    assert v["a9a", "spa", "accuracy"] == "off"           # 1.04 > 0.5
+    c = compare(toy, published=PUB)
+    v = _verdicts(c)
+    assert v["a9a", "spa", "accuracy"] == "within tolerance"     # the rule's 1.5, not the unexplained 0.5
+    assert v["a9a", "perceptron", "time"] == "n/a"
+    assert sorted(c.ignored) == ["accuracy", "time"] and "without a reason" in c.ignored["accuracy"]
+    assert "Not applied (the config gives no reason): accuracy: 0.5 given without a reason" in c.to_markdown()
+    meta["compare"] = {"accuracy": {"tolerance": 0.5, "reason": "the paper reports 10 runs"},
+                       "time": {"tolerance": "50%", "reason": "same hardware"}}
+    (toy / "experiment.json").write_text(json.dumps(meta))
+    c = compare(toy, published=PUB)
+    v = _verdicts(c)
+    assert v["a9a", "spa", "accuracy"] == "off"                  # |1.04| > 0.30 + 0.5
     assert v["a9a", "perceptron", "time"] == "within tolerance"  # |1.2-2.0| = 40% <= 50%
-    v = _verdicts(compare(toy, ["accuracy=1.1", "n_sv=abs:1000"], published=PUB))
-    assert v["a9a", "spa", "accuracy"] == "within tolerance"  # argument beats experiment.json
-    assert v["a9a", "perceptron", "n_sv"] == "within tolerance"
+    assert c.reasons == {"accuracy": "the paper reports 10 runs", "time": "same hardware"} and not c.ignored
+    assert "accuracy ±0.5 points (the paper reports 10 runs)" in c.to_markdown()
+    c = compare(toy, ["accuracy=1.1", "n_sv=abs:1000"], published=PUB)
+    v = _verdicts(c)
+    assert v["a9a", "spa", "accuracy"] == "within tolerance"     # argument beats experiment.json
     assert v["a9a", "perceptron", "time"] == "within tolerance"  # experiment.json still applies
+    assert c.overridden == ("accuracy", "n_sv") and "accuracy" not in c.reasons
+    assert "Set on the command line (--tol), not the rule: accuracy ±1.1 points; #SV ±1000." in c.to_markdown()
+
+
+def test_a_deviation_without_a_reason_or_with_bad_keys_is_one_line(toy):
+    from olk.report.tolerance import parse_compare
+
+    for spec, msg in [({"n_sv": {"tolerance": "25%"}}, "compare.n_sv.reason: say in one line why"),
+                      ({"n_sv": {"tolerance": "25%", "reason": " "}}, "compare.n_sv.reason"),
+                      ({"n_sv": {"tol": "25%", "reason": "x"}}, "compare.n_sv: expected {tolerance: VALUE"),
+                      ({"n_sv": {"tolerance": "lots", "reason": "x"}}, "compare.n_sv.tolerance: tolerance 'lots'"),
+                      ({"variant": ""}, "compare.variant: expected one line"),
+                      ({"datasets": ["a"]}, "compare.datasets: expected a mapping"),
+                      ({"nsv": 0.1}, "unknown metric 'nsv'")]:
+        with pytest.raises(OlkError) as e:
+            parse_compare(spec, "c.yaml: compare")
+        assert msg in str(e.value) and "\n" not in str(e.value), (spec, str(e.value))
+        with pytest.raises(OlkError):               # the config layer's check (parse_tolerances) refuses it too
+            parse_tolerances(spec, "c.yaml: compare")
+    with pytest.raises(OlkError, match=r"^c\.yaml: compare\.n_sv: 25% differs from the tolerance rule \(#SV ±10% "
+                                       r"beyond the paper's std\); delete it, or give the table's reason: n_sv: "):
+        parse_compare({"n_sv": 0.25, "accuracy": 1.5}, "c.yaml: compare", strict=True)   # the check before a run
+    assert parse_compare({"n_sv": 0.1, "accuracy": 1.5}, "c.yaml: compare", strict=True).ignored == {}
+    meta = json.loads((toy / "experiment.json").read_text())
+    meta["compare"] = {"n_sv": {"tolerance": "25%"}}
+    (toy / "experiment.json").write_text(json.dumps(meta))
+    with pytest.raises(OlkError, match=r"experiment\.json: compare\.n_sv\.reason"):
+        compare(toy, published=PUB)
 
 
 def test_parse_tolerances():
@@ -105,7 +148,9 @@ def test_markdown_and_csv_outputs(toy):
     md = c.to_markdown()
     assert "| Algorithm | Metric | Ours | Paper | Diff | Verdict |" in md
     assert "| SPA | accuracy | 82.04 ± 0.05 | 81.00 ± 0.30 | +1.04 | within tolerance |" in md
-    assert "| Perceptron | n_sv | 8,000 ± 50 | 9,000 ± 100 | -1,000 (-11.1%) | off |" in md
+    assert "| Perceptron | n_sv | 8,000 ± 50 | 9,000 ± 100 | -1,000 (-11.1%) | within tolerance |" in md
+    assert "| SPA-last | accuracy | 81.70 ± 0.20 | 84.00 ± 0.40 | -2.30 | off (open) |" in md
+    assert "- SPA-last, accuracy: *open*: nothing recorded in results/annotations.yaml" in md
     assert "| a9a | accuracy | 3 | 0.33 |" in md
     written = c.write()
     assert [p.name for p in written] == ["compare.md", "compare.csv", "compare_ranking.csv"]

@@ -45,7 +45,7 @@ def test_summary_means_over_the_runs_with_weights():
 
 
 def test_report_section_lists_missing_and_uniform(tmp_path):
-    from olk.report.report import _kernel_weights_md
+    from olk.report.markdown import _kernel_weights_md
 
     class R:
         main = _runs()

@@ -15,7 +15,7 @@ import pytest
 
 from olk.report import plots
 from olk.report.compare import compare
-from olk.report.report import render_report
+from olk.report.markdown import render_report
 from olk.report.tables import render_table
 
 PUB_COLUMNS = ["paper", "table", "dataset", "algorithm", "paper_label", "metric", "mean", "std", "unit", "note"]
@@ -94,13 +94,13 @@ def test_an_algorithm_printed_under_two_paper_labels_is_compared_on_both_metrics
     # POLY3 ran but its MSE overflowed (NaN): 'off', not 'not run'
     poly = _cell(c, "poly3", "mse")
     assert poly["verdict"] == "off" and poly["n_runs"] == 1 and "diverged" in poly["paper_note"]
-    assert "| POLY3 | mse (x0.001) | not finite (diverged) | 22.7 |  | off |" in c.to_markdown()
+    assert "| POLY3 | mse (x0.001) | not finite (diverged) | 22.7 |  | off (open) |" in c.to_markdown()
 
 
 def test_ours_vs_paper_tables_use_the_layouts_units_and_sigma(amkl):
     d, pub = amkl
     md = compare(d, published=pub).to_markdown()
-    assert "| AMKL-AKS | mse (x0.001) | 4.1 ± 0.1 | 3.46 | +0.64 (+18.5%) | off |" in md
+    assert "| AMKL-AKS | mse (x0.001) | 4.1 ± 0.1 | 3.46 | +0.64 (+18.5%) | off (open) |" in md
     assert "| AMKL-AKS [Efficiency ()] | efficiency | 0.61 ± 0.01 | 0.65 | -0.04 | within tolerance |" in md
     assert "| KL-RBF (σ=0.1) [KL-RBF (=0.1)] | mse (x0.001) | 5.66 | 14.4 |" in md
     assert "0.0041" not in md and "0.00346" not in md
@@ -110,7 +110,7 @@ def test_ours_vs_paper_tables_use_the_layouts_units_and_sigma(amkl):
     assert "| MSE (x0.001): ours | paper | diff | verdict |" in text
     # AMKL-AKS is one row, compared on both of its paper labels
     row = next(line for line in text.splitlines() if line.startswith("| AMKL-AKS"))
-    assert row.startswith("| AMKL-AKS \\[Efficiency ()\\] | 4.1 ± 0.1 | 3.46 | +0.64 (+18.5%) | **off** |")
+    assert row.startswith("| AMKL-AKS \\[Efficiency ()\\] | 4.1 ± 0.1 | 3.46 | +0.64 (+18.5%) | **off** (open) |")
     assert "| 0.61 ± 0.01 | 0.65 | -0.04 | within tolerance |" in row
     assert len([line for line in text.splitlines() if line.startswith("| AMKL-AKS")]) == 1
 

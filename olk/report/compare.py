@@ -1,14 +1,19 @@
 """Compare a reproduction with the published table it reproduces (``results/paper/<paper>_table<N>.csv``).
 
 For each (dataset, algorithm, metric) cell the comparison shows ours mean ± std, the paper's mean ± std,
-the difference ours − paper and a verdict:
+the difference ours − paper and a verdict by the one tolerance rule of :mod:`olk.report.tolerance`:
 
 * ``within paper std``  |diff| <= paper std (the paper printed a std);
-* ``within tolerance``  |diff| <= tolerance (see :data:`DEFAULT_TOLERANCES`);
+* ``within tolerance``  |diff| <= paper std + the metric's margin (1.5 points, 10% of #SV or MSE, ...);
 * ``off``               neither, or our runs gave no finite value (a diverged learner);
-* ``n/a``               the metric has no tolerance (by default: time, measured on other hardware);
+* ``n/a``               the metric is not judged (time, measured on other hardware);
 * ``no paper value``    we ran it, the paper has no number;
 * ``not run``           the paper has a number, we have no run (or the dataset was unavailable).
+
+Every off cell gets a cause category from ``results/annotations.yaml`` (:mod:`olk.report.annotations`):
+evidenced, paper, or open (nothing recorded).  Each cell also says whether it ran on the paper's data
+(``data``: ``same``, ``size differs`` from the paper's table of datasets (:mod:`olk.report.sizes`),
+``substitute`` for a stand-in dataset, '' when the paper prints no size).
 
 It also measures, per dataset, whether we rank the algorithms like the paper does: Kendall's tau
 (``scipy.stats.kendalltau``) between our and the paper's headline metric (accuracy, else mistake rate,
@@ -21,6 +26,7 @@ parameter values; unmatched rows get 'no paper value' / 'not run'.
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,32 +34,19 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from olk.errors import OlkError, did_you_mean
 from olk.fileio import atomic_write_text
-from olk.errors import ConfigError, OlkError, did_you_mean
+from olk.report.annotations import CATEGORIES, Annotations, load_annotations
 from olk.report.results import METRICS, Results, aggregate, load_results
+from olk.report.sizes import SizeCheck, size_checks
 from olk.report.tables import format_cell, format_value
+from olk.report.tolerance import (DEFAULT_TOLERANCES, PAPER_METRIC, Tolerance, describe_rule, describe_tol,
+                                  judge, margin, parse_compare, parse_tolerances)
 from olk.tasks import TASKS
 
-#: Default comparison tolerance per *paper* metric: (kind, value).  ``abs`` values are in the metric's
-#: unit (percentage points for accuracy and mistake rate); ``rel`` values are fractions of the paper's
-#: value.  ``None`` means "report the numbers but give verdict 'n/a'": wall-clock time depends on the
-#: machine, so it is judged only when a relative tolerance is set (e.g. ``--tol time=50%``).
-#: experiment.json ``compare`` (or ``compare.tolerances``) and the ``tolerances`` argument override
-#: these per metric, with a number (same kind), ``"10%"`` (relative), ``"abs:0.5"``/``"rel:0.2"`` or null.
-#: experiment.json ``compare.datasets`` ({"a9a-small": "a9a"}) maps our dataset names to the paper's.
-DEFAULT_TOLERANCES: dict[str, tuple[str, float | None]] = {
-    "accuracy": ("abs", 1.5),
-    "mistake_rate": ("abs", 1.5),
-    "mse": ("rel", 0.10),
-    "efficiency": ("abs", 0.05),
-    "n_sv": ("rel", 0.10),
-    "time": ("rel", None),
-}
+__all__ = ["DEFAULT_TOLERANCES", "PAPER_METRIC", "Comparison", "cell_texts", "compare", "load_paper_table",
+           "parse_tolerances", "unit_suffix"]
 
-#: Our metric -> the paper metric it is compared with.
-PAPER_METRIC = {"accuracy": "accuracy", "test_accuracy": "accuracy", "mistake_rate": "mistake_rate",
-                "time_s": "time", "train_time_s": "time", "n_sv": "n_sv", "mse": "mse",
-                "label_efficiency": "efficiency"}
 HEADLINE = ("accuracy", "mistake_rate", "mse")  # ranking metric, first one the paper reports
 LOWER_IS_BETTER = {"mistake_rate", "mse", "time", "n_sv"}
 VERDICTS = ("within paper std", "within tolerance", "off", "n/a", "no paper value", "not run")
@@ -61,72 +54,16 @@ PUBLISHED_COLUMNS = ("paper", "table", "dataset", "algorithm", "paper_label", "m
                      "unit", "note")
 CELL_COLUMNS = ["dataset", "algorithm", "display", "setting", "paper_label", "metric", "our_metric",
                 "ours_mean", "ours_std", "n_runs", "paper_mean", "paper_std", "diff", "rel_diff",
-                "tolerance", "verdict", "in_experiment", "paper_note", "row", "unit"]
+                "tolerance", "verdict", "in_experiment", "paper_note", "row", "unit", "data", "cause_category",
+                "cause", "evidence", "quote", "tried"]
+#: What ``data`` says of a cell's dataset.
+DATA_SAME, DATA_SIZE, DATA_SUBSTITUTE = "same", "size differs", "substitute"
 RANK_COLUMNS = ["dataset", "metric", "n_algorithms", "tau", "p_value", "ours_order", "paper_order"]
 _NUM = re.compile(r"(?<![A-Za-z0-9_.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
-# ----------------------------------------------------------------------------- tolerances
-def parse_tolerances(spec: Mapping[str, Any] | Iterable[str] | None, where: str = "--tol",
-                     base: Mapping[str, tuple[str, float | None]] | None = None
-                     ) -> dict[str, tuple[str, float | None]]:
-    """Merge ``spec`` ({metric: value} or ['metric=value', ...]) into ``base`` (default: the defaults).
-
-    Metric names may be paper names (accuracy, time, n_sv, ...) or ours (time_s, test_accuracy...).
-    """
-    out = dict(DEFAULT_TOLERANCES if base is None else base)
-    if not spec:
-        return out
-    if isinstance(spec, Mapping):
-        items = list(spec.get("tolerances", spec).items()) if isinstance(spec.get("tolerances"), Mapping) \
-            else list(spec.items())
-    else:
-        items = []
-        for s in spec:
-            if "=" not in str(s):
-                raise ConfigError(f"{where}: '{s}' must look like METRIC=VALUE, e.g. accuracy=1.0 or n_sv=10%")
-            k, v = str(s).split("=", 1)
-            items.append((k.strip(), v.strip()))
-    known = sorted(set(PAPER_METRIC) | set(PAPER_METRIC.values()))
-    for key, value in items:
-        metric = PAPER_METRIC.get(key, key)
-        if metric not in PAPER_METRIC.values():
-            raise ConfigError(f"{where}: unknown metric '{key}'{did_you_mean(key, known)}; "
-                              f"tolerances exist for {', '.join(sorted(set(PAPER_METRIC.values())))}")
-        out[metric] = _parse_tol(value, out.get(metric, ("abs", None))[0], f"{where}: {key}")
-    return out
-
-
-def _parse_tol(value: Any, kind: str, where: str) -> tuple[str, float | None]:
-    if value is None or str(value).strip().lower() in ("none", "null", "off", ""):
-        return kind, None
-    text = str(value).strip().lower()
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        if isinstance(value, (int, float)):
-            tol = (kind, float(value))
-        elif text.endswith("%"):
-            tol = ("rel", float(text[:-1]) / 100)
-        elif text.startswith(("abs:", "rel:")):
-            tol = (text[:3], float(text[4:]))
-        else:
-            tol = (kind, float(text))
-    except ValueError:
-        raise ConfigError(f"{where}: tolerance '{value}' is not a number; use e.g. 1.0, 10%, "
-                          "abs:0.5, rel:0.2 or none") from None
-    if not (tol[1] >= 0):  # also rejects NaN
-        raise ConfigError(f"{where}: tolerance '{value}' must be >= 0")
-    return tol
-
-
-def _describe_tol(metric: str, tol: tuple[str, float | None]) -> str:
-    kind, val = tol
-    if val is None:
-        return f"{metric}: not judged (set e.g. --tol {metric}=50%)"
-    if kind == "rel":
-        return f"{metric} ±{val * 100:g}%"
-    return f"{metric} ±{val:g}" + (" points" if metric in ("accuracy", "mistake_rate") else "")
+def _describe_tol(metric: str, tol: Tolerance) -> str:
+    return describe_tol(metric, tol)
 
 
 # ----------------------------------------------------------------------------- published values
@@ -195,15 +132,25 @@ def _read_published_csv(file: Path) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- the comparison
 @dataclass
 class Comparison:
-    """Cell-by-cell comparison (``cells``) and per-dataset ranking agreement (``ranking``)."""
+    """Cell-by-cell comparison (``cells``) and per-dataset ranking agreement (``ranking``).
+
+    ``tolerances`` are the rule's margins with this table's reasoned deviations (``reasons``); ``ignored`` lists
+    the config's overrides that gave no reason, ``overridden`` the metrics ``olk compare --tol`` set.
+    ``variant`` is '' for the table's main reading.  ``sizes`` holds our rows against the paper's per dataset."""
 
     results: Results
     paper: str
     table: str
-    tolerances: dict[str, tuple[str, float | None]]
+    tolerances: dict[str, Tolerance]
     cells: pd.DataFrame = field(repr=False)
     ranking: pd.DataFrame = field(repr=False)
     aliases: dict[str, str] = field(default_factory=dict)  # our dataset -> the paper's name
+    reasons: dict[str, str] = field(default_factory=dict)
+    ignored: dict[str, str] = field(default_factory=dict)
+    overridden: tuple[str, ...] = ()
+    variant: str = ""
+    sizes: dict[str, SizeCheck] = field(default_factory=dict)
+    annotations: Annotations = field(default_factory=Annotations, repr=False)
 
     def summary(self, all_cells: bool = False) -> dict[str, int]:
         """Number of cells per verdict, in :data:`VERDICTS` order; by default only cells of the
@@ -211,6 +158,16 @@ class Comparison:
         cells = self.cells if all_cells else self.cells[self.cells["in_experiment"]]
         counts = cells["verdict"].value_counts()
         return {v: int(counts.get(v, 0)) for v in VERDICTS if counts.get(v, 0)}
+
+    def causes(self) -> dict[str, int]:
+        """Number of off cells (of the experiment's own datasets and algorithms) per cause category."""
+        off = self.cells[self.cells["in_experiment"] & (self.cells["verdict"] == "off")]
+        counts = off["cause_category"].value_counts()
+        return {k: int(counts.get(k, 0)) for k in CATEGORIES if counts.get(k, 0)}
+
+    def size_notes(self) -> dict[str, str]:
+        """Our dataset -> 'N rows here, M in the paper's Table K' for every dataset whose size differs."""
+        return {ds: s.text() for ds, s in self.sizes.items() if s.differs}
 
     def to_csv(self) -> str:
         return self.cells.to_csv(index=False, float_format="%.10g", lineterminator="\n")
@@ -233,11 +190,15 @@ class Comparison:
 
 def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | Iterable[str] | None = None,
             *, paper: str | None = None, table: str | None = None,
-            published: pd.DataFrame | str | Path | None = None) -> Comparison:
+            published: pd.DataFrame | str | Path | None = None, published_dir: str | Path | None = None,
+            annotations: Annotations | None = None) -> Comparison:
     """Join our aggregate with the published table named in experiment.json (``paper``, ``table``).
 
-    ``tolerances`` override experiment.json ``compare`` which overrides :data:`DEFAULT_TOLERANCES`;
-    ``published`` (a DataFrame or CSV path) replaces the results/paper lookup (tests, drafts).
+    The cells are judged by the tolerance rule (:mod:`olk.report.tolerance`) with the reasoned deviations of
+    experiment.json ``compare``; ``tolerances`` (``olk compare --tol``) override both.  ``published`` (a DataFrame
+    or CSV path) replaces the results/paper lookup of the table (tests, drafts); ``published_dir`` is where the
+    paper's table of datasets is read (default: results/paper).  Off cells take their cause from
+    ``annotations`` (default: ``annotations.yaml`` in the directory holding the results directory).
     """
     res = load_results(results_dir)
     meta_file = res.path / "experiment.json"
@@ -247,13 +208,13 @@ def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | I
         raise OlkError(f"{meta_file} does not name the published table ('paper' and 'table' keys); "
                        "add them or pass --paper/--table")
     table = str(table)
-    spec = dict(res.meta.get("compare") or {})
-    aliases = spec.pop("datasets", None) or {}
-    if not isinstance(aliases, Mapping):
-        raise ConfigError(f"{meta_file}: compare.datasets must map our dataset names to the paper's, "
-                          'e.g. {"a9a-small": "a9a"}')
-    tol = parse_tolerances(spec, f"{meta_file}: compare")
-    tol = parse_tolerances(tolerances, "tolerances" if isinstance(tolerances, Mapping) else "--tol", base=tol)
+    spec = parse_compare(res.meta.get("compare"), f"{meta_file}: compare")
+    aliases = spec.aliases
+    tol = parse_tolerances(tolerances, "tolerances" if isinstance(tolerances, Mapping) else "--tol",
+                           base=spec.tolerances)
+    overridden = tuple(m for m in tol if tol[m] != spec.tolerances.get(m))
+    ann = annotations if annotations is not None else load_annotations(res.path.parent)
+    sizes = size_checks(res, str(paper), table, aliases, published_dir)
     pub = load_paper_table(paper, table, published)
     paper_names = {str(v): str(k) for k, v in aliases.items()}
     pub["dataset"] = pub["dataset"].map(lambda d: paper_names.get(d, d))
@@ -304,8 +265,29 @@ def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | I
     cells = pd.DataFrame.from_records(records, columns=CELL_COLUMNS)
     ours_ds, ours_alg = set(res.datasets), {lab for lab, _ in rows}
     cells["in_experiment"] = [d in ours_ds and a in ours_alg for d, a in zip(cells["dataset"], cells["algorithm"])]
-    return Comparison(res, str(paper), table, tol, cells, _ranking(cells, datasets),
-                      {str(k): str(v) for k, v in aliases.items()})
+    cells["data"] = [DATA_SUBSTITUTE if d in aliases else DATA_SIZE if d in sizes and sizes[d].differs
+                     else DATA_SAME if d in sizes and sizes[d].paper_rows is not None else "" for d in cells["dataset"]]
+    _attach_causes(cells, ann, str(paper), table, res.path.name)
+    variant = spec.variant or ann.variants.get(res.path.name, "")
+    return Comparison(res, str(paper), table, tol, cells, _ranking(cells, datasets), dict(aliases),
+                      reasons={m: r for m, r in spec.reasons.items() if m not in overridden},
+                      ignored={m: t for m, t in spec.ignored.items() if m not in overridden}, overridden=overridden,
+                      variant=variant, sizes=sizes, annotations=ann)
+
+
+def _attach_causes(cells: pd.DataFrame, ann: Annotations, paper: str, table: str, results: str) -> None:
+    """Fill the cause columns of the off cells: the annotation's category, else 'open' with nothing recorded."""
+    cols = {k: [""] * len(cells) for k in ("cause_category", "cause", "evidence", "quote", "tried")}
+    for i, r in enumerate(cells.itertuples(index=False)):
+        if r.verdict != "off":
+            continue
+        c = ann.cause_of(paper, table, results, r.dataset, r.algorithm, r.metric, r.paper_label)
+        cols["cause_category"][i] = c.category if c is not None else "open"
+        if c is not None:
+            cols["cause"][i], cols["evidence"][i], cols["quote"][i], cols["tried"][i] = \
+                c.cause, c.evidence, c.quote, c.tried
+    for k, v in cols.items():
+        cells[k] = v
 
 
 def _our_metrics(res: Results, pub: pd.DataFrame) -> dict[str, str]:
@@ -368,8 +350,7 @@ def _cell(res, ds, lab, st, pl, pm, om, o, p, tol) -> dict[str, Any]:
     p_std = float(pr["std"]) if pr is not None else math.nan
     diff = om_mean - p_mean
     rel = diff / abs(p_mean) if p_mean and not math.isnan(diff) else math.nan
-    kind, val = tol
-    tol_abs = math.nan if val is None else (val if kind == "abs" else val * abs(p_mean))
+    tol_abs = margin(tol, p_mean)
     # it ran, but gave no finite value: an infinite mean, or no value of the task's primary metric (which every
     # finished run records: the regression task's MSE is NaN when a diverging learner overflowed)
     diverged = o is not None and int(o.n_runs) > 0 and (math.isinf(om_mean) or (
@@ -380,14 +361,8 @@ def _cell(res, ds, lab, st, pl, pm, om, o, p, tol) -> dict[str, Any]:
         verdict = "not run"
     elif pr is None or math.isnan(p_mean):
         verdict = "no paper value"
-    elif val is None:
-        verdict = "n/a"
-    elif not math.isnan(p_std) and abs(diff) <= p_std + 1e-12:
-        verdict = "within paper std"
-    elif abs(diff) <= tol_abs + 1e-12:
-        verdict = "within tolerance"
     else:
-        verdict = "off"
+        verdict = judge(diff, p_mean, p_std, tol)
     note = str(pr["note"]) if pr is not None else ""
     if diverged:
         note = "; ".join(x for x in ("our runs gave no finite value (diverged)", note) if x)
@@ -453,34 +428,103 @@ def unit_suffix(unit: Any) -> str:
     return "" if u == 1.0 else f" (x{u:g})"
 
 
+def summary_text(c: Comparison) -> str:
+    """'2 within paper std, 3 within tolerance, 2 off (1 evidenced, 1 open), 1 n/a': the verdict counts of the
+    experiment's own cells with the off cells' cause categories (olk compare and olk report say it alike)."""
+    causes = ", ".join(f"{n} {k}" for k, n in c.causes().items())
+    return ", ".join(f"{n} {v}" + (f" ({causes})" if v == "off" and causes else "")
+                     for v, n in c.summary().items()) or "no cells"
+
+
+def deviation_texts(c: Comparison) -> list[str]:
+    """Sentences on where this comparison departs from the tolerance rule (empty when it does not)."""
+    out = []
+    if c.reasons:
+        out.append("This table's own tolerance (its config's reason): " + "; ".join(
+            f"{describe_tol(m, c.tolerances[m])} ({c.reasons[m]})" for m in c.reasons) + ".")
+    if c.ignored:
+        out.append("Not applied (the config gives no reason): " + "; ".join(c.ignored.values()) + ".")
+    if c.overridden:
+        out.append("Set on the command line (--tol), not the rule: " + "; ".join(
+            describe_tol(m, c.tolerances[m]) for m in c.overridden) + ".")
+    return out
+
+
+def verdict_text(r: Any) -> str:
+    """A cell's verdict as the tables print it: an off cell with its cause category, 'off (open)'."""
+    return f"off ({r.cause_category})" if r.verdict == "off" and r.cause_category else r.verdict
+
+
+def cause_texts(c: Comparison, cells: pd.DataFrame, link) -> list[str]:
+    """One Markdown line per off cell of ``cells``: the row, the metric, the category and the cause, with the
+    evidence linked through ``link(path) -> str`` (a relative URL) or the paper quoted."""
+    out = []
+    for r in cells[cells["verdict"] == "off"].itertuples(index=False):
+        name = r.display + (f" [{r.paper_label}]" if r.paper_label and r.paper_label != r.display else "")
+        text = f"{_md(name)}, {r.metric}: *{r.cause_category}*"
+        if r.cause:
+            text += f": {_md(r.cause)}"
+        if r.evidence:
+            target = c.annotations.evidence_path(_cause_stub(r))
+            anchor = "#" + r.evidence.split("#", 1)[1] if "#" in r.evidence else ""
+            text += f" ([{_md(r.evidence)}]({link(target) + anchor if target is not None else r.evidence}))"
+        if r.quote:
+            text += f"; the paper: “{_md(r.quote)}”"
+        if r.tried:
+            text += f"; tried: {_md(r.tried)}"
+        if r.cause_category == "open" and not (r.cause or r.tried):
+            text += ": nothing recorded in results/annotations.yaml"
+        out.append(f"- {text}")
+    return out
+
+
+def _cause_stub(r: Any):
+    from olk.report.annotations import Cause
+    return Cause("", "", (), (), (), r.cause_category, r.cause, evidence=r.evidence)
+
+
+def _md(s: Any) -> str:
+    """Text safe inside Markdown prose and pipe tables."""
+    return re.sub(r"([\\`*\[\]|<])", r"\\\1", str(s))
+
+
 def _md_row(c: Comparison, r: Any) -> str:
     name = r.display + (f" [{r.paper_label}]" if r.paper_label and r.paper_label != r.display else "")
     ours, paper, diff = cell_texts(c, r, c.results.layout.sv_format)
-    return f"| {name} | {r.metric}{unit_suffix(r.unit)} | {ours} | {paper} | {diff} | {r.verdict} |"
+    return f"| {name} | {r.metric}{unit_suffix(r.unit)} | {ours} | {paper} | {diff} | {verdict_text(r)} |"
 
 
 def _markdown(c: Comparison) -> str:
     res = c.results
     out = [f"# {res.name} vs {c.paper} Table {c.table}", ""]
-    summ = ", ".join(f"{n} {v}" for v, n in c.summary().items()) or "no cells"
+    if c.variant:
+        out += [f"A labelled variant of the table's main config: {c.variant}.", ""]
+    summ = summary_text(c)
     n_extra = int((~c.cells["in_experiment"]).sum())
     if n_extra:
         summ += f" ({n_extra} more published cells outside this experiment's datasets/algorithms)"
-    out += [f"Verdicts: {summ}.", "",
-            "Tolerances: " + "; ".join(_describe_tol(m, t) for m, t in c.tolerances.items()) + ".", "",
-            "'within paper std': |ours - paper| <= paper std; 'within tolerance': |ours - paper| <= "
-            "tolerance; otherwise 'off'. Ours: mean ± std (ddof=1) over our runs.", ""]
+    out += [f"Verdicts: {summ}.", "", describe_rule(), ""]
+    out += [t for x in deviation_texts(c) for t in (x, "")]
+    out += ["Ours: mean ± std (ddof=1) over our runs. An off cell's cause category (evidenced, paper, open) comes "
+            "from results/annotations.yaml; an off cell nobody annotated is open.", ""]
     if res.scale is not None:
         out += [f"Scaled-down run (scale={res.scale:g}): differences are expected.", ""]
+    sizes = c.size_notes()
+    rel = lambda target: os.path.relpath(target, res.path).replace(os.sep, "/")   # noqa: E731
     shown = c.cells[c.cells["in_experiment"]]
     extra = c.cells[~c.cells["in_experiment"]]
     for ds in dict.fromkeys(shown["dataset"]):
         d = shown[shown["dataset"] == ds]
         title = f"{ds} (paper: {c.aliases[ds]})" if ds in c.aliases else ds
-        out += [f"## {title}", "", "| Algorithm | Metric | Ours | Paper | Diff | Verdict |",
-                "|:---|:---|---:|---:|---:|:---|"]
+        out += [f"## {title}", ""]
+        if ds in sizes:
+            out += [f"Data size differs from the paper: {sizes[ds]}.", ""]
+        out += ["| Algorithm | Metric | Ours | Paper | Diff | Verdict |", "|:---|:---|---:|---:|---:|:---|"]
         for r in d.itertuples(index=False):
             out.append(_md_row(c, r))
+        causes = cause_texts(c, d, rel)
+        if causes:
+            out += ["", "Off cells:", ""] + causes
         skipped = list(dict.fromkeys(extra.loc[extra["dataset"] == ds, "display"]))
         if skipped:
             out += ["", f"Also in the paper, not in this experiment: {', '.join(skipped)}."]

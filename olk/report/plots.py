@@ -69,6 +69,18 @@ def algorithm_styles() -> dict[str, tuple[str, str]]:
     return {name: tuple(cls.style) for name, cls in REGISTRY.items() if cls.style}
 
 
+def kernel_ground_truth_algorithms() -> set[str]:
+    """Registry names of the learners that train on one kernel of a set given in advance (no selection): their
+    runs over every kernel are the ground truth the kernel-selection figure marks each method's choices on (OKS,
+    AAAI 2012, Figs. 1-2: LIBSVM on each kernel).  Declared by the learner (class attribute
+    ``kernel_ground_truth = True``); until the learner contract has it, a learner with a ``kernel_id`` parameter
+    (which kernel of the set it trains on) counts as one."""
+    from olk.algorithms.registry import REGISTRY, available
+    available()
+    return {name for name, cls in REGISTRY.items()
+            if getattr(cls, "kernel_ground_truth", any(p.name == "kernel_id" for p in cls.params))}
+
+
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "p", "h", "d", "*", "H", "8")
 
 
@@ -477,23 +489,26 @@ def varying_params(res: Results) -> dict[tuple[str, str], list[str]]:
 def plot_kernel_selection(results_dir: str | Path | Results, selections: str | Path | Results | None = None,
                           out_dir: str | Path | None = None) -> list[Path]:
     """OKS (AAAI 2012) Figs. 1-2 type: the test accuracy of LIBSVM on every kernel of the set (the ground
-    truth: a ``kernel_svm`` entry swept over ``kernel_id`` in ``results_dir``), one panel per dataset, with the
+    truth: the runs of a :func:`kernel_ground_truth_algorithms` learner, e.g. ``kernel_svm``, swept over
+    ``kernel_id`` in ``results_dir``), one panel per dataset, with the
     kernels each method of ``selections`` (a results directory whose runs record ``selected_kernel``; default
     ``results_dir`` itself) selected marked on it, one marker row per method (marker size: how many runs chose
-    that kernel).  Kernels are numbered 1-based, as in the tables; a kernel_svm run's own kernel is its recorded
+    that kernel).  Kernels are numbered 1-based, as in the tables; a ground-truth run's own kernel is its recorded
     ``selected_kernel`` (0-based, + 1), so results of the older 0-based ``index`` sweep plot the same."""
     res = load_results(results_dir)
     sel = res if selections is None else load_results(selections)
     df = param_values(res)
-    truth = df[df["algorithm"] == "kernel_svm"] if "algorithm" in df.columns else df.iloc[:0]
+    ground = kernel_ground_truth_algorithms()
+    truth = df[df["algorithm"].isin(ground)] if "algorithm" in df.columns else df.iloc[:0]
     if "selected_kernel" in truth.columns:
         truth = truth[truth["selected_kernel"].notna()]
     if truth.empty or truth["selected_kernel"].nunique() < 2:
-        raise OlkError(f"{res.path / 'runs.csv'}: the kernel figure needs kernel_svm runs with a sweep over "
+        raise OlkError(f"{res.path / 'runs.csv'}: the kernel figure needs runs of "
+                       f"{' or '.join(sorted(ground)) or 'a ground-truth learner'} with a sweep over "
                        f"'kernel_id' (LIBSVM on every kernel of the set)")
     truth = truth.assign(kernel_no=truth["selected_kernel"].astype(int) + 1)
-    picks = sel.main[sel.main["selected_kernel"].notna() & (sel.main["algorithm"] != "kernel_svm")] \
-        if "selected_kernel" in sel.main.columns else sel.main.iloc[:0]     # kernel_svm "selects" its own kernel
+    picks = sel.main[sel.main["selected_kernel"].notna() & ~sel.main["algorithm"].isin(ground)] \
+        if "selected_kernel" in sel.main.columns else sel.main.iloc[:0]     # ground truth "selects" its own kernel
     datasets = [d for d in res.datasets if (truth["dataset"] == d).any()]
     fig, axes = _figure(len(datasets), ncols=1)
     styles = _styles(sel)
@@ -539,7 +554,7 @@ def plot_all(results_dir: str | Path | Results, out_dir: str | Path | None = Non
             written += plot_sparsity_tradeoff(res, out_dir=out_dir)
         except OlkError:            # no sweep over gamma: nothing to trade off
             pass
-    if "algorithm" in res.main.columns and (res.main["algorithm"] == "kernel_svm").any():
+    if "algorithm" in res.main.columns and res.main["algorithm"].isin(kernel_ground_truth_algorithms()).any():
         written += plot_kernel_selection(res, out_dir=out_dir)
         return written
     varying = varying_params(res)

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from olk.errors import ConfigError, OlkError, did_you_mean
-from olk.tasks import TASKS, TEST_CURVE_COLUMNS, TEST_CURVES
+from olk.tasks import TEST_CURVE_COLUMNS, TEST_CURVES
 
 #: Columns ``olk run`` writes to runs.csv (unknown extra columns are ignored).
 RUN_COLUMNS = (
@@ -169,7 +169,8 @@ class Results:
 
     @property
     def layout(self) -> TableLayout:
-        return _layout(self.meta.get("table_layout"), self.path / "experiment.json", self.is_batch, self.task)
+        from olk.report.layout import parse_layout
+        return parse_layout(self.meta.get("table_layout"), self.path / "experiment.json", self.is_batch, self.task)
 
     @property
     def task(self) -> str:
@@ -416,34 +417,10 @@ def _read_meta(file: Path) -> dict[str, Any]:
 
 
 def _layout(spec: Any, file: Path, batch: bool, task: str = "binary") -> TableLayout:
-    spec = spec or {}
-    default = TASKS[task].table_metrics(batch)
-    metrics = spec.get("metrics", list(default))
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if not isinstance(metrics, list) or not metrics:
-        raise ConfigError(f"{file}: table_layout.metrics must be a non-empty list such as "
-                          f"{json.dumps(list(default))}")
-    for m in metrics:
-        if m not in METRICS:
-            raise ConfigError(f"{file}: table_layout.metrics has unknown metric '{m}'"
-                              f"{did_you_mean(m, METRICS)}; known: {', '.join(METRICS)}")
-    per = spec.get("datasets_per_block", DEFAULT_DATASETS_PER_BLOCK)
-    if isinstance(per, bool) or not isinstance(per, int) or per < 1:
-        raise ConfigError(f"{file}: table_layout.datasets_per_block must be a positive integer, not {per!r}")
-    sv = spec.get("sv_format", "int")
-    if sv not in ("int", "k"):
-        raise ConfigError(f"{file}: table_layout.sv_format must be 'int' or 'k', not {sv!r}")
-    units = spec.get("units") or {}
-    if not isinstance(units, dict) or any(m not in METRICS or isinstance(v, bool) or not isinstance(v, (int, float))
-                                          or not v > 0 for m, v in units.items()):
-        raise ConfigError(f"{file}: table_layout.units must map metrics to positive factors, e.g. {{mse: 0.001}}; "
-                          f"got {units!r}")
-    width = spec.get("gaussian_width", "gamma")
-    if width not in ("gamma", "sigma"):
-        raise ConfigError(f"{file}: table_layout.gaussian_width must be 'gamma' or 'sigma', not {width!r}")
-    return TableLayout(metrics=tuple(metrics), datasets_per_block=per, sv_format=sv,
-                       units=tuple((m, float(v)) for m, v in units.items()), gaussian_width=width)
+    """Deprecated private name of :func:`olk.report.layout.parse_layout`, kept until every caller uses the
+    public one."""
+    from olk.report.layout import parse_layout
+    return parse_layout(spec, file, batch, task)
 
 
 def _read_curve_file(file: Path, required, expected: str) -> pd.DataFrame | None:

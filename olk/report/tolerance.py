@@ -1,0 +1,248 @@
+"""The one tolerance rule by which ``olk compare`` and ``olk report`` judge a cell against the paper.
+
+A cell (dataset, algorithm, metric) is
+
+* **within paper std** when |ours − paper| ≤ the paper's std (the paper printed one);
+* **within tolerance** when |ours − paper| ≤ the paper's std + the metric's margin (:data:`RULE`: 1.5 points of
+  accuracy or mistake rate, 10% of the paper's #SV or MSE, 0.05 of AMKL's efficiency ρ; a paper without a std
+  counts it as 0);
+* **off** otherwise, or when our runs gave no finite value (a diverged learner);
+* **n/a** for a metric the rule does not judge (wall-clock time, measured on other hardware).
+
+The rule is stated here once; :func:`describe_rule` words it for compare.md, REPRODUCTION.md and the README (a
+test checks the README holds the same sentence).  A table may deviate only for a reason written in its config:
+``compare: {n_sv: {tolerance: 25%, reason: "..."}}``.  A bare override (``compare: {n_sv: 0.25}``) that differs
+from the rule is *not* applied by the comparison: it is listed as ignored, so no table passes on a tolerance
+nobody justified.  ``olk compare --tol METRIC=VALUE`` still applies an explicit override on the command line (the
+output says so); ``olk report`` never does.
+
+``compare:`` may also hold ``datasets: {ours: paper's}`` (substitute data, see :mod:`olk.report.compare`) and
+``variant: "what this reading changes"``: the results directory is a labelled variant of the table, shown with
+its verdicts but not counted in the table's headline counts.
+
+>>> judge(1.9, 80.0, 0.5, RULE["accuracy"])
+'within tolerance'
+>>> judge(2.1, 80.0, 0.5, RULE["accuracy"])
+'off'
+>>> judge(-95.0, 1000.0, float("nan"), RULE["n_sv"])
+'within tolerance'
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from olk.errors import ConfigError, did_you_mean
+
+Tolerance = tuple[str, "float | None"]
+
+#: The margin beyond the paper's std, per *paper* metric: (kind, value).  ``abs`` values are in the metric's unit
+#: (percentage points for accuracy and mistake rate); ``rel`` values are fractions of the paper's value; ``None``
+#: means "not judged" (verdict 'n/a').
+RULE: dict[str, Tolerance] = {
+    "accuracy": ("abs", 1.5),
+    "mistake_rate": ("abs", 1.5),
+    "mse": ("rel", 0.10),
+    "efficiency": ("abs", 0.05),
+    "n_sv": ("rel", 0.10),
+    "time": ("rel", None),
+}
+#: The name the comparison has always used for the rule's margins.
+DEFAULT_TOLERANCES = RULE
+
+#: Our metric -> the paper metric it is compared with.
+PAPER_METRIC = {"accuracy": "accuracy", "test_accuracy": "accuracy", "mistake_rate": "mistake_rate",
+                "time_s": "time", "train_time_s": "time", "n_sv": "n_sv", "mse": "mse",
+                "label_efficiency": "efficiency"}
+#: What a metric is called in the rule's wording.
+METRIC_WORDS = {"accuracy": "accuracy", "mistake_rate": "mistake rate", "mse": "MSE", "efficiency": "efficiency ρ",
+                "n_sv": "#SV", "time": "time"}
+#: Verdicts that judge a cell (the others say why it is not judged).
+JUDGED = ("within paper std", "within tolerance", "off")
+IN_TOLERANCE = ("within paper std", "within tolerance")
+#: Keys of ``compare:`` that are not tolerances.
+NON_TOLERANCE_KEYS = ("datasets", "variant")
+_EPS = 1e-12
+
+
+def margin(tol: Tolerance, paper_mean: float) -> float:
+    """The margin of ``tol`` in the metric's unit for a paper value (NaN when the metric is not judged)."""
+    kind, val = tol
+    if val is None:
+        return math.nan
+    return val if kind == "abs" else val * abs(paper_mean)
+
+
+def judge(diff: float, paper_mean: float, paper_std: float, tol: Tolerance) -> str:
+    """The verdict of a cell with a finite ``diff`` = ours − paper (see the module docstring)."""
+    if tol[1] is None:
+        return "n/a"
+    std = 0.0 if math.isnan(paper_std) else paper_std
+    if not math.isnan(paper_std) and abs(diff) <= paper_std + _EPS:
+        return "within paper std"
+    if abs(diff) <= std + margin(tol, paper_mean) + _EPS:
+        return "within tolerance"
+    return "off"
+
+
+def describe_tol(metric: str, tol: Tolerance) -> str:
+    """One metric's margin in words: 'accuracy ±1.5 points', '#SV ±10%', 'time: not judged'."""
+    kind, val = tol
+    word = METRIC_WORDS.get(metric, metric)
+    if val is None:
+        return f"{word}: not judged"
+    if kind == "rel":
+        return f"{word} ±{val * 100:g}%"
+    return f"{word} ±{val:g}" + (" points" if metric in ("accuracy", "mistake_rate") else "")
+
+
+def describe_rule() -> str:
+    """The rule in one paragraph, as compare.md, REPRODUCTION.md and the README state it."""
+    margins = "; ".join(describe_tol(m, t) for m, t in RULE.items() if t[1] is not None)
+    return ("A cell is *within paper std* when |ours − paper| ≤ the paper's std, *within tolerance* when "
+            f"|ours − paper| ≤ the paper's std + a margin ({margins}; a paper that prints no std counts it as 0), "
+            "and **off** otherwise; time is not judged (other hardware). A table deviates from the rule only for a "
+            "reason written in its config (`compare: {n_sv: {tolerance: 25%, reason: ...}}`).")
+
+
+# ----------------------------------------------------------------------------- parsing
+@dataclass
+class CompareSpec:
+    """A config's / experiment.json's ``compare:`` key, parsed.
+
+    ``tolerances``: the rule with the reasoned overrides applied; ``reasons``: metric -> the config's reason;
+    ``ignored``: metric -> why an override was not applied (no reason given); ``aliases``: our dataset -> the
+    paper's; ``variant``: '' for the table's main reading, else what this variant changes."""
+
+    tolerances: dict[str, Tolerance] = field(default_factory=lambda: dict(RULE))
+    reasons: dict[str, str] = field(default_factory=dict)
+    ignored: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    variant: str = ""
+
+
+def parse_compare(spec: Mapping[str, Any] | None, where: str = "compare", strict: bool = False) -> CompareSpec:
+    """Parse a ``compare:`` mapping: tolerances (``metric: {tolerance: V, reason: TEXT}``; a bare ``metric: V``
+    equal to the rule is accepted, a different one is recorded in ``ignored``, or refused with ``strict=True``,
+    the check for a config about to run), ``datasets`` and ``variant``.
+
+    >>> s = parse_compare({"n_sv": {"tolerance": "25%", "reason": "the paper rounds #SV"}, "accuracy": 0.5})
+    >>> s.tolerances["n_sv"], s.reasons["n_sv"], sorted(s.ignored)
+    (('rel', 0.25), 'the paper rounds #SV', ['accuracy'])
+    """
+    out = CompareSpec()
+    if spec is None:
+        return out
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"{where}: expected a mapping such as {{n_sv: {{tolerance: 25%, reason: ...}}}}, "
+                          f"not {type(spec).__name__}")
+    spec = dict(spec)
+    aliases = spec.pop("datasets", None)
+    if aliases is not None:
+        if not isinstance(aliases, Mapping):
+            raise ConfigError(f"{where}.datasets: expected a mapping of our dataset names to the paper's, "
+                              'e.g. {"a9a-small": "a9a"}')
+        out.aliases = {str(k): str(v) for k, v in aliases.items()}
+    variant = spec.pop("variant", None)
+    if variant is not None:
+        if not isinstance(variant, str) or not variant.strip():
+            raise ConfigError(f"{where}.variant: expected one line saying what this variant reads differently "
+                              f"from the table's main config, e.g. variant: \"the raw data, sign(0) = +1\"")
+        out.variant = " ".join(variant.split())
+    if isinstance(spec.get("tolerances"), Mapping):
+        spec = dict(spec["tolerances"])
+    for key, value in _items(spec, where):
+        metric = _metric(key, where)
+        if isinstance(value, Mapping):
+            extra = sorted(set(value) - {"tolerance", "reason"})
+            if extra or "tolerance" not in value:
+                raise ConfigError(f"{where}.{key}: expected {{tolerance: VALUE, reason: TEXT}}"
+                                  + (f", not the key(s) {', '.join(map(str, extra))}" if extra else ""))
+            reason = value.get("reason")
+            if not isinstance(reason, str) or not reason.strip():
+                raise ConfigError(f"{where}.{key}.reason: say in one line why this table deviates from the "
+                                  f"tolerance rule ({describe_tol(metric, RULE[metric])} beyond the paper's std)")
+            out.tolerances[metric] = _parse_tol(value["tolerance"], RULE[metric][0], f"{where}.{key}.tolerance")
+            out.reasons[metric] = " ".join(reason.split())
+            continue
+        tol = _parse_tol(value, RULE[metric][0], f"{where}.{key}")
+        if tol != RULE[metric]:
+            shown = "none" if tol[1] is None else f"{tol[1] * 100:g}%" if tol[0] == "rel" else f"{tol[1]:g}"
+            if strict:
+                raise ConfigError(f"{where}.{key}: {shown} differs from the tolerance rule "
+                                  f"({describe_tol(metric, RULE[metric])} beyond the paper's std); delete it, or "
+                                  f"give the table's reason: {key}: {{tolerance: {shown}, reason: \"...\"}}")
+            out.ignored[metric] = (f"{key}: {shown} given without a reason, so the rule's "
+                                   f"{describe_tol(metric, RULE[metric])} applies")
+    return out
+
+
+def parse_tolerances(spec: Mapping[str, Any] | Iterable[str] | None, where: str = "--tol",
+                     base: Mapping[str, Tolerance] | None = None) -> dict[str, Tolerance]:
+    """Merge ``spec`` ({metric: value} or ['metric=value', ...], e.g. ``olk compare --tol``) into ``base``
+    (default: :data:`RULE`), every override applied: the command line's explicit choice.  A config's
+    ``compare:`` is read with :func:`parse_compare` instead, which applies only reasoned overrides; this function
+    accepts the same mapping (``{tolerance, reason}`` values, ``datasets``, ``variant``), so a config checked
+    with it is checked for typos.
+
+    Metric names may be paper names (accuracy, time, n_sv, ...) or ours (time_s, test_accuracy...).
+    """
+    out = dict(RULE if base is None else base)
+    if not spec:
+        return out
+    if isinstance(spec, Mapping):
+        parse_compare(spec, where)                       # the whole key checked: reasons, datasets, variant
+        spec = {k: v for k, v in spec.items() if k not in NON_TOLERANCE_KEYS}
+        if isinstance(spec.get("tolerances"), Mapping):
+            spec = dict(spec["tolerances"])
+    for key, value in _items(spec, where):
+        metric = _metric(key, where)
+        if isinstance(value, Mapping):
+            value = value.get("tolerance")
+        out[metric] = _parse_tol(value, out.get(metric, ("abs", None))[0], f"{where}: {key}")
+    return out
+
+
+def _items(spec: Mapping[str, Any] | Iterable[str], where: str) -> list[tuple[str, Any]]:
+    if isinstance(spec, Mapping):
+        return [(str(k), v) for k, v in spec.items()]
+    items = []
+    for s in spec:
+        if "=" not in str(s):
+            raise ConfigError(f"{where}: '{s}' must look like METRIC=VALUE, e.g. accuracy=1.0 or n_sv=10%")
+        k, v = str(s).split("=", 1)
+        items.append((k.strip(), v.strip()))
+    return items
+
+
+def _metric(key: str, where: str) -> str:
+    metric = PAPER_METRIC.get(key, key)
+    if metric not in RULE:
+        known = sorted(set(PAPER_METRIC) | set(RULE) | set(NON_TOLERANCE_KEYS))
+        raise ConfigError(f"{where}: unknown metric '{key}'{did_you_mean(key, known)}; "
+                          f"tolerances exist for {', '.join(sorted(RULE))}")
+    return metric
+
+
+def _parse_tol(value: Any, kind: str, where: str) -> Tolerance:
+    if value is None or str(value).strip().lower() in ("none", "null", "off", ""):
+        return kind, None
+    text = str(value).strip().lower()
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        if isinstance(value, (int, float)):
+            tol = (kind, float(value))
+        elif text.endswith("%"):
+            tol = ("rel", float(text[:-1]) / 100)
+        elif text.startswith(("abs:", "rel:")):
+            tol = (text[:3], float(text[4:]))
+        else:
+            tol = (kind, float(text))
+    except ValueError:
+        raise ConfigError(f"{where}: tolerance '{value}' is not a number; use e.g. 1.0, 10%, "
+                          "abs:0.5, rel:0.2 or none") from None
+    if not (tol[1] >= 0):  # also rejects NaN
+        raise ConfigError(f"{where}: tolerance '{value}' must be >= 0")
+    return tol

@@ -1,0 +1,144 @@
+"""The generated Overview of REPRODUCTION.md (olk.report.overview) and the dataset-size check (olk.report.sizes):
+every results directory and every config is reflected, counts come from the verdicts, a dataset of another size
+than the paper's table of datasets is flagged beside its cells and counted apart, and the tolerance rule the
+README states is the one the code applies."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from olk.report.compare import compare
+from olk.report.discovery import find_results, read_configs
+from olk.report.markdown import comparisons_of
+from olk.report.overview import OTHER_SIZE, PAPER_DATA, overview_md, table_counts
+from olk.report.paper import list_tables
+from olk.report.sizes import our_sizes, paper_sizes
+from olk.report.tolerance import describe_rule
+
+REPO = Path(__file__).resolve().parent.parent
+FIX = Path(__file__).parent / "report_fixtures"
+
+
+def _overview(root: Path, configs: Path, project: Path) -> tuple[str, list, dict]:
+    tables = list_tables()
+    entries = find_results(root, set(tables))
+    comparisons = comparisons_of(entries)
+    summaries = {("spa_tist2018", "1"), ("spa_tist2018", "4"), ("klr_aaai2012", "1"), ("amkl", "I")}
+    text = "\n".join(overview_md(tables, entries, comparisons, read_configs(configs), summaries, root, project,
+                                 root))
+    return text, entries, comparisons
+
+
+def test_every_committed_results_directory_and_config_is_in_the_overview():
+    text, entries, _ = _overview(REPO / "results", REPO / "configs", REPO)
+    dirs = sorted({p.parent for p in (REPO / "results").rglob("experiment.json")
+                   if "figures" not in p.parts and p.parent.parent == REPO / "results"})
+    assert dirs and {e.path for e in entries} >= set(dirs)
+    ran = text.split("### What ran")[1].split("### What could not run")[0]
+    for d in dirs:
+        assert f"[{d.name}/]({d.name}/)" in ran, d.name
+    configs = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "configs").rglob("*.y*ml"))
+    listed = text.split("### Configs")[1]
+    for c in configs:
+        assert f"`{c}`" in listed, c
+    # every config's unavailable: entry is listed with its reason
+    for cf in read_configs(REPO / "configs"):
+        for ds, why in cf.unavailable.items():
+            assert f"| `{cf.path.relative_to(REPO).as_posix()}` | {ds} | " in text, (cf.path, ds)
+    assert not re.search(r"/work/|/tmp/|/home/", text)       # no machine paths in the committed report
+
+
+def _root(tmp_path: Path, paper: str = "spa_tist2018", table: str = "2", name: str = "toy_table") -> Path:
+    root = tmp_path / "results"
+    shutil.copytree(FIX / "toy_table", root / name)
+    meta = json.loads((root / name / "experiment.json").read_text())
+    meta.update(paper=paper, table=table, status="finished", name=name, config=f"configs/{name}.yaml",
+                command=f"olk run configs/{name}.yaml -d a9a,w7a -r 3 --set spa.beta=5 --out x -j 2 --resume -q")
+    (root / name / "experiment.json").write_text(json.dumps(meta))
+    return root
+
+
+def test_a_new_results_directory_and_config_show_up_with_their_counts(tmp_path):
+    root = _root(tmp_path)
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    (configs / "toy_table.yaml").write_text('name: toy_table\npaper: spa_tist2018\ntable: "2"\n'
+                                            'unavailable: {kdd08: "not public"}\n')
+    (configs / "other.yaml").write_text('name: other\ndescription: "a demo"\n')
+    text, entries, comparisons = _overview(root, configs, tmp_path)
+    assert "| [toy_table/](toy_table/) | SPA (TIST 2018) [Table 2](#spa-tist2018-table2) | main |" in text
+    assert "`-d a9a,w7a -r 3 --set spa.beta=5`" in text        # options that change what ran; not --out, -j
+    assert "| `configs/toy_table.yaml` | kdd08 | not public |" in text
+    assert "| `configs/toy_table.yaml` | SPA (TIST 2018) Table 2 | toy_table |" in text
+    assert "| `configs/other.yaml` | no published table: a demo | none |" in text
+    missing = text.split("The paper's datasets no results directory of the table ran:")[1]
+    assert "SPA (TIST 2018) [Table 2](#spa-tist2018-table2): " in missing and "kdd08 (not public)" in missing
+    assert "covtype (LIBSVM mirror unreachable)" in missing          # experiment.json's unavailable: reason
+    assert "susy (no results directory runs it)" in missing
+    # the toy a9a/w7a have ~1,000 rows, the paper's Table 1 48,842 and 49,749: every judged cell is counted apart
+    c = comparisons[entries[0].path]
+    judged = c.cells[c.cells["in_experiment"] & c.cells["verdict"].isin(["within paper std", "within tolerance",
+                                                                         "off"])]
+    tc = table_counts(entries, comparisons)[("spa_tist2018", "2")]
+    assert tc.counts[PAPER_DATA]["judged"] == 0 and tc.counts[OTHER_SIZE]["judged"] == len(judged) > 0
+    assert tc.counts[OTHER_SIZE]["in tolerance"] == int(judged["verdict"].isin(["within paper std",
+                                                                                "within tolerance"]).sum())
+    assert f"{tc.counts[OTHER_SIZE]['in tolerance']} of {len(judged)} (" in text
+
+
+def test_counts_add_up_to_the_verdicts_and_a_variant_is_counted_apart(tmp_path):
+    root = _root(tmp_path)
+    shutil.copytree(root / "toy_table", root / "toy_variant")
+    (root / "annotations.yaml").write_text("variants:\n  toy_variant: the raw data\n")
+    entries = find_results(root, set(list_tables()))
+    comparisons = comparisons_of(entries)
+    tc = table_counts(entries, comparisons)[("spa_tist2018", "2")]
+    assert tc.main == ["toy_table"] and list(tc.variants) == ["toy_variant"]
+    c = comparisons[root / "toy_table"]
+    cells = c.cells[c.cells["in_experiment"]]
+    verdicts = Counter(cells["verdict"])
+    total = sum(tc.counts[k]["judged"] for k in tc.counts)
+    assert total == verdicts["within paper std"] + verdicts["within tolerance"] + verdicts["off"]
+    off = sum(tc.counts[k][cat] for k in tc.counts for cat in ("evidenced", "paper", "open"))
+    assert off == verdicts["off"]
+
+
+def test_dataset_sizes_against_the_papers_table_of_datasets(tmp_path):
+    assert paper_sizes("spa_tist2018", "6")["codrna"] == (271617, "Table 4")
+    assert paper_sizes("spa_tist2018", "2")["codrna"] == (59535, "Table 1")
+    assert paper_sizes("amkl", "III")["twitter"] == (13818, "Table I")
+    assert paper_sizes("oks_aaai2012", "1") == {}                  # no table of datasets: no check
+    root = _root(tmp_path, table="6")
+    c = compare(root / "toy_table")
+    assert our_sizes(c.results) == {"a9a": 1002, "w7a": 1002} or set(our_sizes(c.results)) == {"a9a", "w7a"}
+    n = our_sizes(c.results)["a9a"]
+    assert c.size_notes()["a9a"] == f"{n:,} rows here, 48,842 in the paper's Table 4"
+    assert set(c.cells.loc[c.cells["dataset"] == "a9a", "data"]) == {"size differs"}
+    md = c.to_markdown()
+    assert f"Data size differs from the paper: {n:,} rows here, 48,842 in the paper's Table 4." in md
+
+
+def test_a_substitute_dataset_has_no_size_check(tmp_path):
+    root = _root(tmp_path)
+    meta = json.loads((root / "toy_table" / "experiment.json").read_text())
+    meta["compare"] = {"datasets": {"a9a": "codrna"}}
+    (root / "toy_table" / "experiment.json").write_text(json.dumps(meta))
+    c = compare(root / "toy_table")
+    assert "a9a" not in c.sizes and set(c.cells.loc[c.cells["dataset"] == "a9a", "data"]) == {"substitute"}
+
+
+def test_the_readme_states_the_rule_the_code_applies():
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert " ".join(describe_rule().split()) in readme
+
+
+@pytest.mark.parametrize("verdicts_line", ["### Verdicts per table", "### How to read the verdicts",
+                                           "### What ran", "### What could not run and why", "### Configs"])
+def test_the_committed_report_has_the_generated_overview(verdicts_line):
+    md = (REPO / "results" / "REPRODUCTION.md").read_text(encoding="utf-8")
+    assert verdicts_line in md.split('<a id="')[0]
