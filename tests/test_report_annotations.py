@@ -15,6 +15,7 @@ import pytest
 
 from olk.errors import OlkError
 from olk.report.annotations import load_annotations, stale_annotations
+from olk.report.compare import reproduction_comparisons
 from olk.report.compare import compare
 
 REPO = Path(__file__).resolve().parent.parent
@@ -55,7 +56,7 @@ def test_committed_annotations_name_only_off_cells_and_none_twice():
     """Every (table, dataset, algorithm, metric) an entry of results/annotations.yaml names is an off cell of a
     results directory of its table: an annotation cannot outlive the cell it explains."""
     assert (REPO / "results" / "annotations.yaml").is_file()
-    assert stale_annotations(REPO / "results") == []
+    assert stale_annotations(REPO / "results", reproduction_comparisons(REPO / "results")) == []
 
 
 def test_an_unannotated_off_cell_is_open_and_an_annotated_one_takes_its_category(root):

@@ -57,12 +57,15 @@ def test_kernel_ground_truth_is_read_from_the_registry():
     assert not truth & {"oks_svm", "som_svm", "spa", "perceptron"}     # selection methods and classifiers
 
 
-def test_parse_layout_is_the_public_hook_and_the_old_name_still_works(tmp_path):
+def test_parse_layout_is_the_public_hook_the_config_layer_uses(tmp_path):
+    import olk.experiment.config as config
     from olk.report.layout import parse_layout, parse_tolerances
-    from olk.report.results import _layout
+    from olk.report.metrics import TableLayout
 
     spec = {"metrics": ["mistake_rate", "n_sv"], "datasets_per_block": 3, "units": {"mse": 0.001}}
-    assert parse_layout(spec, tmp_path / "c.yaml", False) == _layout(spec, tmp_path / "c.yaml", False)
+    assert parse_layout(spec, tmp_path / "c.yaml", False) == TableLayout(("mistake_rate", "n_sv"), 3,
+                                                                       units=(("mse", 0.001),))
+    assert "report.layout import" in Path(config.__file__).read_text()      # the public hook, no private name
     assert parse_layout(None, "c.yaml", True).metrics[0] == "test_accuracy"
     with pytest.raises(ConfigError, match=r"c\.yaml: table_layout\.metrics has unknown metric 'acuracy'"):
         parse_layout({"metrics": ["acuracy"]}, "c.yaml", False)

@@ -22,6 +22,8 @@ Declarations (class attributes, read without building the learner):
 ``reproducibility``    what ``olk regress`` demands of it across machines
 ``sparse_input``       takes scipy-sparse X
 ``structural_params``  parameters that fix the model's structure (a new value restarts it)
+``kernel_ground_truth``  it trains on one kernel of a set given in advance (no selection): its runs over every
+                       kernel are the ground truth the kernel-selection figure marks each method's choices on
 =====================  =====================================================================================
 
 State and methods of a built learner are listed on :class:`Learner` below; an online learner
@@ -34,7 +36,8 @@ from typing import Any, ClassVar, Generic, Optional, Protocol, runtime_checkable
 
 #: the class-level declarations every registered learner has (defaults in ``KernelEstimator``)
 DECLARATIONS = ("name", "display", "params", "task", "outputs", "style", "n_cols", "max_kernels", "stochastic",
-                "batch", "order_free", "reports_progress", "reproducibility", "sparse_input", "structural_params")
+                "batch", "order_free", "reports_progress", "reproducibility", "sparse_input", "structural_params",
+                "kernel_ground_truth")
 
 
 @runtime_checkable
@@ -57,6 +60,7 @@ class Learner(Protocol):
     reproducibility: ClassVar[Any]
     sparse_input: ClassVar[bool]
     structural_params: ClassVar[tuple]
+    kernel_ground_truth: ClassVar[bool]
 
     # ----------------------------------------------------------------- state after learning
     n_updates: int

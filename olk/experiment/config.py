@@ -308,17 +308,11 @@ def _kernel_entry(spec, where: str):
 
 
 def _check_report_keys(cfg: ExperimentConfig, where0: str) -> None:
-    """``table_layout`` and ``compare`` are read by the report layer after the runs; check them now, with the
-    report's own parsers, so a typo stops the config before anything is computed."""
-    from ..report.compare import parse_tolerances
-    from ..report.results import _layout
-    _layout(cfg.table_layout, Path(where0), cfg.mode == "batch")
-    spec = dict(cfg.compare)
-    aliases = spec.pop("datasets", None)
-    if aliases is not None and not isinstance(aliases, dict):
-        raise ConfigError(f"{_where(where0, 'compare.datasets')}: expected a mapping of our dataset names to the "
-                          f"paper's, e.g. {{a9a-small: a9a}}")
-    parse_tolerances(spec, _where(where0, "compare"))
+    """``table_layout`` and ``compare`` are read by the report layer after the runs; check them now, through the
+    report's public hooks (:mod:`olk.report.layout`), so a typo stops the config before anything is computed."""
+    from ..report.layout import parse_compare, parse_layout
+    parse_layout(cfg.table_layout, Path(where0), cfg.mode == "batch")
+    parse_compare(cfg.compare, _where(where0, "compare"), strict=True)
 
 
 def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:

@@ -211,16 +211,14 @@ def _cause(entry: Any, where: str, file: Path, line: int) -> Cause:
 
 
 # ----------------------------------------------------------------------------- checks over a results root
-def stale_annotations(results_root: str | Path, comparisons: list | None = None) -> list[str]:
+def stale_annotations(results_root: str | Path, comparisons: list) -> list[str]:
     """Entries (or combinations of one) that name no off cell of any results directory of their table, and off
     cells that two entries claim: one line each ('line 12: ...', the file's line), empty when every annotation
-    is live.  ``comparisons`` (the
-    :class:`~olk.report.compare.Comparison` of every reproduction under the root) is computed when not given."""
+    is live.  ``comparisons``: the :class:`~olk.report.compare.Comparison` of every reproduction under the root
+    (:func:`olk.report.compare.reproduction_comparisons`)."""
     ann = load_annotations(results_root)
     if not ann.causes:
         return []
-    if comparisons is None:
-        comparisons = reproduction_comparisons(results_root)
     off: dict[tuple, list[tuple]] = {}          # (paper, table) -> [(results, dataset, algorithm, metric, row)]
     for c in comparisons:
         cells = c.cells[c.cells["in_experiment"] & (c.cells["verdict"] == "off")]
@@ -243,14 +241,3 @@ def stale_annotations(results_root: str | Path, comparisons: list | None = None)
                 out.append(f"lines {', '.join(str(c.line) for c in hits)}: {paper} Table {table} {ds} "
                            f"{alg} {m} in {res} is explained twice")
     return out
-
-
-def reproduction_comparisons(results_root: str | Path) -> list:
-    """The comparison of every reproduction under ``results_root`` (as ``olk report`` finds them)."""
-    from olk.report.compare import compare
-    from olk.report.discovery import find_results
-    from olk.report.paper import list_tables
-
-    root = Path(results_root)
-    entries = find_results(root, set(list_tables()))
-    return [compare(e.results) for e in entries if e.kind == "reproduction"]

@@ -6,7 +6,6 @@ user-input problem arrives as :class:`olk.errors.OlkError` and leaves as a one-l
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import click
 

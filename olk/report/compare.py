@@ -545,3 +545,13 @@ def _markdown(c: Comparison) -> str:
                        f"{r.ours_order} | {r.paper_order} |")
         out.append("")
     return "\n".join(out)
+
+
+def reproduction_comparisons(results_root: str | Path) -> list:
+    """The comparison of every reproduction under ``results_root`` (as ``olk report`` finds them)."""
+    from olk.report.discovery import find_results
+    from olk.report.paper import list_tables
+
+    root = Path(results_root)
+    entries = find_results(root, set(list_tables()))
+    return [compare(e.results) for e in entries if e.kind == "reproduction"]

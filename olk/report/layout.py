@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from olk.errors import ConfigError, did_you_mean
-from olk.report.results import DEFAULT_DATASETS_PER_BLOCK, METRICS, TableLayout
+from olk.report.metrics import DEFAULT_DATASETS_PER_BLOCK, METRICS, TableLayout
 from olk.report.tolerance import parse_compare, parse_tolerances
 from olk.tasks import TASKS
 

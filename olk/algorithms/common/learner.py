@@ -77,6 +77,9 @@ class KernelEstimator:
     structural_params: tuple[str, ...] = ()
     #: a batch solver that calls ``probe()`` after each outer iteration (the engine's held-out curve)
     reports_progress = False
+    #: trains on one kernel of a set given in advance (no selection): its runs over every kernel are the ground
+    #: truth of the kernel-selection figure (OKS, AAAI 2012, Figs. 1-2; olk.report.plots)
+    kernel_ground_truth = False
     #: examples that changed the model (set by the learner as it learns)
     n_updates = 0
     #: an active learner's count of the labels it asked for; None: it uses every label (the contract of

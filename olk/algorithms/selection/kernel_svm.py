@@ -30,6 +30,7 @@ class KernelSVM(KernelSelection):
     in advance).  ``selected_kernel`` records it 0-based like every selection method's (the report adds 1)."""
 
     name = "kernel_svm"
+    kernel_ground_truth = True
     display = "LIBSVM (kernel i)"
     style = ("#4d4d4d", "o")
     order_free = True
