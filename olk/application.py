@@ -64,7 +64,7 @@ def train(data: str, algorithm: str, *, kernel=None, params: dict | None = None,
     elapsed = time.perf_counter() - t0
     save(model, out)
     if not quiet:
-        svs = f", {model.n_sv:,} support vectors" if model.n_sv else ""
+        svs = f", {model.n_sv:,} support vector{'' if model.n_sv == 1 else 's'}" if model.n_sv else ""
         log(f"olk: trained {cls.name} on {d.n_samples:,} rows of {data} ({d.n_features} features{svs}) in "
             f"{elapsed:.1f} s; model saved to {out}")
     return {"rows": d.n_samples, "features": d.n_features, "n_sv": model.n_sv, "seconds": elapsed,

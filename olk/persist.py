@@ -684,9 +684,15 @@ def _check_types(model, fresh, where: str) -> None:
         else:
             ok = type(v) is type(ref)
         if not ok:
-            shown = type(v).__name__ if not isinstance(v, (int, float, str)) or len(repr(v)) > 40 else repr(v)
+            if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and not -2 ** 63 <= int(v) < 2 ** 63:
+                shown = f"an integer of {len(str(abs(int(v))))} digits"
+            elif not isinstance(v, (int, float, str)) or len(repr(v)) > 40:
+                shown = f"a {type(v).__name__}"
+            else:
+                shown = repr(v)
+            kept = "a 64-bit integer" if isinstance(ref, (int, np.integer)) else f"a {type(ref).__name__}"
             raise ModelFileError(f"{where}: corrupted olk model file (attribute {key!r} holds {shown}, but a "
-                                 f"{type(model).__name__} keeps a {type(ref).__name__} there)")
+                                 f"{type(model).__name__} keeps {kept} there)")
 
 
 def _set_state(obj, state: dict) -> None:

@@ -116,9 +116,9 @@ def test_generated_class_names_build_only_what_the_allow_list_holds(tmp_path_fac
 
 @pytest.mark.parametrize("key,value,expect", [
     ("t", "hello", "attribute 't' holds 'hello'"),
-    ("t", 10 ** 400, "attribute 't' holds int"),
-    ("t", 2.5, "keeps a int there"),
-    ("n_updates", [1, 2], "attribute 'n_updates' holds list"),
+    ("t", 10 ** 400, "attribute 't' holds an integer of 401 digits, but a KernelPerceptron keeps a 64-bit integer"),
+    ("t", 2.5, "keeps a 64-bit integer there"),
+    ("n_updates", [1, 2], "attribute 'n_updates' holds a list"),
     ("kernels", 3, "kernel: expected a mapping"),
 ])
 def test_a_hand_edited_state_of_the_wrong_kind_is_one_corrupted_line(tmp_path, key, value, expect):
