@@ -1,7 +1,8 @@
 """Online kernel learning algorithms, registered by name (see :mod:`olk.algorithms.registry`).
 
-The package is assembled here: importing each family subpackage imports its learner modules, and each learner
-registers itself (``@register``).  The families follow the papers' structure:
+The package is assembled here: importing it imports every family subpackage, each family imports every one of
+its modules, and each learner registers itself (``@register``) -- a new learner is one module, a new family one
+subpackage, with no import line to edit.  The families follow the papers' structure:
 
 * ``single/``: single-kernel online classifiers (Perceptron, OGD, PA-I, SPA, OSKL);
 * ``budget/``: budget online classifiers (RBP, Forgetron, BPA-S, BOGD, Projectron, Projectron++);
@@ -16,8 +17,9 @@ registers itself (``@register``).  The families follow the papers' structure:
 ``common/`` holds what learners share (the base classes, input checks, losses, averaged and projected outputs);
 ``registry.py`` the registry and parameter declarations; ``protocol.py`` the learner contract.
 """
-from . import batch, budget, klr, multikernel, omkl, random_features, regression, selection, single  # noqa: F401
 from .common.learner import OnlineKernelLearner
-from .registry import REGISTRY, Param, available, get, make, register, validate_params
+from .registry import REGISTRY, Param, available, get, make, import_modules, register, validate_params
+
+import_modules(__name__, __path__)      # every family subpackage, each importing its learner modules
 
 __all__ = ["OnlineKernelLearner", "REGISTRY", "Param", "available", "get", "make", "register", "validate_params"]

@@ -203,6 +203,17 @@ def make(name: str, kernel=None, random_state=None, where: str = "", **params):
     return cls(kernel=kernel, random_state=random_state, where=where, **params)
 
 
+def import_modules(package: str, path) -> None:
+    """Import every module and subpackage of `package` (its ``__path__``): how ``olk.algorithms`` and each family
+    subpackage register their learners (a learner module registers itself with ``@register`` when imported), so a
+    new learner is one new module and a new family one new subpackage, with no import line to edit."""
+    import importlib
+    import pkgutil
+    for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package}.{info.name}")
+
+
 def available() -> list[str]:
     """The sorted names of the registered learners (the package ``olk.algorithms`` registers every learner when it
     is imported, before this module can be reached)."""

@@ -1,2 +1,7 @@
-"""Batch kernel SVM baselines: LIBSVM (scikit-learn's SVC) and kernel Pegasos."""
-from . import libsvm, pegasos  # noqa: F401  (each module registers its learner)
+"""Batch kernel SVM baselines: LIBSVM (scikit-learn's SVC) and kernel Pegasos.
+
+Every module of this package is imported when the package is (:func:`olk.algorithms.registry.import_modules`):
+a learner module registers itself, so a new learner here is one new module."""
+from ..registry import import_modules
+
+import_modules(__name__, __path__)

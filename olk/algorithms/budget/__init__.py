@@ -1,2 +1,7 @@
-"""Budget online kernel classifiers (the SPA paper's bounded baselines): RBP, Forgetron, BPA-S, BOGD, Projectron, Projectron++; budget maintenance steps in core.py."""
-from . import bogd, bpas, forgetron, projectron, projectronpp, rbp  # noqa: F401  (each module registers its learner)
+"""Budget online kernel classifiers (the SPA paper's bounded baselines): RBP, Forgetron, BPA-S, BOGD, Projectron, Projectron++; budget maintenance steps in core.py.
+
+Every module of this package is imported when the package is (:func:`olk.algorithms.registry.import_modules`):
+a learner module registers itself, so a new learner here is one new module."""
+from ..registry import import_modules
+
+import_modules(__name__, __path__)

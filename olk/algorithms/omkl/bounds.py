@@ -55,7 +55,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
+
+from ..._lazy import issparse
 
 #: the comparator SVM is trained on at most this many rows of the stream
 MAX_ROWS = 2000
@@ -109,11 +110,11 @@ class Comparator:
 # ----------------------------------------------------------------------------- kernels in numpy
 def _dots(A, B) -> np.ndarray:
     P = A @ B.T
-    return P.toarray() if sp.issparse(P) else np.asarray(P)
+    return P.toarray() if issparse(P) else np.asarray(P)
 
 
 def _sqnorms(A) -> np.ndarray:
-    if sp.issparse(A):
+    if issparse(A):
         return np.asarray(A.multiply(A).sum(axis=1)).ravel()
     return np.einsum("ij,ij->i", A, A)
 
@@ -158,7 +159,8 @@ _CACHE: "OrderedDict[tuple, Comparator]" = OrderedDict()
 
 def _digest(X, y) -> str:
     h = hashlib.blake2b(digest_size=16)
-    if sp.issparse(X):
+    if issparse(X):
+        import scipy.sparse as sp
         X = sp.csr_matrix(X)
         for a in (X.indptr, X.indices, X.data):
             h.update(np.ascontiguousarray(a).tobytes())

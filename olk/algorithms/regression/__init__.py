@@ -1,2 +1,7 @@
-"""Online kernel regression on the SV pool (KOGD, OMKR): the shared core in core.py."""
-from . import kogd_reg, omkr  # noqa: F401  (each module registers its learner)
+"""Online kernel regression on the SV pool (KOGD, OMKR): the shared core in core.py.
+
+Every module of this package is imported when the package is (:func:`olk.algorithms.registry.import_modules`):
+a learner module registers itself, so a new learner here is one new module."""
+from ..registry import import_modules
+
+import_modules(__name__, __path__)

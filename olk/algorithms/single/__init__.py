@@ -1,2 +1,7 @@
-"""Single-kernel online classifiers without a budget: Perceptron, OGD, PA-I, SPA, OSKL."""
-from . import ogd, oskl, pa1, perceptron, spa  # noqa: F401  (each module registers its learner)
+"""Single-kernel online classifiers without a budget: Perceptron, OGD, PA-I, SPA, OSKL.
+
+Every module of this package is imported when the package is (:func:`olk.algorithms.registry.import_modules`):
+a learner module registers itself, so a new learner here is one new module."""
+from ..registry import import_modules
+
+import_modules(__name__, __path__)
