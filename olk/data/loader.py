@@ -29,6 +29,7 @@ from olk.data.checksum import check_sha256, known_sha256, remember_sha256, sha25
 from olk.data.compression import SUFFIXES, read_bytes
 from olk.data.dataset import Dataset, canonical_X
 from olk.data.formats import READERS
+from olk.data.libsvm import read_libsvm_file
 from olk.data.preprocess import (apply_scaler, fit_scaler, fit_target_scale, fmt_labels, map_labels,
                                  subsample_index, validate_preprocess)
 from olk.data.registry import DatasetSpec, FileSpec, Part, get_registry
@@ -328,9 +329,11 @@ def _locate(spec: DatasetSpec, part: Part, f: FileSpec, data_dir) -> Path:
 
 def read_file(path: Path, fmt: str, *, n_features=None, options=None, dataset=None, fspec: FileSpec | None = None,
               verify: bool = True, fetch_name: str | None = None, what: str | None = None):
-    """Read one file through the checksum and array caches.  Returns (X, y, sha256, cache_hit)."""
+    """Read one file through the checksum and array caches.  Returns (X, y, sha256, cache_hit).
+
+    A LIBSVM file is hashed while it is parsed, in chunks (:func:`olk.data.libsvm.read_libsvm_file`: the text is
+    never held whole); the registry's checksum is compared before any parse error is reported."""
     options = options or {}
-    reader = READERS[fmt]
     check = verify and fspec is not None
     sha = known_sha256(path)
     if sha is not None:
@@ -339,13 +342,23 @@ def read_file(path: Path, fmt: str, *, n_features=None, options=None, dataset=No
         hit = cache.load(_key(sha, fmt, n_features, options))
         if hit is not None:
             return hit[0], hit[1], sha, True
-    data = read_bytes(path)
-    sha = sha256_bytes(data)
-    remember_sha256(path, sha)
-    if check:
-        check_sha256(path, sha, fspec, what or str(path), fetch_name or str(dataset))
-    X, y = reader(data, str(path), n_features=n_features, options=options, dataset=dataset)
-    del data
+
+    def checked(digest: str) -> str:
+        remember_sha256(path, digest)
+        if check:
+            check_sha256(path, digest, fspec, what or str(path), fetch_name or str(dataset))
+        return digest
+
+    if fmt == "libsvm":
+        h = hashlib.sha256()
+        X, y = read_libsvm_file(path, str(path), n_features=n_features, dataset=dataset, tee=h.update,
+                                before_error=lambda: checked(h.hexdigest()))
+        sha = checked(h.hexdigest())
+    else:
+        data = read_bytes(path)
+        sha = checked(sha256_bytes(data))
+        X, y = READERS[fmt](data, str(path), n_features=n_features, options=options, dataset=dataset)
+        del data
     X = canonical_X(X)          # cached as every load uses it (CSR: sorted, no explicit zeros; dense: C order)
     cache.save(_key(sha, fmt, n_features, options), X, y, extra={"file": str(path)})
     return X, y, sha, False
