@@ -201,7 +201,8 @@ def test_unchanged_files_are_not_read_or_hashed_again(_env, monkeypatch):
     def forbidden(*a, **kw):
         raise AssertionError("an unchanged file was read again")
     with monkeypatch.context() as m:
-        for mod, attr in ((loader_mod, "read_bytes"), (loader_mod, "sha256_bytes"), (checksum_mod, "sha256_file")):
+        for mod, attr in ((loader_mod, "read_bytes"), (loader_mod, "sha256_bytes"), (loader_mod, "read_libsvm_file"),
+                          (checksum_mod, "sha256_file")):
             m.setattr(mod, attr, forbidden)
         again = load_dataset("toy2", preprocess={"scale": "none"})    # another dataset entry: from the parsed files
         assert again.meta["cache"] == {"hits": 2, "misses": 0, "dataset": False}
