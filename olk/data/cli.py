@@ -160,6 +160,9 @@ def cache_info_cmd():
     click.echo(f"cache: {cache.data_cache_dir()}")
     click.echo(f"  {len(es)} entr{'y' if len(es) == 1 else 'ies'}, {fmt(total)} of a {fmt(cap)} cap "
                f"($OLK_CACHE_MAX; least recently used entries are evicted first)")
+    low = cache.min_bytes()
+    click.echo(f"  LIBSVM files under {fmt(low)} are not cached ($OLK_CACHE_MIN: reading one costs less than "
+               f"caching it)" if low else "  every file is cached ($OLK_CACHE_MIN=0)")
     for e in es:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e["used"]))
         click.echo(f"  {e['key'][:12]}  {fmt(e['bytes']):>8}  used {when}  {e['what']}")

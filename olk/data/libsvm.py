@@ -44,12 +44,13 @@ def read_libsvm(data, src: str, *, n_features: int | None = None, dataset: str |
 
 
 def read_libsvm_file(path, src: str | None = None, *, n_features: int | None = None, dataset: str | None = None,
-                     tee=None, before_error=None, chunk_bytes: int = CHUNK_BYTES):
+                     tee=None, before_error=None, chunk_bytes: int = CHUNK_BYTES, arrays: bool = False):
     """Parse a LIBSVM file (plain, .xz, .bz2 or .gz: by its magic bytes) -> (CSR float64 X, float64 y), reading
     `chunk_bytes` of uncompressed text at a time.  ``tee(piece)`` is called with every piece of the uncompressed
     content, in order, even past an invalid line (the whole file is read, so a hash of it is complete).  On an
     invalid line ``before_error()`` is called first (e.g. to report a checksum mismatch instead), then the file is
-    read again, in chunks, to name the line (:func:`diagnose`)."""
+    read again, in chunks, to name the line (:func:`diagnose`).  With ``arrays``, X is a
+    :class:`~olk.data.dataset.CSRArrays` (no scipy import)."""
     from olk._core.libsvm_reader import Parser
     from olk.data.compression import iter_decompressed
 
@@ -84,8 +85,9 @@ def read_libsvm_file(path, src: str | None = None, *, n_features: int | None = N
                 raise err
             first += block.count(b"\n")
         from olk.data.compression import read_bytes
-        return _explain(read_bytes(path), src, n_features=n_features, dataset=dataset, diagnosed=True)
-    return _csr(parser.take())
+        X, y = _explain(read_bytes(path), src, n_features=n_features, dataset=dataset, diagnosed=True)
+        return _csr(_parts(X, y), arrays)
+    return _csr(parser.take(), arrays)
 
 
 def iter_libsvm_blocks(stream, src: str, *, lines: int = 20_000, read_size: int = 1 << 16):
@@ -169,14 +171,19 @@ def _line_blocks(pieces):
         yield rest
 
 
-def _csr(parts):
-    """The parser's arrays as a CSR matrix (indices sorted: each line's are strictly increasing)."""
-    import scipy.sparse as sp
+def _csr(parts, arrays: bool = False):
+    """The parser's arrays as (X, y): X a CSR matrix (indices sorted: each line's are strictly increasing), or with
+    ``arrays`` a :class:`~olk.data.dataset.CSRArrays`."""
+    from olk.data.dataset import CSRArrays
 
     data, indices, indptr, y, ncols = parts
-    X = sp.csr_matrix((data, indices, indptr), shape=(y.shape[0], ncols), copy=False)
-    X.has_sorted_indices = True
-    return X, y
+    X = CSRArrays(data, indices, indptr, (y.shape[0], ncols))
+    return (X if arrays else X.tocsr()), y
+
+
+def _parts(X, y):
+    """A scipy CSR matrix (the reference reader's) as the parser's arrays."""
+    return (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32), y, X.shape[1])
 
 
 def diagnose(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None,
