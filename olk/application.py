@@ -238,8 +238,9 @@ def _without_trailing_zero_columns(X):
     """X without its trailing all-zero columns (a registry dataset declares its full width, a model trained on a
     LIBSVM file has the width of its largest index): exact, since a zero feature adds nothing to any kernel
     value, and a model accepts data narrower than it was trained on."""
-    import scipy.sparse as sp
-    if sp.issparse(X):
+    from ._lazy import issparse
+    if issparse(X):                         # scipy is imported only if X is sparse (then it is loaded already)
+        import scipy.sparse as sp
         X = sp.csr_matrix(X)
         used = int(X.indices.max()) + 1 if X.nnz else 0
     else:

@@ -202,3 +202,16 @@ def test_parser_accumulates_and_refuses_after_an_error():
     assert p.feed(b"1 1:x\n") == 0 and p.error_line == 3
     with pytest.raises(RuntimeError):
         p.feed(b"1 1:1\n")
+
+
+def test_bench_reader_line_reports_what_it_measured():
+    """olk bench's reader line (no speed is asserted: speed claims live in the benchmark's output only)."""
+    from olk.bench.reader import measure_reader
+    r = measure_reader(SAMPLES / "a9a-small.libsvm.xz", repeats=1)
+    data = lzma.decompress((SAMPLES / "a9a-small.libsvm.xz").read_bytes())
+    X, _ = read_libsvm(data, "a")
+    assert (r["rows"], r["nnz"], r["mb"], r["repeats"]) == (2000, X.nnz, len(data) / 1e6, 1)
+    for name in ("decompress", "parse", "read", "first_load", "warm_load"):
+        assert r[f"{name}_s"] > 0 and r[f"{name}_cpu_s"] >= 0
+    assert r["parse_mb_s"] == r["mb"] / r["parse_s"] and r["read_rows_s"] == 2000 / r["read_s"]
+    assert r["cpp_parse_s"] is None and r["cpp_over_olk_parse"] is None     # a9a-small is not the C++ case
