@@ -281,8 +281,8 @@ def evict(cap: int, keep: str | None = None) -> list[str]:
 
 
 def clear() -> tuple[int, int]:
-    """Empty the cache (every entry, leftovers of interrupted writes and the sha256 records); returns (entries,
-    bytes) removed."""
+    """Empty the cache (every entry, leftovers of interrupted writes, the sha256 records and the parsed copies of
+    the dataset registry); returns (entries, bytes) removed."""
     root = data_cache_dir()
     es = entries()
     for e in es:
@@ -290,8 +290,11 @@ def clear() -> tuple[int, int]:
     try:
         for d in root.iterdir():
             if d.name.startswith((".tmp-", ".del-")):
-                shutil.rmtree(d, ignore_errors=True)
-            elif d.name == "sha256.json":
+                if d.is_dir():
+                    shutil.rmtree(d, ignore_errors=True)
+                else:
+                    d.unlink()
+            elif d.name == "sha256.json" or (d.name.startswith("registry-") and d.name.endswith(".json")):
                 d.unlink()
     except OSError:
         pass
