@@ -215,3 +215,21 @@ def test_bench_reader_line_reports_what_it_measured():
         assert r[f"{name}_s"] > 0 and r[f"{name}_cpu_s"] >= 0
     assert r["parse_mb_s"] == r["mb"] / r["parse_s"] and r["read_rows_s"] == 2000 / r["read_s"]
     assert r["cpp_parse_s"] is None and r["cpp_over_olk_parse"] is None     # a9a-small is not the C++ case
+
+
+def test_csr_arrays_without_scipy_match_scipy():
+    """The loader's scipy-free path (CSRArrays: zeros removed, densified) gives canonical_X's bits exactly."""
+    import scipy.sparse as sp
+
+    from olk.data.dataset import CSRArrays, canonical_X
+    data = (b"1 1:0 2:-0 3:1.5\n-1\n2 2:-0.0 5:-2\n3 1:1e-300 3:0 4:7\n"
+            + b"".join(b"1 %d:%s\n" % (i % 9 + 1, b"-0" if i % 3 else b"0.25") for i in range(50)))
+    X, y = read_libsvm(data, "z")
+    arrays = CSRArrays(X.data, X.indices, X.indptr, X.shape)
+    want = canonical_X(sp.csr_matrix(X, copy=True), sparse=True)
+    got = arrays.without_zeros()
+    assert got.data.tobytes() == want.data.tobytes() and got.indices.tobytes() == want.indices.tobytes()
+    assert got.indptr.tobytes() == want.indptr.tobytes() and got.indptr.dtype == np.int32
+    dense = canonical_X(sp.csr_matrix(X, copy=True), sparse=False)
+    assert arrays.toarray().tobytes() == dense.tobytes() == canonical_X(arrays, sparse=False).tobytes()
+    assert (canonical_X(arrays) != want).nnz == 0 and canonical_X(arrays).data.tobytes() == want.data.tobytes()

@@ -140,8 +140,6 @@ cdef int _parse_float(const unsigned char* s, Py_ssize_t n, double* out) except 
             nsig += 1
         ndig += 1
         i += 1
-    if nsig > 19:
-        frac -= nsig - 19            # integer digits beyond the 19 kept: each one a factor of ten
     if i < n and s[i] == 46:         # .
         i += 1
         while i < n and _digit(s[i]):
