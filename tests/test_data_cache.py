@@ -272,3 +272,6 @@ def test_small_libsvm_files_are_not_cached(_env, monkeypatch, capsys):
     monkeypatch.setenv("OLK_CACHE_MIN", "lots")
     with pytest.raises(Exception, match=r"^\$OLK_CACHE_MIN: 'lots' is not a size"):
         cache.min_bytes()
+    bad = CliRunner().invoke(cache_group, ["info"])
+    assert bad.exit_code != 0 and "$OLK_CACHE_MIN: 'lots' is not a size" in bad.output
+    assert "cache:" not in bad.output                      # refused before any output
