@@ -18,6 +18,13 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3", "-ffp-contract=off"],
     ),
+    Extension(                              # the LIBSVM text parser (olk.data.libsvm)
+        "olk._core.libsvm_reader",
+        ["olk/_core/libsvm_reader.pyx"],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3", "-ffp-contract=off"],
+    ),
 ]
 
 setup(

@@ -214,26 +214,15 @@ def _sink(out, write):
 
 def _chunks(data: str):
     """(X, y, name) blocks of DATA: standard input in chunks of :data:`STDIN_CHUNK_ROWS` lines (line numbers in
-    errors counted over the whole stream), or the whole file / registry dataset at once."""
+    errors counted over the whole stream), or the whole file / registry dataset at once (a file read in chunks of
+    text: memory holds its arrays, not its text)."""
     from .data import get_registry, load_dataset
-    from .data.libsvm import read_libsvm
+    from .data.libsvm import iter_libsvm_blocks, read_libsvm_file
     if data == "-":
-        stream = sys.stdin.buffer
-        first, rows, buf, any_rows = 1, 0, [], False
-        for line in stream:
-            buf.append(line)
-            if len(buf) >= STDIN_CHUNK_ROWS:
-                X, y = read_libsvm(b"".join(buf), "<stdin>", first_line=first)
-                first += len(buf)
-                buf = []
-                if X.shape[0]:
-                    any_rows = True
-                    yield X, y, "<stdin>"
-        if buf:
-            X, y = read_libsvm(b"".join(buf), "<stdin>", first_line=first)
-            if X.shape[0]:
-                any_rows = True
-                yield X, y, "<stdin>"
+        any_rows = False
+        for X, y in iter_libsvm_blocks(sys.stdin.buffer, "<stdin>", lines=STDIN_CHUNK_ROWS):
+            any_rows = True
+            yield X, y, "<stdin>"
         if not any_rows:
             raise DataError("<stdin>: no data lines: expected '<label> <index>:<value> ...' per line")
         return
@@ -241,8 +230,7 @@ def _chunks(data: str):
         d = load_dataset(data)              # a registry dataset, or the loader's one-line error for a bad path
         yield _without_trailing_zero_columns(d.X), d.y, data
         return
-    from .data.compression import read_bytes
-    X, y = read_libsvm(read_bytes(data), data)
+    X, y = read_libsvm_file(data, data)
     if X.shape[0] == 0:
         raise DataError(f"{data}: no data lines: expected '<label> <index>:<value> ...' per line")
     yield X, y, data
@@ -252,8 +240,9 @@ def _without_trailing_zero_columns(X):
     """X without its trailing all-zero columns (a registry dataset declares its full width, a model trained on a
     LIBSVM file has the width of its largest index): exact, since a zero feature adds nothing to any kernel
     value, and a model accepts data narrower than it was trained on."""
-    import scipy.sparse as sp
-    if sp.issparse(X):
+    from ._lazy import issparse
+    if issparse(X):                         # scipy is imported only if X is sparse (then it is loaded already)
+        import scipy.sparse as sp
         X = sp.csr_matrix(X)
         used = int(X.indices.max()) + 1 if X.nnz else 0
     else:

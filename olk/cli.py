@@ -318,6 +318,8 @@ def train(data, algorithm, kernel, sets, seed, shuffle, out, quiet, positive_lab
 
 def _train_params(name: str, sets) -> dict:
     """The --set PARAM=VALUE options of 'olk train', parsed like 'olk run' --set and checked by the registry."""
+    if not sets:
+        return {}                   # no need to import the experiment package (start-up)
     from .experiment.config import algorithm_params
     params = {}
     for key, vals in parse_set_options(sets).items():

@@ -8,6 +8,7 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     """Keep the parsed-dataset cache of tests out of the user's ~/.cache."""
     cache = tmp_path_factory.getbasetemp() / "olk-cache"
     monkeypatch.setenv("OLK_CACHE", str(cache))
+    monkeypatch.setenv("OLK_CACHE_MIN", "0")       # tests cache their small files too (the default: test_data_cache)
     yield
 
 

@@ -201,7 +201,8 @@ def test_unchanged_files_are_not_read_or_hashed_again(_env, monkeypatch):
     def forbidden(*a, **kw):
         raise AssertionError("an unchanged file was read again")
     with monkeypatch.context() as m:
-        for mod, attr in ((loader_mod, "read_bytes"), (loader_mod, "sha256_bytes"), (checksum_mod, "sha256_file")):
+        for mod, attr in ((loader_mod, "read_bytes"), (loader_mod, "sha256_bytes"), (loader_mod, "read_libsvm_file"),
+                          (checksum_mod, "sha256_file")):
             m.setattr(mod, attr, forbidden)
         again = load_dataset("toy2", preprocess={"scale": "none"})    # another dataset entry: from the parsed files
         assert again.meta["cache"] == {"hits": 2, "misses": 0, "dataset": False}
@@ -241,3 +242,36 @@ def test_changes_made_in_memory_reach_joblib_workers(_env):
     got = Parallel(n_jobs=2, backend="loky", max_nbytes=1)(delayed(_first)(X) for _ in range(2))
     assert got == [7.0, 7.0]
     assert cache.load("b" * 40)[0][0, 0] == 0.0             # the entry itself is unchanged
+
+
+def test_small_libsvm_files_are_not_cached(_env, monkeypatch, capsys):
+    """Below $OLK_CACHE_MIN bytes on disk (default 64 KiB) reading a LIBSVM file costs less than caching it: no
+    entry is written (the same arrays either way), a larger file is cached, and `olk cache info` says so."""
+    monkeypatch.delenv("OLK_CACHE_MIN")
+    assert cache.min_bytes() == cache.DEFAULT_MIN == 64 * 1024
+    small = load_dataset(str(_env / "own.svm"), preprocess={"positive_label": 2})
+    assert load_dataset("toy2").meta["cache"]["dataset"] is False
+    again = load_dataset("toy2")
+    assert again.meta["cache"] == {"hits": 0, "misses": 2, "dataset": False} and cache.entries() == []
+    assert checksum_mod.known_sha256(_env / "own.svm") == small.meta["files"][0]["sha256"]   # still recorded
+    big = _env / "big.svm"
+    big.write_text((TRAIN + TEST) * (64 * 1024 // len(TRAIN + TEST) + 1))
+    first = load_dataset(str(big), preprocess={"positive_label": 2})
+    assert [e["what"] for e in cache.entries()] == [f"parsed file {big}", "dataset big.svm"]
+    second = load_dataset(str(big), preprocess={"positive_label": 2})
+    assert second.meta["cache"]["dataset"] is True and np.array_equal(second.X, first.X)
+    monkeypatch.setenv("OLK_CACHE_MIN", "0")
+    assert load_dataset("toy2").meta["cache"]["dataset"] is False and load_dataset("toy2").meta["cache"]["dataset"]
+    from olk.data.cli import cache_group
+    from click.testing import CliRunner
+    out = CliRunner().invoke(cache_group, ["info"]).output
+    assert "every file is cached ($OLK_CACHE_MIN=0)" in out
+    monkeypatch.setenv("OLK_CACHE_MIN", "1M")
+    out = CliRunner().invoke(cache_group, ["info"]).output
+    assert "LIBSVM files under 1.0 MB are not cached ($OLK_CACHE_MIN" in out
+    monkeypatch.setenv("OLK_CACHE_MIN", "lots")
+    with pytest.raises(Exception, match=r"^\$OLK_CACHE_MIN: 'lots' is not a size"):
+        cache.min_bytes()
+    bad = CliRunner().invoke(cache_group, ["info"])
+    assert bad.exit_code != 0 and "$OLK_CACHE_MIN: 'lots' is not a size" in bad.output
+    assert "cache:" not in bad.output                      # refused before any output

@@ -97,3 +97,36 @@ def test_registry_matches_manifest():
             if f.view is None:
                 assert spec.parts[split].rows == int(row["rows"]), (spec.name, split)
     assert checked >= 25
+
+
+def test_parsed_copy_of_the_registry_skips_yaml_and_changes_nothing(tmp_path, monkeypatch):
+    """The second process reads a JSON copy of the parsed YAML (no PyYAML import: ~20 ms of start-up) and builds
+    the same specs; a damaged copy is ignored, and a document JSON cannot hold exactly is never copied."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from olk.data import registry as reg_mod
+    probe = ("import sys, json; from olk.data import get_registry; r = get_registry(); "
+             "print(json.dumps(['yaml' in sys.modules, repr(sorted(r._specs.items()))]))")
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                             env={**os.environ, "OLK_CACHE": str(tmp_path / "cache")}).stdout
+        return json.loads(out)
+    first, second = run(), run()
+    assert first[0] is True and second[0] is False and first[1] == second[1]
+    copies = list((tmp_path / "cache" / "data").glob("registry-*.json"))
+    assert len(copies) == 1
+    copies[0].write_text('{"text_chars": 1, "doc": {"datasets": {}}}')       # a stale or foreign copy: ignored
+    assert run() == first
+    copies[0].write_text("{not json")
+    assert run() == first
+    import datetime
+    for doc in ({"datasets": {1: "x"}}, {"datasets": {"a": float("nan")}}, {"when": datetime.date.today()}):
+        reg_mod._keep_parsed_copy("text", doc)
+        assert reg_mod._parsed_copy("text") is None
+    from olk.data import cache
+    cache.clear()
+    assert not list((tmp_path / "cache" / "data").glob("registry-*.json"))

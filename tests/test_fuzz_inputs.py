@@ -1,7 +1,10 @@
 """Property-based fuzzing of the two readers of user files: the LIBSVM reader and the YAML config parser.
 
 The contract (issue 16): on ANY input they return a parsed result or raise :class:`olk.errors.OlkError` whose
-message is one printable line; never another exception type (which the CLI would show as a traceback).
+message is one printable line; never another exception type (which the CLI would show as a traceback).  The
+LIBSVM reader (olk's C parser) must also agree with the reference reader (scikit-learn's load_svmlight_file +
+olk's checks) on every input: the same arrays bit for bit, or the same error message; and the C parser's own
+verdict (before any fallback) must be the reference's.
 
 Inputs: random bytes, and valid files mutated by flipping, inserting and deleting bytes (plus a few
 LIBSVM/YAML-significant tokens).  ``derandomize=True`` makes every run draw the same examples, so CI is
@@ -15,13 +18,15 @@ import os
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from olk.data.libsvm import read_libsvm  # noqa: E402
+from olk._core.libsvm_reader import Parser  # noqa: E402
+from olk.data.libsvm import read_libsvm, read_libsvm_file, read_libsvm_reference  # noqa: E402
 from olk.errors import OlkError  # noqa: E402
 from olk.experiment.config import load_config  # noqa: E402
 
@@ -29,7 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: examples per property (fixed: with derandomize=True the same inputs are drawn on every run);
 #: for a longer local hunt, OLK_FUZZ_SCALE=20 multiplies them and OLK_FUZZ_RANDOM=1 draws new inputs each run
-EXAMPLES = {"libsvm_random": 250, "libsvm_mutated": 300, "libsvm_load_dataset": 60,
+EXAMPLES = {"libsvm_random": 250, "libsvm_mutated": 300, "libsvm_load_dataset": 60, "libsvm_chunked": 100,
             "config_random": 200, "config_mutated": 250, "config_structured": 300, "yaml_aliases": 60,
             "yaml_alias_loader": 100}
 SCALE = float(os.environ.get("OLK_FUZZ_SCALE", "1"))
@@ -47,6 +52,7 @@ def _valid_libsvm_samples() -> list[bytes]:
     german = lzma.decompress((REPO / "datasets" / "samples" / "german-small.libsvm.xz").read_bytes())
     samples.append(b"\n".join(german.split(b"\n")[:6]) + b"\n")
     samples.append(b"# a comment\n+1 1:0.5 3:-1.25e-3 7:2 # trailing\n-1 qid:3 2:1\n\n+1 10:1e2\r\n-1 1:-0\n")
+    samples.append(b"1_0 1:1_0.5 2:3.14159265358979323846 3:1e-400 4:.5e+1 2147483647:1\n+1\n-1 qidx:y 5:-0.0\n")
     return samples
 
 
@@ -55,7 +61,8 @@ DEMO_YAML = (REPO / "configs" / "demo.yaml").read_bytes()
 
 # tokens whose insertion exercises the reader's and the YAML parser's special cases
 LIBSVM_TOKENS = [b":", b" ", b"\n", b"#", b"-", b"0", b"nan", b"inf", b"1e999", b"qid:", b"99999999999", b"\x00",
-                 b"\xff", b"\t", b"\r", b"+", b".", b"e", b"_"]
+                 b"\xff", b"\t", b"\r", b"+", b".", b"e", b"_", b"qid", b"2147483648", b"1234567890123456789",
+                 b"\x0b"]
 YAML_TOKENS = [b":", b" ", b"\n", b"  ", b"- ", b"{", b"}", b"[", b"]", b",", b"'", b'"', b"&a ", b"*a", b"!!",
                b"!!python/object ", b"null", b"~", b"-1", b"0", b"1e999", b".nan", b"true", b"?", b"|", b">", b"#",
                b"\t", b"\x00", b"\xff", b"\xc3", b"%YAML 1.1\n", b"---\n", b"<<: ", b"[[[[", b"match: ", b"name: "]
@@ -92,12 +99,33 @@ def _check_error(e: OlkError):
     assert len(msg) < 2000, len(msg)
 
 
-def _read(data: bytes, n_features=None):
+def _outcome(reader, data: bytes, n_features):
     try:
-        X, y = read_libsvm(data, "fuzz.libsvm", n_features=n_features, dataset="fuzz" if n_features else None)
+        return reader(data, "fuzz.libsvm", n_features=n_features, dataset="fuzz" if n_features else None)
     except OlkError as e:
         _check_error(e)
+        return str(e)
+
+
+def _same(got, want) -> bool:
+    if isinstance(got, str) or isinstance(want, str):
+        return got == want
+    (X, y), (Xr, yr) = got, want
+    return (X.shape == Xr.shape and X.data.tobytes() == Xr.data.tobytes() and y.tobytes() == yr.tobytes()
+            and np.array_equal(X.indices, Xr.indices) and np.array_equal(X.indptr, Xr.indptr))
+
+
+def _read(data: bytes, n_features=None):
+    """read_libsvm's result (None for an error), checked against the reference reader and the bare C parser."""
+    got = _outcome(read_libsvm, data, n_features)
+    want = _outcome(read_libsvm_reference, data, n_features)
+    assert _same(got, want), (data, got, want)
+    p = Parser(n_features)
+    p.feed(data)
+    assert bool(p.error_line) == isinstance(want, str), (data, want)
+    if isinstance(got, str):
         return None
+    X, y = got
     assert X.shape[0] == y.shape[0]
     if n_features is not None:
         assert X.shape[1] == n_features
@@ -123,6 +151,17 @@ def test_libsvm_reader_on_random_bytes(data, n_features):
 @given(base=st.sampled_from(LIBSVM), edits=_mutation(LIBSVM_TOKENS), n_features=st.sampled_from([None, 24]))
 def test_libsvm_reader_on_mutated_files(base, edits, n_features):
     _read(_mutate(base, edits), n_features)
+
+
+@_fuzz("libsvm_chunked")
+@given(base=st.sampled_from(LIBSVM), edits=_mutation(LIBSVM_TOKENS), chunk=st.integers(min_value=1, max_value=64))
+def test_libsvm_file_read_in_chunks_is_read_whole(base, edits, chunk):
+    data = _mutate(base, edits)
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "f.libsvm"
+        p.write_bytes(data)
+        got = _outcome(lambda d, src, **kw: read_libsvm_file(p, src, chunk_bytes=chunk, **kw), data, None)
+    assert _same(got, _outcome(read_libsvm, data, None)), (data, chunk)
 
 
 @_fuzz("libsvm_load_dataset")

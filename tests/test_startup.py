@@ -1,7 +1,9 @@
 """No start-up tax: the CLI imports lazily.  ``olk --help`` and ``olk algorithms`` load neither pandas,
-matplotlib, scikit-learn, joblib nor scipy; a one-pass ``olk train`` on a cached dataset loads neither pandas,
-matplotlib, scikit-learn nor joblib; none of them loads msgspec (the config schema: only commands that read a
-config pay for it); ``olk --help`` lists the lazily imported commands with their own help."""
+matplotlib, scikit-learn, joblib nor scipy; a one-pass ``olk train`` loads neither pandas, matplotlib,
+scikit-learn nor joblib, on a cached dataset or reading a new LIBSVM file (olk's own parser), and not even scipy
+when the data are dense (the parser's arrays become a dense matrix without scipy.sparse); ``olk --help`` lists the
+lazily imported commands with their own help; none of them loads msgspec (the config schema: only commands that
+read a config pay for it)."""
 from __future__ import annotations
 
 import importlib
@@ -49,9 +51,22 @@ def test_help_and_listing_import_nothing_heavy(argv):
 def test_one_pass_train_on_a_cached_dataset_imports_no_report_or_parallel_stack(tmp_path):
     argv = ["train", "codrna-small", "-a", "perceptron", "--kernel", '{"type": "gaussian", "gamma": 0.4}',
             "--shuffle", "0", "-o", tmp_path / "m.olk"]
-    _modules(*argv)                                       # fills the cache
-    assert _modules(*argv) <= {"scipy"}                   # scipy.sparse: the core's RowSource imports it
-    assert _modules("predict", tmp_path / "m.olk", "codrna-small", "-o", tmp_path / "p.txt") <= {"scipy"}
+    assert _modules(*argv) == set()                       # reads the file (dense: no scipy) and fills the cache
+    assert _modules(*argv) == set()                       # from the cache
+    assert _modules("predict", tmp_path / "m.olk", "codrna-small", "-o", tmp_path / "p.txt") == set()
+
+
+@pytest.mark.parametrize("sample, heavy", [("codrna-small", set()), ("a9a-small", {"scipy"})])
+def test_train_on_a_new_libsvm_file_imports_only_what_it_needs(tmp_path, sample, heavy, monkeypatch):
+    """A user's own file, never seen (empty cache): olk's parser, no scikit-learn; scipy only for sparse data."""
+    import lzma
+    p = tmp_path / f"{sample}.libsvm"
+    p.write_bytes(lzma.decompress((REPO / "datasets" / "samples" / f"{sample}.libsvm.xz").read_bytes()))
+    monkeypatch.setenv("OLK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("OLK_CACHE_MIN")                  # the default: a file this small is not even cached
+    assert _modules("train", p, "-a", "perceptron", "-o", tmp_path / "m.olk") == heavy
+    assert _modules("train", p, "-a", "perceptron", "-o", tmp_path / "m.olk") == heavy
+    assert _modules("predict", tmp_path / "m.olk", p, "-o", tmp_path / "p.txt") <= {"scipy"}
 
 
 def test_help_lists_the_lazy_commands_with_their_own_summaries():

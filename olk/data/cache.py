@@ -23,6 +23,11 @@ dataset share its pages until one writes to them.
 The cache is never required: every failure to read or write it is ignored.  Entries serve every
 preprocessing, which is re-applied on each load.
 
+**Worth it.**  Parsing is cheap now (olk's C LIBSVM parser: about 500 MB/s), so a small LIBSVM file is not cached:
+storing and mapping its arrays would cost about as much as reading it again.  A LIBSVM file is cached (its parsed
+arrays, and the datasets loaded from it) only when it holds at least ``$OLK_CACHE_MIN`` bytes on disk (a size;
+default :data:`DEFAULT_MIN`; ``0`` = every file); other formats (delimited text, ``.mat``) always are.
+
 **Bounded.**  The cache holds at most ``$OLK_CACHE_MAX`` bytes (a size: ``2G``, ``500M``; ``0`` = cache nothing;
 default :data:`DEFAULT_MAX`).  Every load of an entry marks it used (the mtime of its ``entry.json``); after a
 store, the least recently used entries are evicted until the cache fits, and an entry larger than the cap is
@@ -44,6 +49,7 @@ import numpy as np
 CACHE_VERSION = 2           # 1: one .npz file per entry (ignored now); 2: a directory of .npy files
 _ENTRY = "entry.json"
 DEFAULT_MAX = 4 * 2**30     # bytes of arrays the cache may hold unless $OLK_CACHE_MAX says otherwise
+DEFAULT_MIN = 64 * 2**10    # bytes on disk below which a LIBSVM file is not cached unless $OLK_CACHE_MIN says otherwise
 
 
 def max_bytes() -> int:
@@ -54,6 +60,17 @@ def max_bytes() -> int:
         return DEFAULT_MAX
     from olk.units import parse_size
     return parse_size(env, "$OLK_CACHE_MAX", zero="cache nothing")
+
+
+def min_bytes() -> int:
+    """The smallest LIBSVM file (bytes on disk) worth caching: ``$OLK_CACHE_MIN`` (a size; 0 = every file), else
+    :data:`DEFAULT_MIN` (README "Start-up": below it, a read costs less than storing and mapping the arrays).  A
+    value that is not a size is a one-line ConfigError naming the variable."""
+    env = os.environ.get("OLK_CACHE_MIN")
+    if env is None or not env.strip():
+        return DEFAULT_MIN
+    from olk.units import parse_size
+    return parse_size(env, "$OLK_CACHE_MIN", zero="cache every file")
 
 
 def cache_dir() -> Path:
@@ -120,10 +137,11 @@ def _load_array(d: Path, name: str, info: dict) -> np.ndarray:
     return a
 
 
-def load(key: str, extra: bool = False):
+def load(key: str, extra: bool = False, arrays: bool = False):
     """(X, y) for `key` (y None if the file had no labels), or None: missing, unreadable, or corrupt (a corrupt
-    entry is removed).  A sparse X is a ``scipy.sparse.csr_matrix`` with sorted indices.  With ``extra``:
-    (X, y, the ``extra`` stored with the entry)."""
+    entry is removed).  A sparse X is a ``scipy.sparse.csr_matrix`` with sorted indices (with ``arrays``: a
+    :class:`~olk.data.dataset.CSRArrays`, without importing scipy).  With ``extra``: (X, y, the ``extra`` stored
+    with the entry)."""
     d = entry_dir(key)
     if not d.is_dir():
         return None
@@ -131,19 +149,20 @@ def load(key: str, extra: bool = False):
         entry = json.loads((d / _ENTRY).read_text())
         if entry.get("version") != CACHE_VERSION:
             raise _Corrupt("version")
-        arrays = {name: _load_array(d, name, info) for name, info in entry["arrays"].items()}
+        stored = {name: _load_array(d, name, info) for name, info in entry["arrays"].items()}
         shape = tuple(int(s) for s in entry["shape"])
-        y = arrays.get("y")
+        y = stored.get("y")
         if entry["kind"] == "csr":
-            import scipy.sparse as sp
-            data, indices, indptr = arrays["data"], arrays["indices"], arrays["indptr"]
+            from olk.data.dataset import CSRArrays
+            data, indices, indptr = stored["data"], stored["indices"], stored["indptr"]
             if indptr.shape != (shape[0] + 1,) or (indptr[0] if indptr.size else -1) != 0 \
                     or indptr[-1] != data.shape[0] or indices.shape != data.shape:
                 raise _Corrupt("CSR structure")
-            X = sp.csr_matrix((data, indices, indptr), shape=shape, copy=False)
-            X.has_sorted_indices = True
+            X = CSRArrays(data, indices, indptr, shape)
+            if not arrays:
+                X = X.tocsr()
         elif entry["kind"] == "dense":
-            X = arrays["X"]
+            X = stored["X"]
             if X.shape != shape:
                 raise _Corrupt("shape")
         else:
@@ -262,8 +281,8 @@ def evict(cap: int, keep: str | None = None) -> list[str]:
 
 
 def clear() -> tuple[int, int]:
-    """Empty the cache (every entry, leftovers of interrupted writes and the sha256 records); returns (entries,
-    bytes) removed."""
+    """Empty the cache (every entry, leftovers of interrupted writes, the sha256 records and the parsed copies of
+    the dataset registry); returns (entries, bytes) removed."""
     root = data_cache_dir()
     es = entries()
     for e in es:
@@ -271,8 +290,11 @@ def clear() -> tuple[int, int]:
     try:
         for d in root.iterdir():
             if d.name.startswith((".tmp-", ".del-")):
-                shutil.rmtree(d, ignore_errors=True)
-            elif d.name == "sha256.json":
+                if d.is_dir():
+                    shutil.rmtree(d, ignore_errors=True)
+                else:
+                    d.unlink()
+            elif d.name == "sha256.json" or (d.name.startswith("registry-") and d.name.endswith(".json")):
                 d.unlink()
     except OSError:
         pass

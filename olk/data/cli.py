@@ -156,10 +156,12 @@ def cache_info_cmd():
     from olk.data import cache
     es = cache.entries()
     total = sum(e["bytes"] for e in es)
-    cap = cache.max_bytes()
+    cap, low = cache.max_bytes(), cache.min_bytes()     # a bad $OLK_CACHE_MAX / MIN: one line, before any output
     click.echo(f"cache: {cache.data_cache_dir()}")
     click.echo(f"  {len(es)} entr{'y' if len(es) == 1 else 'ies'}, {fmt(total)} of a {fmt(cap)} cap "
                f"($OLK_CACHE_MAX; least recently used entries are evicted first)")
+    click.echo(f"  LIBSVM files under {fmt(low)} are not cached ($OLK_CACHE_MIN: reading one costs less than "
+               f"caching it)" if low else "  every file is cached ($OLK_CACHE_MIN=0)")
     for e in es:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e["used"]))
         click.echo(f"  {e['key'][:12]}  {fmt(e['bytes']):>8}  used {when}  {e['what']}")

@@ -53,10 +53,23 @@ def read_bytes(path: str | Path) -> bytes:
     try:
         with open_decompressed(path) as f:
             return f.read()
-    except OSError as e:
+    except (OSError, lzma.LZMAError, EOFError, ValueError) as e:
+        raise _read_error(path, e) from None
+
+
+def iter_decompressed(path: str | Path, size: int = 1 << 20):
+    """The uncompressed content of `path` in pieces of at most `size` bytes (the errors of :func:`read_bytes`)."""
+    try:
+        with open_decompressed(path) as f:
+            while piece := f.read(size):
+                yield piece
+    except (OSError, lzma.LZMAError, EOFError, ValueError) as e:
+        raise _read_error(path, e) from None
+
+
+def _read_error(path, e: Exception) -> DataError:
+    if isinstance(e, OSError) and not isinstance(e, lzma.LZMAError):
         reason = e.strerror or str(e)
-        raise DataError(f"{path}: cannot read ({reason}): the file is unreadable or a truncated/corrupt "
-                        f"{compression_of(path) or 'file'}; re-fetch it with `olk datasets fetch`") from None
-    except (lzma.LZMAError, EOFError, ValueError) as e:
-        raise DataError(f"{path}: corrupt {compression_of(path)} archive ({e}): re-fetch it with "
-                        f"`olk datasets fetch`") from None
+        return DataError(f"{path}: cannot read ({reason}): the file is unreadable or a truncated/corrupt "
+                         f"{compression_of(path) or 'file'}; re-fetch it with `olk datasets fetch`")
+    return DataError(f"{path}: corrupt {compression_of(path)} archive ({e}): re-fetch it with `olk datasets fetch`")

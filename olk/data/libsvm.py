@@ -1,7 +1,19 @@
-"""Read LIBSVM / SVMlight text with scikit-learn, turning its errors into one-line messages with a line number.
+"""Read LIBSVM / SVMlight text at C speed, with one-line errors that name the file and the line.
 
-Parsing is :func:`sklearn.datasets.load_svmlight_file` (1-based indices, explicit ``n_features``); only when it
-fails is the text scanned line by line to say *where* and *what* is wrong.
+Parsing is olk's own C parser (:mod:`olk._core.libsvm_reader`): it accepts exactly what the reference reader
+accepts -- scikit-learn's :func:`~sklearn.datasets.load_svmlight_file` (1-based indices, float64), then every
+label and value finite -- and returns the same numbers bit for bit (the same ``data``, ``y``, shape and index
+values; the index arrays are int32, the dtype every load uses).  ``tests/test_libsvm_reader.py`` compares the two
+on every LIBSVM file of the shared datasets and on random and mutated bytes.
+
+When the parser stops at an invalid line, :func:`diagnose` scans the text to say *where* and *what* is wrong; if
+it finds nothing to name, the reference reader (:func:`read_libsvm_reference`, importing scikit-learn) decides
+and words the message, so every error is the one the reference reader gives.
+
+* :func:`read_libsvm`: bytes -> (CSR X, y);
+* :func:`read_libsvm_file`: a file (plain or compressed) read in chunks: memory holds the arrays and one chunk of
+  text, never the whole text; ``tee`` sees every uncompressed byte (olk hashes the file while parsing it);
+* :func:`iter_libsvm_blocks`: (X, y) per block of lines of a stream (``olk predict MODEL -``): bounded memory.
 """
 from __future__ import annotations
 
@@ -15,12 +27,110 @@ from olk.errors import DataError, excerpt
 _EXPECTED = "expected '<label> <index>:<value> ...'"
 _MAX_INDEX = 2**31 - 2          # CSR column indices are int32
 _INDEX = re.compile(rb"[-+]?[0-9]+")
+CHUNK_BYTES = 1 << 20           # uncompressed bytes read and parsed at a time by read_libsvm_file
 
 
-def read_libsvm(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None,
+def read_libsvm(data, src: str, *, n_features: int | None = None, dataset: str | None = None,
                 first_line: int = 1):
     """Parse LIBSVM bytes -> (CSR float64 X, float64 y).  `src` names the file in messages, whose line numbers
     start at `first_line` (a chunk of a longer stream)."""
+    from olk._core.libsvm_reader import Parser
+
+    parser = Parser(n_features, first_line)
+    parser.feed(data)
+    if parser.error_line:
+        return _explain(bytes(data), src, n_features=n_features, dataset=dataset, first_line=first_line)
+    return _csr(parser.take())
+
+
+def read_libsvm_file(path, src: str | None = None, *, n_features: int | None = None, dataset: str | None = None,
+                     tee=None, before_error=None, chunk_bytes: int = CHUNK_BYTES, arrays: bool = False):
+    """Parse a LIBSVM file (plain, .xz, .bz2 or .gz: by its magic bytes) -> (CSR float64 X, float64 y), reading
+    `chunk_bytes` of uncompressed text at a time.  ``tee(piece)`` is called with every piece of the uncompressed
+    content, in order, even past an invalid line (the whole file is read, so a hash of it is complete).  On an
+    invalid line ``before_error()`` is called first (e.g. to report a checksum mismatch instead), then the file is
+    read again, in chunks, to name the line (:func:`diagnose`).  With ``arrays``, X is a
+    :class:`~olk.data.dataset.CSRArrays` (no scipy import)."""
+    from olk._core.libsvm_reader import Parser
+    from olk.data.compression import iter_decompressed
+
+    src = str(path) if src is None else src
+    parser = Parser(n_features)
+    failed = False
+    pending: list[bytes] = []       # the text after the last newline read so far
+    for piece in iter_decompressed(path, chunk_bytes):
+        if tee is not None:
+            tee(piece)
+        if failed:
+            continue
+        nl = piece.rfind(b"\n")
+        if nl < 0:
+            pending.append(piece)
+            continue
+        buf = b"".join((*pending, piece)) if pending else piece
+        cut = len(buf) - (len(piece) - nl - 1)
+        parser.feed(buf, 0, cut)
+        failed = bool(parser.error_line)
+        pending = [piece[nl + 1:]] if nl + 1 < len(piece) else []
+    if pending and not failed:
+        parser.feed(b"".join(pending))
+        failed = bool(parser.error_line)
+    if failed:
+        if before_error is not None:
+            before_error()
+        first = 1
+        for block in _line_blocks(iter_decompressed(path, chunk_bytes)):
+            err = diagnose(block, src, n_features=n_features, dataset=dataset, first_line=first)
+            if err is not None:
+                raise err
+            first += block.count(b"\n")
+        from olk.data.compression import read_bytes
+        X, y = _explain(read_bytes(path), src, n_features=n_features, dataset=dataset, diagnosed=True)
+        return _csr(_parts(X, y), arrays)
+    return _csr(parser.take(), arrays)
+
+
+def iter_libsvm_blocks(stream, src: str, *, lines: int = 20_000, read_size: int = 1 << 16):
+    """(X, y) for each block of `lines` lines of the binary `stream` (the last block may be shorter; blocks
+    without data rows are skipped), as :func:`read_libsvm` of that block with line numbers counted over the whole
+    stream.  Memory: one block of text and its arrays.  Each block's X is as wide as its largest index."""
+    from olk._core.libsvm_reader import line_ends
+
+    read = getattr(stream, "read1", None) or stream.read
+    pieces: list[bytes] = []
+    count, first = 0, 1
+    while True:
+        piece = read(read_size)
+        if not piece:
+            break
+        pieces.append(piece)
+        count += piece.count(b"\n")
+        if count < lines:
+            continue
+        buf = b"".join(pieces)
+        pos = 0
+        while True:
+            end, _ = line_ends(buf, pos, lines)
+            if end < 0:
+                break
+            X, y = read_libsvm(memoryview(buf)[pos:end], src, first_line=first)
+            if X.shape[0]:
+                yield X, y
+            first += lines
+            pos = end
+        rest = buf[pos:]
+        pieces, count = ([rest] if rest else []), rest.count(b"\n")
+    if pieces:
+        X, y = read_libsvm(b"".join(pieces), src, first_line=first)
+        if X.shape[0]:
+            yield X, y
+
+
+def read_libsvm_reference(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None,
+                          first_line: int = 1):
+    """The reference reader: :func:`sklearn.datasets.load_svmlight_file`, its errors turned into the one-line
+    messages of :func:`diagnose`.  :func:`read_libsvm` gives the same arrays (index arrays int64 here) and the
+    same errors, much faster; this one decides only where :func:`diagnose` finds nothing to name."""
     from sklearn.datasets import load_svmlight_file   # lazy: importing scikit-learn takes ~1 s
 
     try:
@@ -34,6 +144,46 @@ def read_libsvm(data: bytes, src: str, *, n_features: int | None = None, dataset
             f"{src}: a label or value is not a finite number (nan, inf or beyond the float range): fix or remove "
             f"that line")
     return X, y
+
+
+def _explain(data: bytes, src: str, *, n_features, dataset, first_line: int = 1, diagnosed: bool = False):
+    """Raise the DataError for text the parser stopped on: :func:`diagnose`'s, else the reference reader's (which
+    also returns the arrays, should it accept the text: the reference decides)."""
+    if not diagnosed:
+        err = diagnose(data, src, n_features=n_features, dataset=dataset, first_line=first_line)
+        if err is not None:
+            raise err
+    return read_libsvm_reference(data, src, n_features=n_features, dataset=dataset, first_line=first_line)
+
+
+def _line_blocks(pieces):
+    """The pieces of a text regrouped at line ends: every block but the last ends with a newline."""
+    pending: list[bytes] = []
+    for piece in pieces:
+        nl = piece.rfind(b"\n")
+        if nl < 0:
+            pending.append(piece)
+            continue
+        yield b"".join((*pending, piece[:nl + 1]))
+        pending = [piece[nl + 1:]]
+    rest = b"".join(pending)
+    if rest:
+        yield rest
+
+
+def _csr(parts, arrays: bool = False):
+    """The parser's arrays as (X, y): X a CSR matrix (indices sorted: each line's are strictly increasing), or with
+    ``arrays`` a :class:`~olk.data.dataset.CSRArrays`."""
+    from olk.data.dataset import CSRArrays
+
+    data, indices, indptr, y, ncols = parts
+    X = CSRArrays(data, indices, indptr, (y.shape[0], ncols))
+    return (X if arrays else X.tocsr()), y
+
+
+def _parts(X, y):
+    """A scipy CSR matrix (the reference reader's) as the parser's arrays."""
+    return (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32), y, X.shape[1])
 
 
 def diagnose(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None,

@@ -27,8 +27,9 @@ from olk._lazy import issparse
 from olk.data import cache
 from olk.data.checksum import check_sha256, known_sha256, remember_sha256, sha256_bytes
 from olk.data.compression import SUFFIXES, read_bytes
-from olk.data.dataset import Dataset, canonical_X
+from olk.data.dataset import CSRArrays, Dataset, canonical_X
 from olk.data.formats import READERS
+from olk.data.libsvm import read_libsvm_file
 from olk.data.preprocess import (apply_scaler, fit_scaler, fit_target_scale, fmt_labels, map_labels,
                                  subsample_index, validate_preprocess)
 from olk.data.registry import DatasetSpec, FileSpec, Part, get_registry
@@ -100,7 +101,7 @@ def _load_registered(spec: DatasetSpec, split, data_dir, user_pre: dict, verify:
     ds = _build_registered(spec, splits, data_dir, pre, verify, want_sparse)
     if key is None:                     # the files' hashes are known now (recorded while reading them)
         key, _ = _registered_key(spec, splits, data_dir, pre, verify, want_sparse)
-    if key is not None:
+    if key is not None and any(_worth_caching(Path(f["path"]), spec.format) for f in ds.meta["files"]):
         _store_dataset(key, ds)
     return ds
 
@@ -328,27 +329,54 @@ def _locate(spec: DatasetSpec, part: Part, f: FileSpec, data_dir) -> Path:
 
 def read_file(path: Path, fmt: str, *, n_features=None, options=None, dataset=None, fspec: FileSpec | None = None,
               verify: bool = True, fetch_name: str | None = None, what: str | None = None):
-    """Read one file through the checksum and array caches.  Returns (X, y, sha256, cache_hit)."""
+    """Read one file through the checksum and array caches.  Returns (X, y, sha256, cache_hit); a sparse X is a
+    :class:`~olk.data.dataset.CSRArrays` (no scipy import: a dense dataset never needs scipy).
+
+    A LIBSVM file is hashed while it is parsed, in chunks (:func:`olk.data.libsvm.read_libsvm_file`: the text is
+    never held whole); the registry's checksum is compared before any parse error is reported."""
     options = options or {}
-    reader = READERS[fmt]
     check = verify and fspec is not None
-    sha = known_sha256(path)
+    sha = known = known_sha256(path)
     if sha is not None:
         if check:
             check_sha256(path, sha, fspec, what or str(path), fetch_name or str(dataset))
-        hit = cache.load(_key(sha, fmt, n_features, options))
+        hit = cache.load(_key(sha, fmt, n_features, options), arrays=True)
         if hit is not None:
             return hit[0], hit[1], sha, True
-    data = read_bytes(path)
-    sha = sha256_bytes(data)
-    remember_sha256(path, sha)
-    if check:
-        check_sha256(path, sha, fspec, what or str(path), fetch_name or str(dataset))
-    X, y = reader(data, str(path), n_features=n_features, options=options, dataset=dataset)
-    del data
-    X = canonical_X(X)          # cached as every load uses it (CSR: sorted, no explicit zeros; dense: C order)
-    cache.save(_key(sha, fmt, n_features, options), X, y, extra={"file": str(path)})
+
+    def checked(digest: str) -> str:
+        if digest != known:
+            remember_sha256(path, digest)
+        if check:
+            check_sha256(path, digest, fspec, what or str(path), fetch_name or str(dataset))
+        return digest
+
+    if fmt == "libsvm":
+        h = hashlib.sha256()
+        X, y = read_libsvm_file(path, str(path), n_features=n_features, dataset=dataset, tee=h.update,
+                                before_error=lambda: checked(h.hexdigest()), arrays=True)
+        sha = checked(h.hexdigest())
+    else:
+        data = read_bytes(path)
+        sha = checked(sha256_bytes(data))
+        X, y = READERS[fmt](data, str(path), n_features=n_features, options=options, dataset=dataset)
+        del data
+    # cached as every load uses it (CSR: sorted, no explicit zeros; dense: C order)
+    X = X.without_zeros() if isinstance(X, CSRArrays) else canonical_X(X)
+    if _worth_caching(path, fmt):
+        cache.save(_key(sha, fmt, n_features, options), X, y, extra={"file": str(path)})
     return X, y, sha, False
+
+
+def _worth_caching(path: Path, fmt: str) -> bool:
+    """Whether a file's arrays (and the datasets loaded from it) are cached: a LIBSVM file of at least
+    ``$OLK_CACHE_MIN`` bytes on disk (:func:`olk.data.cache.min_bytes`); any other format (slow to parse)."""
+    if fmt != "libsvm":
+        return True
+    try:
+        return os.stat(path).st_size >= cache.min_bytes()
+    except OSError:
+        return False
 
 
 def _key(sha, fmt, n_features, options) -> str:
@@ -364,7 +392,8 @@ def _load_user_file(path: Path, pre: dict, sparse) -> Dataset:
     ds = _cached_dataset(key, files) if key is not None else None
     if ds is None:
         ds = _build_user_file(path, pre, sparse)
-        _store_dataset(_user_key(path.name, ds.meta["files"][0]["sha256"], pre, sparse), ds)
+        if _worth_caching(path, "libsvm"):
+            _store_dataset(_user_key(path.name, ds.meta["files"][0]["sha256"], pre, sparse), ds)
     return ds
 
 
@@ -393,12 +422,14 @@ def _build_user_file(path: Path, pre: dict, sparse) -> Dataset:
                         f"set positive_label (preprocess={{'positive_label': L}}, YAML/CLI key positive_label) "
                         f"to map label L to +1 and the others to -1")
     y, keep, task, info = map_labels(y, task, pre, src)
+    sub = subsample_index(y.shape[0] if keep is None else int(np.count_nonzero(keep)), pre)
+    scale = pre.get("scale", "none")
+    if isinstance(X, CSRArrays) and (keep is not None or sub is not None or scale != "none"):
+        X = X.tocsr()               # row selection and scaling on the scipy matrix
     if keep is not None:
         X, y = X[keep], y[keep]
-    sub = subsample_index(y.shape[0], pre)
     if sub is not None:
         X, y = X[sub], y[sub]
-    scale = pre.get("scale", "none")
     X = apply_scaler(X, fit_scaler(X, scale), src)
     target = {}
     if task == "regression":
@@ -407,7 +438,7 @@ def _build_user_file(path: Path, pre: dict, sparse) -> Dataset:
             y = y * t[0] + t[1]
             target = {"target_scale": {"scale": t[0], "offset": t[1]}}
     if sparse is None:
-        sparse = issparse(X) and X.nnz < _SPARSE_DENSITY * max(1, X.shape[0] * X.shape[1])
+        sparse = (isinstance(X, CSRArrays) or issparse(X)) and X.nnz < _SPARSE_DENSITY * max(1, X.shape[0] * X.shape[1])
     X = canonical_X(X, sparse=bool(sparse))
     meta = {"source": "file", "files": [{"split": None, "path": src, "sha256": sha, "verified": False}],
             "cache": {"hits": int(hit), "misses": int(not hit), "dataset": False},

@@ -7,8 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from olk._lazy import yaml_load
 from olk.errors import DataError, did_you_mean
 from olk.data.preprocess import validate_preprocess
@@ -137,16 +135,60 @@ def _mtime(f: Path):
 def _read_registry(path: Path) -> dict[str, DatasetSpec]:
     where = str(path)
     try:
-        doc = yaml_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise DataError(f"{where}: cannot read dataset registry ({e.strerror}): fix OLK_REGISTRY") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark else ""
-        raise DataError(f"{where}{line}: invalid YAML in dataset registry: {getattr(e, 'problem', e)}") from None
+    except UnicodeDecodeError as e:
+        raise DataError(f"{where}: dataset registry is not UTF-8 text (byte {e.start}): fix OLK_REGISTRY") from None
+    doc = _parsed_copy(text)
+    if doc is None:
+        import yaml     # lazy: PyYAML's import and the parse cost ~20 ms of every command's start-up
+        try:
+            doc = yaml_load(text)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            line = f":{mark.line + 1}" if mark else ""
+            raise DataError(f"{where}{line}: invalid YAML in dataset registry: {getattr(e, 'problem', e)}") from None
+        _keep_parsed_copy(text, doc)
     if not isinstance(doc, dict) or not isinstance(doc.get("datasets"), dict):
         raise DataError(f"{where}: a dataset registry needs a top-level mapping 'datasets: {{name: entry, ...}}'")
     return {str(name): _parse_entry(str(name), entry, where) for name, entry in doc["datasets"].items()}
+
+
+def _copy_path(text: str) -> Path:
+    import hashlib
+
+    from olk.data.cache import data_cache_dir
+    return data_cache_dir() / f"registry-{hashlib.sha256(text.encode()).hexdigest()[:40]}.json"
+
+
+def _parsed_copy(text: str):
+    """The YAML document of a registry text as parsed before (a JSON copy in the cache, keyed by the text's
+    sha256), or None.  Never trusted beyond what JSON guarantees: the document is validated as if just parsed."""
+    import json
+    try:
+        got = json.loads(_copy_path(text).read_text(encoding="utf-8"))
+        return got["doc"] if isinstance(got, dict) and got.get("text_chars") == len(text) else None
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _keep_parsed_copy(text: str, doc) -> None:
+    """Save the JSON copy of `doc`, if JSON holds it exactly (no date, no non-string key, no NaN); best effort."""
+    import json
+    import tempfile
+    try:
+        blob = json.dumps({"text_chars": len(text), "doc": doc}, allow_nan=False)
+        if json.loads(blob)["doc"] != doc:
+            return
+        p = _copy_path(text)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-registry-")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(blob)
+        os.replace(tmp, p)
+    except (OSError, TypeError, ValueError):
+        pass
 
 
 def _parse_entry(name: str, e, where: str) -> DatasetSpec:
