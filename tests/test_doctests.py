@@ -19,6 +19,8 @@ from olk.algorithms import REGISTRY, available
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 MODULES = sorted(m.name for m in pkgutil.walk_packages(olk.__path__, "olk."))
+#: modules of an optional extra (pyproject's [project.optional-dependencies]): skipped when it is not installed
+EXTRAS = {"olk.river": "river"}
 #: olk's own learners (tests may register extra ones, e.g. test_engine's ``_budget_probe``)
 LEARNERS = [n for n in available() if REGISTRY[n].__module__.startswith("olk.")]
 
@@ -33,6 +35,8 @@ def test_every_module_is_found():
 
 @pytest.mark.parametrize("name", MODULES)
 def test_doctests_pass(name):
+    if name in EXTRAS:
+        pytest.importorskip(EXTRAS[name])
     module = importlib.import_module(name)
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     out = io.StringIO()

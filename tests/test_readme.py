@@ -75,6 +75,8 @@ def missing_datasets(code: str) -> list[str]:
 
 @pytest.mark.parametrize("line,code", BLOCKS, ids=[f"README.md:{n}" for n, _ in BLOCKS])
 def test_readme_python_block_runs(line, code, readme_dir, capsys):
+    if re.search(r"^\s*(import|from) (river|olk\.river)\b", code, re.M):
+        pytest.importorskip("river")                  # an optional extra (pip install olk[river])
     missing = missing_datasets(code)
     if missing:
         pytest.skip(f"README.md:{line} loads {', '.join(missing)}, not present offline here")

@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 import olk
-from olk.algorithms import make
+from olk.algorithms import REGISTRY, available, make
 from olk.cli import main
 from olk.data import load_dataset
 
@@ -69,6 +69,26 @@ def test_random_features_and_libsvm_say_why_they_cannot(tmp_path):
     s = make("libsvm", kernel=RBF).fit(X[:300], y[:300])
     with pytest.raises(ValueError, match="its solver cannot score wider rows"):
         s.predict(wide[:5])
+
+
+@pytest.mark.parametrize("name", [n for n in available() if REGISTRY[n].__module__.startswith("olk.")])
+def test_every_learner_declares_whether_it_widens(name):
+    # the ``widens`` declaration (olk.algorithms.protocol) is what the learner does: a learner that widens scores a
+    # row with a feature it never saw exactly as the row padded at training time; one that does not refuses it
+    cls = REGISTRY[name]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 1] if cls.task == "regression" else np.where(X[:, 0] > 0, 1.0, -1.0)
+    wide = np.hstack([X, rng.normal(size=(40, 1))])
+    kw = {"horizon": 40} if any(p.name == "horizon" for p in cls.params) else {}
+    m = make(name, kernel=RBF, random_state=0, **kw).fit(X, y)
+    if cls.widens:
+        padded = make(name, kernel=RBF, random_state=0, **kw).fit(np.hstack([X, np.zeros((40, 1))]), y)
+        assert np.array_equal(m.decision_function(wide), padded.decision_function(wide))
+    else:
+        with pytest.raises(ValueError) as e:
+            m.decision_function(wide)
+        assert "\n" not in str(e.value) and "4 features" in str(e.value)
 
 
 def test_olk_predict_a_file_wider_than_the_training_file(tmp_path, capsys):

@@ -24,6 +24,9 @@ Declarations (class attributes, read without building the learner):
 ``structural_params``  parameters that fix the model's structure (a new value restarts it)
 ``kernel_ground_truth``  it trains on one kernel of a set given in advance (no selection): its runs over every
                        kernel are the ground truth the kernel-selection figure marks each method's choices on
+``widens``             takes rows wider than the data it learned from (a feature it never saw is 0 in
+                       everything it stored: the SV pool widens, ``SVPool.widen``); False: the width of the
+                       first data it learns from is fixed (random features, LIBSVM's solver)
 =====================  =====================================================================================
 
 State and methods of a built learner are listed on :class:`Learner` below; an online learner
@@ -37,7 +40,7 @@ from typing import Any, ClassVar, Generic, Optional, Protocol, runtime_checkable
 #: the class-level declarations every registered learner has (defaults in ``KernelEstimator``)
 DECLARATIONS = ("name", "display", "params", "task", "outputs", "style", "n_cols", "max_kernels", "stochastic",
                 "batch", "order_free", "reports_progress", "reproducibility", "sparse_input", "structural_params",
-                "kernel_ground_truth")
+                "kernel_ground_truth", "widens")
 
 
 @runtime_checkable
@@ -61,6 +64,7 @@ class Learner(Protocol):
     sparse_input: ClassVar[bool]
     structural_params: ClassVar[tuple]
     kernel_ground_truth: ClassVar[bool]
+    widens: ClassVar[bool]
 
     # ----------------------------------------------------------------- state after learning
     n_updates: int

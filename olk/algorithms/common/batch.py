@@ -112,6 +112,8 @@ class PooledBatchLearner(BatchKernelLearner):
     layout/width checks of ``_source_for``) and the pool's scores.  ``fit`` binds the training data
     (``self.pool = None`` first for a fresh model) and leaves the coefficients in pool column 0."""
 
+    widens = True               # its pool widens to wider rows (SVPool.widen)
+
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel=kernel, random_state=random_state, **params)
         self.pool: SVPool | None = None

@@ -80,6 +80,10 @@ class KernelEstimator:
     #: trains on one kernel of a set given in advance (no selection): its runs over every kernel are the ground
     #: truth of the kernel-selection figure (OKS, AAAI 2012, Figs. 1-2; olk.report.plots)
     kernel_ground_truth = False
+    #: takes rows wider than the data it learned from: a feature it never saw is 0 in everything it stored (the SV
+    #: pool widens, ``SVPool.widen``).  False: the width of the first data it learns from is fixed (random
+    #: features drawn for it, a solver's model); a wider row is a one-line DataError.  ``olk.river`` reads it
+    widens = False
     #: examples that changed the model (set by the learner as it learns)
     n_updates = 0
     #: an active learner's count of the labels it asked for; None: it uses every label (the contract of
@@ -442,6 +446,8 @@ class OnlineKernelLearner(OnlineLearner):
     (:class:`~olk._core.svpool.SVPool`, made at the first ``bind``): binding data, widening the pool to wider
     rows, the expansion's scores and its fitted attributes.  A learner decides only *what* to add, change or
     remove, which keeps each ``step`` as short as its paper's pseudo-code."""
+
+    widens = True                   # a feature never seen is 0 in every stored SV (SVPool.widen)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)

@@ -43,6 +43,7 @@ class MuTron(KernelSelection):
     display = "MuTron"
     style = ("#a63603", "*")
     online_output = True
+    widens = True               # its returned online learner's pool widens to wider rows
 
     def fit(self, X, y, order=None):
         y, tr, va = self.start(X, y)

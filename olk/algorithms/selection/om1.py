@@ -37,6 +37,7 @@ class OM1(KernelSelection):
     display = "OM-1"
     style = ("#01665e", "*")
     online_output = True
+    widens = True               # its returned online learner's pool widens to wider rows
 
     def fit(self, X, y, order=None):
         y, tr, va = self.start(X, y)

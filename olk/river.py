@@ -1,0 +1,406 @@
+"""olk's online learners inside River: one :class:`river.base.Classifier` / :class:`river.base.Regressor` class per
+registered online learner, generated from the registry (``pip install olk[river]``).
+
+Each class holds an olk learner (``learner``, the class the experiment engine runs) and calls its own
+``learn_one`` / ``predict_one`` (and ``predict_proba_one`` for the kernel logistic regression learners), so
+River's tools take it as one of theirs: ``river.evaluate.progressive_val_score``, pipelines
+(``preprocessing.StandardScaler() | olk.river.SPA()``), ``clone``, ``river.checks.check_estimator``.  Names: the
+learner class name without a leading ``Kernel`` (:class:`SPA`, :class:`Perceptron`, :class:`PA1`,
+:class:`Raker`, :class:`OGDRegression`); :data:`by_name` maps every registry name to its class.
+
+* Parameters: ``kernel`` (as everywhere in olk: ``{"type": "gaussian", "gamma": 0.4}``, a type name, a kernel set
+  for a multi-kernel learner; None: Gaussian with gamma = 1), ``seed`` (River's name for the learner's
+  ``random_state``) and every parameter of the learner with its registry default.  They are checked when the
+  model is made (a one-line ``ValueError`` naming the parameter) and fixed for its life: River changes them with
+  ``model.clone({"beta": 5})``.
+* Features: ``x`` is a dict {name: number}.  A key gets the next column of the learner's rows when it first
+  appears (the new keys of one example in sorted order, so the order of a dict's keys never matters; the map is
+  ``columns``).  New keys in a stream work for every learner that declares ``widens``: a feature a kernel
+  learner never saw is 0 in every stored support vector (its SV pool widens).  The random-feature learners
+  (Raker, OMKL-AKS, AMKL, AMKL-AKS) do not widen: their frequencies are drawn for the keys seen up to their
+  first ``learn_one``, and a new key later is a one-line error.  A missing key is 0.  A value that is not a
+  finite number (a string, None, NaN) is a one-line error naming the key.
+* Labels (classifiers): any two labels, kept in the learner's ``classes_`` (the -1 side first).  False/True
+  (River's binary labels) are both known from the first one; otherwise the first label seen takes the +1 side if
+  it is 1 and the -1 side if not (so {0, 1} and {-1, +1} keep their usual sides, and of two strings the first
+  seen is ``classes_[0]``), and the second label the other side.  Until a second label arrives, the one label
+  seen is the prediction (before any label: False/True, River's binary convention).  A third label is a
+  one-line error: these are binary classifiers (``_multiclass`` reads the learner's declared ``task``).
+* Regressors learn finite real targets; their default step 1/sqrt(T) needs the stream length: give ``horizon=T``
+  (or ``step_size="sqrt_t"`` for OGDRegression and OMKR, numeric ``eta_l`` / ``eta_g`` for the random-feature ones).
+* Predictions are the learner's ``predict_one``: with one output, exactly the score its online pass (``step``)
+  predicts with, so ``progressive_val_score`` is the engine's online protocol; an averaged output (SPA, OSKL,
+  online KLR with ``output="avg"``) predicts with the average of the classifiers so far, where the papers' online
+  score also averages in the current one.
+
+>>> from river import datasets, evaluate, metrics
+>>> import olk.river
+>>> model = olk.river.SPA(kernel={"type": "gaussian", "gamma": 1.0}, beta=5, seed=0)
+>>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+Accuracy: 88.08%
+>>> model.learner.n_sv, len(model.columns)
+(98, 9)
+>>> model.predict_one({"is_popular": 1.0, "long_url": 0.0, "brand_new_key": 3.0})     # a key never seen
+True
+"""
+from __future__ import annotations
+
+import inspect
+import keyword
+import math
+import numbers
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+try:
+    import river.base as _river
+except ModuleNotFoundError as _missing:        # River itself, not a module River fails to import
+    if _missing.name != "river":
+        raise
+    raise ImportError("olk.river needs River, which is not installed: pip install olk[river]") from None
+
+from .algorithms import available
+from .algorithms.common.inputs import InputError, ParamError
+from .algorithms.protocol import Learner
+from .algorithms.registry import REGISTRY
+from .errors import ConfigError
+
+#: the attributes of a model besides its parameters (a parameter may not take these names)
+STATE = ("learner", "columns")
+
+
+def _plain(v):
+    """A numpy scalar as the Python value it holds (River's labels and values are Python objects)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _in_order(keys: list) -> list:
+    """New feature keys in sorted order; keys of types that do not compare: by type name, then repr."""
+    try:
+        return sorted(keys)
+    except TypeError:
+        return sorted(keys, key=lambda k: (type(k).__name__, repr(k)))
+
+
+def _side(y) -> float:
+    """The side a classifier's first label takes until the second arrives: +1 for True and 1, -1 for any other
+    label (False, -1, 0, a string, ...), so {False, True}, {0, 1} and {-1, +1} keep their usual sides."""
+    return 1.0 if (y is True or (not isinstance(y, bool) and isinstance(y, numbers.Real) and y == 1)) else -1.0
+
+
+def _number(where: str, key, v) -> float:
+    """A feature value as a float: Python and numpy numbers (bools too); anything else is a one-line error."""
+    t = type(v)
+    if t is float or t is int or t is bool or isinstance(v, (numbers.Real, np.bool_)):
+        return float(v)
+    raise InputError(f"{where}: feature {key!r} has value {v!r} ({t.__name__}); olk learns from numbers: encode it "
+                     f"first (e.g. river.preprocessing.OneHotEncoder) or drop it")
+
+
+class OlkRiverModel:
+    """What every generated River class shares: the olk learner, the feature vocabulary and the rows.
+    ``_learner_name`` is the registry name of its learner."""
+
+    _learner_name: ClassVar[str] = ""
+    kernel: Any                     # the constructor's arguments (stored by the generated __init__)
+    seed: int | None
+    learner: Any                    # the olk learner
+
+    # ------------------------------------------------------------------ the learner
+    @classmethod
+    def learner_class(cls) -> type[Learner]:
+        """The registered learner class this River model holds one of."""
+        return REGISTRY[cls._learner_name]
+
+    @property
+    def _where(self) -> str:
+        return f"olk.river.{type(self).__name__}"
+
+    def _build(self) -> None:
+        """The learner of the stored parameters, checked by the registry (one-line ValueError otherwise), and an
+        empty feature vocabulary.  Called by ``__init__`` after it stored its arguments."""
+        cls, where = self.learner_class(), self._where
+        seed = _plain(self.seed)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+            raise ParamError(f"{where}: seed must be None or an int, got {self.seed!r}")
+        try:
+            learner: Any = cls(kernel=self.kernel, random_state=seed, where=where,  # type: ignore[call-arg]
+                               **{p.name: getattr(self, p.name) for p in cls.params})
+        except ParamError:
+            raise
+        except ConfigError as e:
+            raise ParamError(str(e)) from None
+        for k in learner.kernels:
+            if k.cols is not None or k.view is not None:
+                raise ParamError(f"{where}: kernel {k.label()} reads a view (a column range), but a River stream "
+                                 f"names its features in no fixed order; use a kernel without a view")
+        self.learner = learner
+        #: feature key -> column of the learner's rows, in the order the keys first appeared
+        self.columns: dict = {}
+        self._nonneg = any(k.kind == "chi2" for k in learner.kernels)
+        self._width: int | None = None          # the fixed width of a learner that does not widen, once it learned
+        self._first: Any = None                 # the one label seen while a classifier's two are not known yet
+
+    # ------------------------------------------------------------------ features
+    def _row(self, x):
+        """x (a dict {feature: number}) as one row of the learner: a 1 x len(columns) CSR matrix (a dense array
+        for a learner that takes dense rows only).  New keys get the next columns (after every value is checked:
+        a bad example leaves the model as it was)."""
+        where = self._where
+        if not isinstance(x, Mapping):
+            raise InputError(f"{where}: x must be a dict {{feature: number}} (River's examples), got "
+                             f"{type(x).__name__}")
+        keys = list(x)
+        vals = np.array([_number(where, k, v) for k, v in x.items()], dtype=np.float64)
+        if vals.size and not np.isfinite(vals).all():
+            k = keys[int(np.flatnonzero(~np.isfinite(vals))[0])]
+            raise InputError(f"{where}: feature {k!r} is {x[k]}; impute it first (e.g. river.impute.StatImputer) "
+                             f"or drop it")
+        if self._nonneg and vals.size and vals.min() < 0.0:
+            k = keys[int(np.argmin(vals))]
+            raise InputError(f"{where}: feature {k!r} is {x[k]}, but the chi2 kernel needs non-negative features; "
+                             f"scale them first (e.g. river.preprocessing.MinMaxScaler)")
+        cols = self.columns
+        new = [k for k in keys if k not in cols]
+        if new:
+            if self._width is not None:
+                raise InputError(
+                    f"{where}: feature {_in_order(new)[0]!r} is new, but {self.learner_class().display} cannot "
+                    f"widen (widens = False): its width was fixed at {self._width} features by its first "
+                    f"learn_one; give the first example every feature key of the stream (0 where absent)")
+            for k in _in_order(new):
+                cols[k] = len(cols)
+        idx = np.array([cols[k] for k in keys], dtype=np.int32)
+        keep = vals != 0.0
+        idx, vals = idx[keep], vals[keep]
+        if idx.size > 1 and (idx[1:] < idx[:-1]).any():        # CSR rows hold their columns in order
+            order = np.argsort(idx)
+            idx, vals = idx[order], vals[order]
+        width = len(cols)
+        if self.learner_class().sparse_input:
+            import scipy.sparse as sp
+            return sp.csr_matrix((vals, idx, np.array([0, idx.size], dtype=np.int32)), shape=(1, width))
+        row = np.zeros((1, width))
+        row[0, idx] = vals
+        return row
+
+    def _learned(self) -> None:
+        """After the learner's first update: a learner that does not widen keeps the width it learned at."""
+        if self._width is None and not self.learner_class().widens:
+            self._width = len(self.columns)
+
+    def _more_tags(self) -> set:
+        """River's ``positive input`` tag for a chi2 kernel (non-negative features only)."""
+        return {_river.tags.POSITIVE_INPUT} if self._nonneg else set()
+
+
+class OlkClassifier(OlkRiverModel, _river.Classifier):
+    """Base of the generated classifiers: any two labels, mapped through the learner's ``classes_``."""
+
+    @property
+    def _multiclass(self) -> bool:
+        return self.learner_class().task == "multiclass"
+
+    def _label(self, y):
+        """y as the learner takes it: a label of ``classes_`` (set here once both labels are known), or the side
+        (±1) of the one label seen so far; a third label is a one-line error."""
+        if self._multiclass:                    # the learner keeps its own classes
+            return y
+        y, where = _plain(y), self._where
+        if y is None or (isinstance(y, float) and not math.isfinite(y)):
+            raise InputError(f"{where}: label {y!r}; a label is a bool, a string or a finite number")
+        classes = self.learner.classes_
+        if classes is not None:
+            if not (_same(y, classes[0]) or _same(y, classes[1])):
+                raise InputError(f"{where}: label {y!r} is neither of its two labels ({classes[0]!r}, "
+                                 f"{classes[1]!r}); {self.learner_class().display} is a binary classifier")
+            return y
+        if isinstance(y, bool) and self._first is None:     # False/True: River's binary labels, both known at once
+            self.learner.classes_ = np.array([False, True], dtype=object)
+            return y
+        if self._first is None:
+            self._first = y
+            return _side(y)
+        if _same(y, self._first):
+            return _side(y)
+        pair = [self._first, y] if _side(self._first) < 0 else [y, self._first]
+        self.learner.classes_ = np.array(pair, dtype=object)
+        self._first = None
+        return y
+
+    def learn_one(self, x, y) -> None:
+        """Learn from one example: the learner's ``learn_one`` on x's row with label y."""
+        row = self._row(x)
+        self.learner.learn_one(row, self._label(y))
+        self._learned()
+
+    def predict_one(self, x, **kwargs):
+        """The learner's prediction for x: sign(f(x)) as one of the two labels (sign(0) = +1)."""
+        row = self._row(x)
+        if self._multiclass:
+            return _plain(self.learner.predict_one(row))
+        if self._first is not None:
+            return self._first
+        label = self.learner.predict_one(row)
+        return _plain(label) if self.learner.classes_ is not None else bool(label > 0)
+
+
+class OlkProbabilisticClassifier(OlkClassifier):
+    """Base of the generated classifiers of the ``probabilistic`` task (the kernel logistic regression learners):
+    ``predict_proba_one`` too."""
+
+    def predict_proba_one(self, x, **kwargs) -> dict:
+        """{label: probability} from the learner's ``predict_proba_one`` (P(+1 side) = sigmoid(f(x)))."""
+        row = self._row(x)
+        if self._first is not None:
+            return {self._first: 1.0}
+        proba = self.learner.predict_proba_one(row)
+        if self.learner.classes_ is None:
+            return {False: proba[-1.0], True: proba[1.0]}
+        return proba
+
+
+class OlkRegressor(OlkRiverModel, _river.Regressor):
+    """Base of the generated regressors (finite real targets)."""
+
+    def learn_one(self, x, y) -> None:
+        """Learn from one example: the learner's ``learn_one`` on x's row with target y."""
+        row = self._row(x)
+        t = _plain(y)
+        if isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(t):
+            raise InputError(f"{self._where}: target {y!r}; a regressor learns finite numbers")
+        self.learner.learn_one(row, float(t))
+        self._learned()
+
+    def predict_one(self, x, **kwargs) -> float:
+        """The learner's real-valued prediction f(x)."""
+        return float(self.learner.predict_one(self._row(x)))
+
+
+# ================================================================================================ generation
+def _class_name(learner_cls) -> str:
+    name = learner_cls.__name__
+    return name[len("Kernel"):] if name.startswith("Kernel") and name[len("Kernel"):][:1].isupper() else name
+
+
+def _base(learner_cls) -> type:
+    if learner_cls.task == "regression":
+        return OlkRegressor
+    return OlkProbabilisticClassifier if learner_cls.task == "probabilistic" else OlkClassifier
+
+
+def _init_function(learner_cls, base: type, qualname: str):
+    """``__init__(self, kernel=None, seed=None, <params>)``: stores its arguments (River's ``_get_params`` and
+    ``clone`` read them back by the names of the signature) and builds the learner.  One function body for every
+    class; its ``__signature__`` names the learner's real parameters and defaults."""
+    names = [p.name for p in learner_cls.params]
+    for n in names:
+        if (not n.isidentifier() or keyword.iskeyword(n) or n in ("kernel", "seed", "self") + STATE
+                or hasattr(base, n)):
+            raise RuntimeError(f"{learner_cls.name}: parameter {n!r} cannot be a River model argument")
+    P = inspect.Parameter
+    signature = inspect.Signature(
+        [P("self", P.POSITIONAL_OR_KEYWORD), P("kernel", P.POSITIONAL_OR_KEYWORD, default=None),
+         P("seed", P.POSITIONAL_OR_KEYWORD, default=None)]
+        + [P(p.name, P.POSITIONAL_OR_KEYWORD, default=p.default) for p in learner_cls.params])
+
+    def __init__(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as e:                              # an unknown or doubled argument
+            raise TypeError(_argument_error(qualname, list(signature.parameters)[1:], kwargs, e)) from None
+        bound.apply_defaults()
+        for n, v in list(bound.arguments.items())[1:]:
+            setattr(self, n, v)
+        self._build()
+
+    __init__.__signature__ = signature                      # type: ignore[attr-defined]
+    __init__.__qualname__ = f"{qualname}.__init__"
+    __init__.__module__ = __name__
+    __init__.__doc__ = f"Store the parameters and build the learner (checked by the registry); see {qualname}."
+    return __init__
+
+
+def _argument_error(qualname: str, names: list, kwargs: dict, e: TypeError) -> str:
+    """One line for arguments ``__init__`` cannot bind: an unknown name with a did-you-mean and the parameters,
+    else Python's own words (a doubled or surplus positional argument)."""
+    unknown = [k for k in kwargs if k not in names]
+    if not unknown:
+        return f"{qualname}.__init__() {e}"
+    import difflib
+    close = difflib.get_close_matches(unknown[0], names, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"olk.river.{qualname}: unknown parameter {unknown[0]!r}{hint}; its parameters are: {', '.join(names)}"
+
+
+def _param_doc(p) -> str:
+    kind = " | ".join(map(repr, p.choices)) if p.choices else getattr(p.type, "__name__", str(p.type))
+    extra = f" ({p.requirement})" if p.requirement and not p.choices else ""
+    return f"{p.name} : {kind}, default={p.default!r}\n    {p.doc}{extra}."
+
+
+def _docstring(learner_cls, base: Any) -> str:
+    first = (learner_cls.__doc__ or learner_cls.display).strip().splitlines()[0]
+    kind = {OlkRegressor: "regressor", OlkProbabilisticClassifier: "probabilistic binary classifier"}.get(
+        base, "binary classifier")
+    calls = "``learn_one`` / ``predict_one``" + (" / ``predict_proba_one``"
+                                                 if base is OlkProbabilisticClassifier else "")
+    width = ("New feature keys widen the model (a feature it never saw is 0 in every stored support vector)."
+             if learner_cls.widens else
+             "Its width is fixed by the keys seen up to its first ``learn_one``: a new key later is an error.")
+    lines = [
+        f"River {kind} over olk's ``{learner_cls.name}`` learner: {first}",
+        "",
+        f"Holds a :class:`{learner_cls.__module__}.{learner_cls.__qualname__}` (the class the experiment engine "
+        f"runs) and calls its {calls} on each example, a dict {{feature: number}}.  {width}",
+        "",
+        "Parameters",
+        "----------",
+        "kernel : str, dict, list or Kernel, default=None",
+        "    The kernel, e.g. ``{'type': 'gaussian', 'gamma': 0.4}`` or a kernel type name" +
+        (", or a kernel set (a list of kernels or a preset such as 'spa16')" if learner_cls.max_kernels > 1 else "")
+        + "; None: Gaussian with gamma = 1.",
+        "seed : int or None, default=None",
+        "    Seed of the learner's random draws" + (" (it is stochastic)" if learner_cls.stochastic else
+                                                   " (unused: it is deterministic)") + ".",
+    ]
+    lines += [_param_doc(p) for p in learner_cls.params]
+    lines += ["", "Attributes", "----------",
+              f"learner : {learner_cls.__qualname__}\n    The olk learner (``n_sv``, ``n_updates``, "
+              f"``fitted_attributes()``, ...).",
+              "columns : dict\n    Feature key -> column of the learner's rows, in the order the keys first "
+              "appeared."]
+    return "\n".join(lines) + "\n"
+
+
+def _make(name: str) -> type:
+    learner_cls = REGISTRY[name]
+    clsname = _class_name(learner_cls)
+    base = _base(learner_cls)
+    ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
+          "__doc__": _docstring(learner_cls, base), "__init__": _init_function(learner_cls, base, clsname)}
+    return type(base)(clsname, (base,), ns)
+
+
+#: registry name -> River class, for every registered online learner (built once, at import)
+by_name: dict[str, type] = {name: _make(name) for name in available() if not REGISTRY[name].batch}
+
+#: class name -> class: the module attributes (``olk.river.SPA``), listed in ``__all__``
+by_class_name: dict[str, type] = {c.__name__: c for c in by_name.values()}
+if len(by_class_name) != len(by_name):     # pragma: no cover - two learners whose names give one class name
+    raise RuntimeError("two registered learners give the same olk.river class name")
+if set(by_class_name) & set(globals()):    # pragma: no cover - a learner named like a name of this module
+    raise RuntimeError(f"olk.river: {sorted(set(by_class_name) & set(globals()))} would shadow a module name")
+globals().update(by_class_name)
+
+__all__ = ["by_name", "by_class_name", "OlkRiverModel", "OlkClassifier", "OlkProbabilisticClassifier",
+           "OlkRegressor", *sorted(by_class_name)]

@@ -1,0 +1,321 @@
+"""olk's online learners inside River (issue 28, part 4): ``olk.river``.
+
+* the classes are real River estimators: River's own ``check_estimator`` on a binary classifier, a probabilistic
+  one, a kernel regressor and a random-feature regressor;
+* ``progressive_val_score`` on River's bundled Phishing stream gives, example for example, the predictions of the
+  olk learner the experiment engine runs (its ``step`` on the same rows);
+* new feature keys mid-stream: a kernel learner's predictions are those of a stream that declared the key from
+  the start with value 0; a random-feature learner refuses a new key in one line;
+* labels (bool, str, ints), bad values and parameters: one-line errors naming the key;
+* every registered online learner has its class, and ``import olk.river`` without River says how to install it.
+"""
+from __future__ import annotations
+
+import math
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+river = pytest.importorskip("river")
+
+from river import datasets, evaluate, metrics, preprocessing  # noqa: E402
+from river.checks import check_estimator  # noqa: E402
+
+import olk.river as R  # noqa: E402
+from olk.algorithms import REGISTRY, available, make  # noqa: E402
+
+RBF = {"type": "gaussian", "gamma": 1.0}
+
+
+def _one_line(e) -> str:
+    msg = str(e.value)
+    assert "\n" not in msg
+    return msg
+
+
+# ------------------------------------------------------------------------------------------ River's own checks
+@pytest.mark.parametrize("model", [
+    R.SPA(kernel=RBF, beta=5, seed=0),                      # binary classifier, stochastic, two outputs
+    R.NC(kernel=RBF, seed=0),                               # probabilistic: predict_proba_one
+    R.OGDRegression(kernel=RBF, step_size="sqrt_t"),        # kernel regressor
+    R.Raker(horizon=2000, seed=0),                          # random-feature regressor (does not widen)
+], ids=["SPA", "NC", "OGDRegression", "Raker"])
+def test_river_check_estimator(model):
+    check_estimator(model)
+
+
+# ------------------------------------------------------------------------------------- progressive validation
+def _phishing_rows(model_columns):
+    """Phishing as a CSR matrix in the columns the model gave its keys, labels as ±1."""
+    rows, ys = [], []
+    for x, y in datasets.Phishing():
+        rows.append({model_columns[k]: float(v) for k, v in x.items() if v != 0})
+        ys.append(1.0 if y else -1.0)
+    X = sp.lil_matrix((len(rows), len(model_columns)))
+    for i, r in enumerate(rows):
+        for j, v in r.items():
+            X[i, j] = v
+    return X.tocsr(), np.array(ys)
+
+
+CLASSIFIERS = [n for n in available() if not REGISTRY[n].batch and REGISTRY[n].task != "regression"]
+
+
+@pytest.mark.parametrize("name", CLASSIFIERS)
+def test_progressive_validation_is_the_engines_online_pass(name):
+    # River predicts each example before learning it; the learner's step returns the score it predicts with
+    # before its update: the same protocol, so the predictions agree example for example, for every online
+    # classifier.  (An averaged output is the exception, so output="last" here: the papers' online score at step
+    # t averages the classifiers up to f_t, which only step knows; predict_one is the averaged classifier of the
+    # examples so far: the next test.)  The whole stream for a few learners, its first 300 examples for the rest.
+    cls = R.by_name[name]
+    kw = {"output": "last"} if REGISTRY[name].outputs else {}
+    kernel = "spa16" if REGISTRY[name].max_kernels > 1 else RBF
+    n = 1250 if name in ("spa", "bpas", "klr_nc", "omkc_dd") else 300
+    if any(p.name == "horizon" for p in REGISTRY[name].params):
+        kw["horizon"] = n
+    model = cls(kernel=kernel, seed=0, **kw)
+    preds = []
+
+    class Recorder(metrics.Accuracy):
+        def update(self, y_true, y_pred, w=1.0):
+            preds.append(y_pred)
+            super().update(y_true, y_pred, w)
+
+    metric = Recorder()
+    evaluate.progressive_val_score(datasets.Phishing().take(n), model, metric)
+    X, y = _phishing_rows(model.columns)
+    X, y = X[:n], y[:n]
+    learner = make(name, kernel=kernel, random_state=0, **kw)
+    learner.bind(X)
+    engine = [learner.step(i, yi) >= 0.0 for i, yi in enumerate(y.tolist())]
+    assert len(preds) == len(engine) == n
+    assert preds == engine
+    assert metric.get() == np.mean(np.array(engine) == (y > 0))
+    assert model.learner.n_sv == learner.n_sv and model.learner.n_updates == learner.n_updates
+    assert 0.6 < metric.get()                                # it learns (Phishing: 55% of one class)
+
+
+def test_the_streamed_model_is_the_model_of_partial_fit():
+    # SPA's default averaged output: after River's stream the model is the learner's one pass over the rows
+    model = R.SPA(kernel=RBF, beta=5, seed=0)
+    evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    X, y = _phishing_rows(model.columns)
+    batch = make("spa", kernel=RBF, beta=5, random_state=0).partial_fit(X, y)
+    assert np.array_equal(model.learner.decision_function(X), batch.decision_function(X))
+    assert model.learner.n_sv == batch.n_sv > 0
+    assert 0.85 < np.mean(model.learner.predict(X) == (y > 0)) < 1.0      # it learned Phishing (labels False/True)
+
+
+def test_probabilities_and_a_pipeline():
+    model = preprocessing.StandardScaler() | R.NC(kernel={"type": "gaussian", "gamma": 0.1}, seed=0)
+    auc = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.ROCAUC()).get()
+    assert 0.85 < auc < 1.0
+    nc = model["NC"]
+    x = {"is_popular": 1.0, "https": 1.0}
+    p = nc.predict_proba_one(x)
+    assert set(p) == {False, True} and math.isclose(sum(p.values()), 1.0)
+    f = nc.learner.decision_one(nc._row(x))
+    assert p[True] == pytest.approx(1.0 / (1.0 + math.exp(-f)), rel=1e-12)
+    assert nc.predict_one(x) == (f >= 0)
+    with pytest.raises(NotImplementedError):                 # River's word for "no probabilities"
+        R.SPA().predict_proba_one(x)
+
+
+# --------------------------------------------------------------------------------------------- feature keys
+def _stream(n=120, seed=3):
+    rng = np.random.default_rng(seed)
+    for t in range(n):
+        x = {"a": float(rng.normal()), "b": float(rng.normal())}
+        if t >= 40:                                          # 'c' appears at example 40
+            x["c"] = float(rng.normal())
+        yield x, bool(x["a"] + 0.5 * x.get("c", 0.0) > 0)
+
+
+@pytest.mark.parametrize("name", ["spa", "perceptron", "projectron", "omkc_dd", "klr_margin"])
+def test_new_feature_keys_mid_stream(name):
+    # a kernel learner that meets 'c' at example 40 predicts exactly as one told from the start that c = 0
+    cls = R.by_name[name]
+    kernel = "spa16" if REGISTRY[name].max_kernels > 1 else RBF
+    late, early = cls(kernel=kernel, seed=0), cls(kernel=kernel, seed=0)
+    for x, y in _stream():
+        full = {"a": x["a"], "b": x["b"], "c": x.get("c", 0.0)}
+        assert late.predict_one(x) == early.predict_one(full)
+        late.learn_one(x, y)
+        early.learn_one(full, y)
+    assert late.columns == early.columns == {"a": 0, "b": 1, "c": 2}
+    assert late.learner.n_sv == early.learner.n_sv > 0
+    probe = {"a": 0.3, "b": -1.0, "c": 0.7, "d": 2.0}       # 'd': never learned from, 0 in every SV
+    assert late.learner.decision_one(late._row(probe)) == early.learner.decision_one(early._row(probe))
+
+
+def test_the_order_of_a_dicts_keys_does_not_matter():
+    a, b = R.SPA(seed=0), R.SPA(seed=0)
+    for x, y in _stream():
+        rev = dict(reversed(list(x.items())))
+        assert a.predict_one(x) == b.predict_one(rev)
+        a.learn_one(x, y)
+        b.learn_one(rev, y)
+    assert a.columns == b.columns
+
+
+def test_random_features_cannot_widen_after_their_first_example():
+    m = R.Raker(horizon=100, seed=0)
+    m.predict_one({"u": 1.0, "v": 2.0, "w": 0.5})          # keys seen before the first learn_one count
+    m.learn_one({"u": 1.0, "v": 2.0}, 3.0)
+    m.learn_one({"w": 1.0}, 1.0)
+    with pytest.raises(ValueError) as e:
+        m.learn_one({"u": 1.0, "z": 1.0}, 1.0)
+    assert "feature 'z' is new" in _one_line(e) and "widens = False" in str(e.value) and "3 features" in str(e.value)
+    with pytest.raises(ValueError, match="feature 'z' is new"):
+        m.predict_one({"z": 1.0})
+    assert m.columns == {"u": 0, "v": 1, "w": 2}             # the refused example changed nothing
+    assert m.learner.t == 2
+
+
+# ----------------------------------------------------------------------------------------------------- labels
+def test_string_labels_map_through_classes():
+    m = R.PA1(kernel=RBF)
+    assert m.predict_one({"a": 1.0}) in (False, True)        # no label yet: River's binary convention
+    m.learn_one({"a": 1.0}, "spam")
+    assert m.predict_one({"a": -1.0}) == "spam"              # one label seen: the only one it knows
+    m.learn_one({"a": -1.0}, "ham")
+    assert m.learner.classes_.tolist() == ["spam", "ham"]    # first seen: the -1 side
+    for _ in range(5):
+        m.learn_one({"a": 1.0}, "spam")
+        m.learn_one({"a": -1.0}, "ham")
+    assert m.predict_one({"a": 1.0}) == "spam" and m.predict_one({"a": -1.0}) == "ham"
+    assert type(m.predict_one({"a": 1.0})) is str
+    with pytest.raises(ValueError) as e:
+        m.learn_one({"a": 1.0}, "eggs")
+    assert "label 'eggs' is neither of its two labels ('spam', 'ham')" in _one_line(e)
+
+
+@pytest.mark.parametrize("labels,classes", [((True, False), [False, True]), ((1, -1), [-1, 1]),
+                                            ((-1, 1), [-1, 1]), ((0, 1), [0, 1]), ((1, 0), [0, 1]),
+                                            ((2.0, 1.0), [2.0, 1.0]), (("b", "a"), ["b", "a"])])
+def test_labels_that_name_their_side(labels, classes):
+    m = R.Perceptron(kernel=RBF)
+    m.learn_one({"a": 1.0}, np.bool_(labels[0]) if isinstance(labels[0], bool) else labels[0])
+    m.learn_one({"a": -1.0}, labels[1])
+    assert m.learner.classes_.tolist() == classes
+    assert m.predict_one({"a": 1.0}) == labels[0] and type(m.predict_one({"a": 1.0})) is type(labels[0])
+
+
+def test_regressor_targets():
+    m = R.OGDRegression(step_size="sqrt_t")
+    m.learn_one({"a": 1.0}, 2)
+    assert isinstance(m.predict_one({"a": 1.0}), float)
+    for bad in ("x", None, float("nan"), True):
+        with pytest.raises(ValueError) as e:
+            m.learn_one({"a": 1.0}, bad)
+        assert "target" in _one_line(e)
+
+
+# ------------------------------------------------------------------------------------------------ bad inputs
+@pytest.mark.parametrize("x,words", [
+    ({"a": 1.0, "colour": "red"}, ["feature 'colour'", "OneHotEncoder"]),
+    ({"a": None}, ["feature 'a'", "None"]),
+    ({"a": float("nan")}, ["feature 'a'", "StatImputer"]),
+    ({"a": math.inf}, ["feature 'a'", "inf"]),
+    ([1.0, 2.0], ["x must be a dict"]),
+])
+def test_bad_examples_are_one_line_errors_naming_the_key(x, words):
+    m = R.SPA(seed=0)
+    m.learn_one({"a": 1.0}, True)
+    for method in (lambda: m.learn_one(x, True), lambda: m.predict_one(x)):
+        with pytest.raises(ValueError) as e:
+            method()
+        assert all(w in _one_line(e) for w in words), str(e.value)
+    assert m.columns == {"a": 0} and m.learner.t == 1
+
+
+def test_chi2_kernel_needs_non_negative_features():
+    m = R.Perceptron(kernel="chi2")
+    assert "positive input" in m._tags
+    with pytest.raises(ValueError) as e:
+        m.learn_one({"a": 1.0, "b": -2.0}, True)
+    assert "feature 'b' is -2.0" in _one_line(e) and "MinMaxScaler" in str(e.value)
+
+
+@pytest.mark.parametrize("kw,words", [
+    ({"beta": -1}, ["olk.river.SPA.beta", "> 0"]),
+    ({"bta": 1}, ["unknown parameter 'bta'", "did you mean 'beta'"]),
+    ({"seed": "x"}, ["seed must be None or an int"]),
+    ({"output": "mean"}, ["olk.river.SPA.output", "avg"]),
+    ({"kernel": {"type": "gausian"}}, ["did you mean 'gaussian'"]),
+    ({"kernel": {"type": "linear", "view": [0, 2]}}, ["reads a view", "without a view"]),
+])
+def test_bad_parameters_are_one_line_errors(kw, words):
+    with pytest.raises((ValueError, TypeError)) as e:
+        R.SPA(**kw)
+    assert all(w in _one_line(e) for w in words), str(e.value)
+
+
+# ---------------------------------------------------------------------------------------- every learner's class
+ONLINE = [n for n in available() if not REGISTRY[n].batch]
+
+
+def test_one_class_per_online_learner():
+    assert sorted(R.by_name) == sorted(n for n in ONLINE if n in R.by_name) == sorted(ONLINE)
+    assert {"SPA", "Perceptron", "PA1", "Raker", "OGDRegression", "NC"} <= set(R.__all__)
+    for name, cls in R.by_name.items():
+        assert getattr(R, cls.__name__) is cls and cls.__module__ == "olk.river"
+        regression = REGISTRY[name].task == "regression"
+        assert issubclass(cls, river.base.Regressor if regression else river.base.Classifier)
+        assert f"``{name}``" in cls.__doc__
+
+
+@pytest.mark.parametrize("name", ONLINE)
+def test_every_adapter_learns_predicts_clones_and_pickles(name):
+    cls, lcls = R.by_name[name], REGISTRY[name]
+    kw = {"horizon": 60} if any(p.name == "horizon" for p in lcls.params) else {}
+    m = cls(kernel=RBF, seed=0, **kw)
+    assert list(m._get_params()) == ["kernel", "seed", *[p.name for p in lcls.params]]
+    assert all(m._get_params()[p.name] == p.default for p in lcls.params if p.name not in kw)
+    regression = lcls.task == "regression"
+    if not regression:
+        assert m._multiclass is False
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        x = {"f1": float(rng.normal()), "f2": float(rng.normal())}
+        y = x["f1"] - x["f2"] if regression else x["f1"] > 0
+        m.predict_one(x)
+        m.learn_one(x, y)
+    assert m.learner.t == 60
+    x = {"f1": 0.5, "f2": -0.2}
+    again = pickle.loads(pickle.dumps(m))
+    assert again.predict_one(x) == m.predict_one(x)
+    fresh = m.clone()
+    assert fresh.learner.t == 0 and fresh.columns == {} and fresh._get_params() == m._get_params()
+    if lcls.task == "probabilistic":
+        assert set(m.predict_proba_one(x)) == {False, True}
+    elif not regression:
+        with pytest.raises(NotImplementedError):
+            m.predict_proba_one(x)
+
+
+def test_clone_with_new_parameters_builds_a_new_learner():
+    m = R.SPA(kernel=RBF, beta=5, seed=0)
+    c = m.clone({"beta": 7.0})
+    assert c.beta == 7.0 and c.learner.beta == 7.0 and m.learner.beta == 5.0
+
+
+def test_olk_works_without_river_and_olk_river_says_how_to_install_it():
+    # import olk (and its scikit-learn surface) never imports River; then a finder that answers for River as Python
+    # does for a package that is not installed
+    code = ("import sys\n"
+            "import olk, olk.estimators, olk.algorithms\n"
+            "print('river' in sys.modules)\n"
+            "class NoRiver:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] == 'river':\n"
+            "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+            "sys.meta_path.insert(0, NoRiver())\n"
+            "try:\n    import olk.river\nexcept ImportError as e:\n    print('ERR', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["False", "ERR olk.river needs River, which is not installed: pip install olk[river]"]
