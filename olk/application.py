@@ -5,7 +5,9 @@ Labels.  A classifier learns any two labels of a file as they are (0/1, 2/4, -1/
 them (``classes_``, the negative one first) and ``olk predict`` prints them.  ``positive_label`` says which of the
 two is the positive class (default: the larger); with more than two labels it is required and turns the file
 into "L against the rest" (the model then predicts L or -1).  A file with one label trains, with a one-line
-warning that the model predicts that label for every row.
+warning that the model predicts that label for every row.  A multi-class learner (task ``multiclass``) learns
+all K labels of the file as they are (a registry dataset's original labels) and ``olk predict`` prints them;
+``positive_label`` does not apply to it.
 
 ``olk predict MODEL -`` streams LIBSVM lines from standard input in chunks (bounded memory, predictions written
 as they come), so an endless stream is predicted line by line.
@@ -35,19 +37,26 @@ def train(data: str, algorithm: str, *, kernel=None, params: dict | None = None,
     from .data import get_registry, load_dataset
     from .fileio import check_writable_dir
     from .persist import save
+    from .tasks import TASKS
     cls = registry.get(algorithm, "--algorithm")
     model = registry.make(cls.name, kernel=kernel, random_state=seed, where=cls.name, **(params or {}))
     check_writable_dir(Path(out).absolute().parent, "-o")   # fail before training, not after (made when saving)
-    regression = cls.task == "regression"
+    task = TASKS[cls.task]
+    if positive_label is not None and task.labels == "classes":
+        raise ConfigError(f"--positive-label: {cls.name} ({cls.display}) is a multi-class learner: it learns all "
+                          f"the labels of {data}; drop --positive-label (or pick a binary learner)")
     own_file = data not in get_registry()
     # an own file is read with its labels (or targets) as they are -- a classifier keeps them (encode_labels) --;
     # a registry dataset as the registry prepares it
     d = load_dataset(data, preprocess={"task": "regression"} if own_file else None)
     X, y = d.X, d.y
     classes = None
-    if regression:
-        from .tasks import TASKS
-        TASKS[cls.task].check_labels(y, f"dataset {data}", kind=d.task)
+    if not task.classifier:
+        task.check_labels(y, f"dataset {data}", kind=d.task)
+    elif task.labels == "classes":              # every label, as the file has it; the learner keeps them (classes_)
+        if not own_file:
+            task.check_labels(y, f"dataset {data}", kind=d.task)
+        y = file_labels(d)
     else:
         y, classes = encode_labels(y, positive_label, f"dataset {data}", log)
     if shuffle is not None:
@@ -67,8 +76,18 @@ def train(data: str, algorithm: str, *, kernel=None, params: dict | None = None,
         svs = f", {model.n_sv:,} support vector{'' if model.n_sv == 1 else 's'}" if model.n_sv else ""
         log(f"olk: trained {cls.name} on {d.n_samples:,} rows of {data} ({d.n_features} features{svs}) in "
             f"{elapsed:.1f} s; model saved to {out}")
+    kept = classes if classes is not None else model.classes_ if task.classifier else None
     return {"rows": d.n_samples, "features": d.n_features, "n_sv": model.n_sv, "seconds": elapsed,
-            "classes": None if classes is None else classes.tolist()}
+            "classes": None if kept is None else kept.tolist()}
+
+
+def file_labels(d) -> np.ndarray:
+    """The labels of dataset `d` as its file has them: a registry multiclass dataset's class indices 0..K-1 mapped
+    back to its original labels (the loader's ``meta['classes']``); any other dataset's as loaded."""
+    classes = d.meta.get("classes") if d.task == "multiclass" else None
+    if classes:
+        return np.asarray(classes)[d.y.astype(np.intp)]
+    return d.y
 
 
 def encode_labels(y, positive_label, where: str, log=print) -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +105,8 @@ def encode_labels(y, positive_label, where: str, log=print) -> tuple[np.ndarray,
         if positive_label is None:
             raise DataError(f"{where} has {found.size} labels ({', '.join(_text(v) for v in found[:6])}"
                             f"{', ...' if found.size > 6 else ''}); a binary classifier needs two: give "
-                            f"--positive-label L to learn L against the rest")
+                            f"--positive-label L to learn L against the rest, or train a multi-class learner "
+                            f"(e.g. -a mc_pa1)")
         y_pm = np.where(y == pos, 1.0, -1.0)
         neg = np.asarray(-1, dtype=found.dtype) if found.dtype.kind in "iuf" else np.asarray("rest")
         return y_pm, np.array([neg.item(), pos.item()], dtype=found.dtype if found.dtype.kind in "iuf" else object)
@@ -124,7 +144,7 @@ def train_online(model, X, y, desc: str, quiet: bool, chunks: int = 100):
     if "horizon" in model.hyperparams and model.hyperparams["horizon"] == 0:
         model.set_params(horizon=n)
     size = max(1000, math.ceil(n / chunks))
-    kw = {"classes": np.unique(y)} if TASKS[model.task].labels == "binary" else {}
+    kw = {"classes": np.unique(y)} if TASKS[model.task].classifier else {}
     bar = None
     if not quiet and sys.stderr.isatty():   # tqdm only for a bar that is shown (no start-up tax otherwise)
         from tqdm.auto import tqdm
@@ -189,8 +209,9 @@ def predict(model_path: str, data: str, *, out: str | None = None, proba: bool =
         elif stats["comparable"]:
             log(f"accuracy = {100.0 * stats['correct'] / n:.2f}% ({stats['correct']}/{n})")
         else:
+            shown = ", ".join(_text(c) for c in classes[:10]) + (", ..." if len(classes) > 10 else "")
             log(f"olk: the labels of {data if data != '-' else '<stdin>'} are not the model's classes "
-                f"({_text(classes[0])}, {_text(classes[1])}): no accuracy")
+                f"({shown}): no accuracy")
     return stats
 
 
@@ -228,7 +249,7 @@ def _chunks(data: str):
         return
     if data in get_registry() or not Path(data).is_file():
         d = load_dataset(data)              # a registry dataset, or the loader's one-line error for a bad path
-        yield _without_trailing_zero_columns(d.X), d.y, data
+        yield _without_trailing_zero_columns(d.X), file_labels(d), data
         return
     X, y = read_libsvm_file(data, data)
     if X.shape[0] == 0:
@@ -268,4 +289,4 @@ def _text(v) -> str:
     return str(v)
 
 
-__all__ = ["train", "predict", "encode_labels", "train_online", "STDIN_CHUNK_ROWS", "OlkError"]
+__all__ = ["train", "predict", "encode_labels", "file_labels", "train_online", "STDIN_CHUNK_ROWS", "OlkError"]

@@ -1,7 +1,8 @@
 """scikit-learn estimators for every registered olk learner, generated from the registry.
 
 One estimator class per learner, a thin class over it (as scikit-learn's ``SGDClassifier`` is over
-``_sgd_fast``): the learner class name plus ``Classifier`` (task ``binary`` / ``probabilistic``) or
+``_sgd_fast``): the learner class name plus ``Classifier`` (task ``binary`` / ``probabilistic`` /
+``multiclass``) or
 ``Regressor`` (task ``regression``; a trailing ``Regression`` of the learner's name is dropped), e.g.
 :class:`SPAClassifier`, :class:`RakerRegressor`, :class:`KernelOGDRegressor`.  :func:`estimator` builds one by
 registry name (``olk.estimator("spa", beta=20)``) and :data:`by_name` maps every registry name to its class.
@@ -22,7 +23,8 @@ The contract is scikit-learn's, strictly:
   parameter (e.g. ``n_rf``) only at the next ``fit``.
 * ``predict``, ``score`` (accuracy or R^2, from the mixins), ``decision_function`` (classifiers),
   ``predict_proba`` / ``predict_log_proba`` (the kernel logistic regression learners only).  ``classes_``: any two
-  labels, strings too.  ``n_features_in_`` is strict: data of another width is a ``ValueError``.
+  labels, strings too; a multi-class learner's (task ``multiclass``) any K labels, with ``decision_function``
+  (n, K) (scikit-learn's (n,) for K = 2).  ``n_features_in_`` is strict: data of another width is a ``ValueError``.
 * Fitted attributes (the learner's :meth:`~olk.algorithms.base.KernelEstimator.fitted_attributes`): a kernel
   expansion has ``support_vectors_`` (dense, or scipy CSR for sparse data) and ``dual_coef_`` ((n_sv, n_cols):
   output column j is f_j(x) = sum_s dual_coef_[s, j] k_j(sv_s, x), plus ``intercept_`` where the model has a
@@ -255,6 +257,25 @@ class OlkClassifier(ClassifierMixin, OlkEstimator):
         return self._learner_call("predict_log_proba", X)
 
 
+class OlkMulticlassClassifier(OlkClassifier):
+    """Base of the generated multi-class classifiers (task ``multiclass``: any K labels, K score functions)."""
+
+    def __sklearn_tags__(self):
+        """A multi-class classifier."""
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
+    def decision_function(self, X):
+        """The learner's K class scores of every row of X, shape (n, K) (argmax: the predicted class); with two
+        classes scikit-learn's binary convention, shape (n,): s_1(x) - s_0(x) (> 0: ``classes_[1]``; a tie
+        predicts ``classes_[0]``)."""
+        D = self._learner_call("decision_function", X)
+        if D.shape[1] == 2:
+            return D[:, 1] - D[:, 0]
+        return D[:, 0] if D.shape[1] == 1 else D
+
+
 class OlkRegressor(RegressorMixin, OlkEstimator):
     """Base of the generated regressors (real-valued targets)."""
 
@@ -329,8 +350,10 @@ _ATTR_DOCS = {
 
 def _docstring(learner_cls, clsname: str) -> str:
     regressor = learner_cls.task == "regression"
+    multiclass = learner_cls.task == "multiclass"
     first = (learner_cls.__doc__ or learner_cls.display).strip().splitlines()[0]
-    kind = "regressor" if regressor else "binary classifier (any two labels)"
+    kind = ("regressor" if regressor else "multi-class classifier (any K labels)" if multiclass else
+            "binary classifier (any two labels)")
     lines = [
         f"scikit-learn {kind} over olk's ``{learner_cls.name}`` learner: {first}",
         "",
@@ -353,7 +376,9 @@ def _docstring(learner_cls, clsname: str) -> str:
     lines += ["", "Attributes", "----------",
               f"learner_ : {learner_cls.__qualname__}\n    The fitted learner.",
               "n_features_in_ : int\n    Width of the data seen by ``fit``."]
-    if not regressor:
+    if multiclass:
+        lines.append("classes_ : ndarray of shape (K,)\n    The K labels in sorted order (class c is classes_[c]).")
+    elif not regressor:
         lines.append("classes_ : ndarray of shape (2,)\n    The two labels (the first in sorted order is the "
                      "negative class).")
     lines += [f"{n} : {_ATTR_DOCS[n]}" for n in learner_cls.fitted_names()]
@@ -363,7 +388,7 @@ def _docstring(learner_cls, clsname: str) -> str:
 def _make(name: str) -> type:
     learner_cls = REGISTRY[name]
     clsname = _class_name(learner_cls)
-    base = OlkRegressor if learner_cls.task == "regression" else OlkClassifier
+    base = {"regression": OlkRegressor, "multiclass": OlkMulticlassClassifier}.get(learner_cls.task, OlkClassifier)
     ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
           "__doc__": _docstring(learner_cls, clsname), "__init__": _init_function(learner_cls, clsname)}
     return type(clsname, (base,), ns)
@@ -400,7 +425,7 @@ def catalogue() -> str:
         learner = REGISTRY[name]
         if not learner.__module__.startswith("olk."):       # a learner registered by user code: not olk's page
             continue
-        kind = "regressor" if learner.task == "regression" else "classifier"
+        kind = {"regression": "regressor", "multiclass": "multi-class classifier"}.get(learner.task, "classifier")
         first = (learner.__doc__ or learner.display).strip().splitlines()[0].replace("|", "\\|")
         rows.append(f"| `{cls.__name__}` | `{name}` | {kind} | {'no' if learner.batch else 'yes'} | {first} |")
     return "\n".join(rows) + "\n"
@@ -416,5 +441,6 @@ def estimator(name: str, **params):
     return by_name[key](**params)
 
 
-__all__ = ["estimator", "by_name", "by_class_name", "OlkEstimator", "OlkClassifier", "OlkRegressor", "FITTED",
+__all__ = ["estimator", "by_name", "by_class_name", "OlkEstimator", "OlkClassifier", "OlkMulticlassClassifier",
+           "OlkRegressor", "FITTED",
            *sorted(by_class_name)]

@@ -658,8 +658,12 @@ def _check_types(model, fresh, where: str) -> None:
     Attributes that start as None (the SV pool before the first example, ``classes_``) are checked by their own
     decoder (:func:`_check_pool_state`) or not at all."""
     from ._core.svpool import SVPool
+    from .tasks import TASKS
+    # a binary classifier keeps its two labels; a multi-class one (its declared task) any K >= 1 of them
+    multiclass = TASKS[type(model).task].labels == "classes"
     late = {"pool": lambda v: isinstance(v, SVPool),
-            "classes_": lambda v: isinstance(v, np.ndarray) and v.ndim == 1 and v.shape[0] == 2,
+            "classes_": lambda v: isinstance(v, np.ndarray) and v.ndim == 1 and (
+                v.shape[0] >= 1 if multiclass else v.shape[0] == 2),
             "n_features_in_": lambda v: type(v) is int and 0 <= v < 2 ** 31}
     for key, valid in late.items():     # set by learning: None in a fresh learner
         v = model.__dict__.get(key)

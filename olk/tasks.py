@@ -1,6 +1,6 @@
 """Task protocols: what one run measures, described once per task.
 
-A learner declares its task (``task = "binary"``, ``"probabilistic"`` or ``"regression"``); the
+A learner declares its task (``task = "binary"``, ``"probabilistic"``, ``"multiclass"`` or ``"regression"``); the
 dataset's labels are checked against it, the online pass records the task's metrics, batch mode scores
 held-out data with them, and the tables, ``olk compare`` and ``olk report`` pick their columns from it.
 
@@ -10,6 +10,13 @@ held-out data with them, and the tables, ``olk compare`` and ``olk report`` pick
 * ``probabilistic`` — binary labels, and the learner's score is a log-odds f(x_t): p_t = 1/(1 + e^-f)
   is its probability of +1.  Everything of ``binary`` plus the mean log-loss -log p_t(y_t) (natural
   log; p clipped to [1e-15, 1 - 1e-15], scikit-learn's convention).
+* ``multiclass`` — K >= 2 classes, labels 0..K-1 (the data layer's class indices of a multiclass dataset, in the
+  sorted order of its original labels; a binary dataset's -1/+1 are classes 0/1).  The learner keeps K scores
+  s_0..s_{K-1}; it predicts the class of the largest, ties to the smallest class index
+  (:func:`predicted_class`), and its ``step`` returns that class index.  Before the pass the task tells the
+  learner K (``expect_classes``: the largest index + 1).  Metrics: mistakes (rounds whose predicted class
+  differs from y_t), accuracy (%), the mistake-rate learning curve; batch mode: test accuracy (%).  Table
+  columns and figure axes as ``binary``.
 * ``regression`` — real-valued y_t; the score is the prediction.  Metrics: mean squared error of the
   online predictions (made before each update) and its learning curve; batch mode: test MSE.  An active
   learner (one that decides whether to ask for y_t) exposes ``n_labels``: the labelling efficiency
@@ -39,7 +46,7 @@ def checkpoints(n: int, count: int = 50) -> np.ndarray:
 @dataclass(frozen=True)
 class Task:
     name: str
-    labels: str                 # what y must be: "binary" ({-1, +1}) or "real"
+    labels: str                 # what y must be: "binary" ({-1, +1}), "classes" (class indices 0..K-1) or "real"
     primary: str                # the metric tuning maximises / minimises and the tables lead with
     higher_is_better: bool
     test_metric: str            # what batch mode records on held-out data
@@ -53,6 +60,11 @@ class Task:
     batch_tradeoff: tuple = ("train_time_s", "test_accuracy")
     online_sensitivity: tuple = ("n_sv", "time_s", "accuracy")
     batch_sensitivity: tuple = ("n_sv", "train_time_s", "test_accuracy")
+
+    @property
+    def classifier(self) -> bool:
+        """The task predicts classes (its score is accuracy), not real values."""
+        return self.labels != "real"
 
     def table_metrics(self, batch: bool) -> tuple:
         """The metric columns a results table shows by default for this task (``table_layout.metrics``
@@ -74,13 +86,25 @@ class Task:
         if self.labels == "binary":
             if kind is not None and kind != "binary":
                 raise DataError(f"{where} is a {kind} task; the online classifiers need binary labels {{-1,+1}} "
-                                f"(set preprocess: {{positive_label: ...}})")
+                                f"(set preprocess: {{positive_label: ...}})" +
+                                (", or use a multi-class learner such as mc_pa1" if kind == "multiclass" else ""))
             y = np.asarray(y)
             bad = ~np.isin(y, (-1.0, 1.0))
             if bad.any():
                 i = int(np.argmax(bad))
                 raise DataError(f"{where}: a {self.name} learner needs labels in {{-1, +1}}; row {i} (0-based) "
                                 f"has {y[i].item()!r} (set preprocess: {{positive_label: ...}} on the dataset)")
+        elif self.labels == "classes":
+            if kind is not None and kind not in ("binary", "multiclass"):
+                raise DataError(f"{where} is a {kind} task; a {self.name} learner needs class labels (a multiclass "
+                                f"or binary dataset)")
+            yf = np.asarray(y, dtype=np.float64)
+            binary = bool(np.any(yf == -1.0))
+            bad = ~np.isin(yf, (-1.0, 1.0)) if binary else ~((yf >= 0.0) & (yf == np.round(yf)))
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise DataError(f"{where}: a {self.name} learner needs class indices 0..K-1 (a multiclass dataset) or "
+                                f"the labels -1/+1 of a binary one; row {i} (0-based) has {yf[i].item()!r}")
         else:
             yf = np.asarray(y, dtype=np.float64)
             if not np.all(np.isfinite(yf)):
@@ -92,11 +116,15 @@ class Task:
         """One online pass of `model` over rows `order` of (X, y): the task's metrics and learning curve.
         With ``held_out``, the model's output is also scored on held-out data after the examples its
         ``points`` name (that scoring is left out of ``time_s``)."""
+        if self.labels == "classes":        # class indices; the learner sizes its K score columns first
+            y = class_indices(y)
+            model.expect_classes(int(y.max()) + 1 if y.size else 0)
         model.bind(X)
         ylist = np.asarray(y, dtype=np.float64).tolist()
         olist = np.asarray(order, dtype=np.int64).tolist()
         cps = checkpoints(len(olist), n_checkpoints).tolist()
-        loop = {"binary": _binary_loop, "probabilistic": _probabilistic_loop, "regression": _regression_loop}[self.name]
+        loop = {"binary": _binary_loop, "probabilistic": _probabilistic_loop, "multiclass": _multiclass_loop,
+                "regression": _regression_loop}[self.name]
         step = model.step
         if held_out is not None:
             step = held_out.probing(model, len(olist))
@@ -127,6 +155,8 @@ class Task:
         f = model.decision_function(Xt, output=output)
         if self.labels == "binary":
             return 100.0 * float(np.mean(np.where(f >= 0.0, 1.0, -1.0) == yt))      # sign(0) = +1
+        if self.labels == "classes":                                               # argmax of the K scores
+            return 100.0 * float(np.mean(predicted_class(f) == class_indices(yt)))
         return float(np.mean((f - yt) ** 2))
 
 
@@ -194,6 +224,42 @@ def log_odds_to_proba(score):
     learner's ``predict_proba`` (:class:`~olk.algorithms.logistic.LogisticOutput`) use it."""
     from scipy.special import expit
     return expit(score)
+
+
+def predicted_class(scores):
+    """The ``multiclass`` task's prediction: the index of the largest of the K class scores, ties to the smallest
+    index (numpy's argmax).  One score vector (K,) gives an int; a matrix (n, K) the n classes of its rows."""
+    s = np.asarray(scores)
+    if s.ndim == 1:
+        return int(np.argmax(s))
+    return np.argmax(s, axis=1)
+
+
+def class_indices(y) -> np.ndarray:
+    """The ``multiclass`` task's labels as float64 class indices: a multiclass dataset's 0..K-1 as they are, a
+    binary dataset's -1/+1 as classes 0/1 (its two labels in sorted order)."""
+    y = np.asarray(y, dtype=np.float64)
+    return np.where(y == -1.0, 0.0, y)
+
+
+def _multiclass_loop(step, ylist, olist, cps):
+    cp_iter = iter(cps)
+    next_cp = next(cp_iter, -1)
+    curve_t, curve_m = [], []
+    mistakes = 0
+    t = 0
+    for i in olist:
+        yi = ylist[i]
+        if step(i, yi) != yi:                # step returns the predicted class index
+            mistakes += 1
+        t += 1
+        if t == next_cp:
+            curve_t.append(t)
+            curve_m.append(mistakes)
+            next_cp = next(cp_iter, -1)
+    n = len(olist)
+    return {"mistakes": mistakes, "accuracy": 100.0 * (1.0 - mistakes / n) if n else float("nan"),
+            "curve": {"t": curve_t, "mistake_rate": [100.0 * m / c for m, c in zip(curve_m, curve_t)]}}
 
 
 def _binary_loop(step, ylist, olist, cps):
@@ -273,6 +339,9 @@ TASKS: dict[str, Task] = {t.name: t for t in (
     Task("probabilistic", "binary", "accuracy", True, "test_accuracy", "mistake_rate",
          "probabilistic binary classification: binary's metrics plus the online log-loss",
          online_columns=("accuracy", "log_loss", "time_s", "n_sv")),
+    Task("multiclass", "classes", "accuracy", True, "test_accuracy", "mistake_rate",
+         "multi-class classification (K >= 2 classes, argmax of K scores): online mistakes / accuracy, test "
+         "accuracy"),
     Task("regression", "real", "mse", False, "test_mse", "mse",
          "regression: online and test mean squared error (+ labelling efficiency for active learners)",
          online_columns=("mse", "time_s", "n_sv"), batch_columns=("test_mse", "train_time_s", "n_sv"),

@@ -190,7 +190,8 @@ def _column_scores(learner, X):
     for per_column in ("classifier_scores", "kernel_predictions", "kernel_scores"):
         if hasattr(learner, per_column):
             return getattr(learner, per_column)(X)
-    return learner.decision_function(X)[:, None]
+    D = learner.decision_function(X)
+    return D if D.ndim == 2 else D[:, None]          # a multi-class learner's K class scores are its columns
 
 
 @pytest.mark.parametrize("sparse", [False, True])

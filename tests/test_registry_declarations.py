@@ -1,6 +1,6 @@
 """What every registered learner declares as class attributes (olk/algorithms/DEVELOPING.md):
 
-* ``task`` — the task protocol it is run with (all of olk's current learners: ``"binary"``);
+* ``task`` — the task protocol it is run with (a key of ``olk.tasks.TASKS``);
 * ``outputs`` — its named output classifiers: exactly the choices of its ``output`` parameter, () without one;
 * ``style`` — (colour, marker) of its plots; each colour is used by one learner only (markers may repeat).
 """
@@ -46,7 +46,7 @@ def test_outputs_are_the_choices_of_the_output_parameter(name):
 
 def test_spa_oskl_and_online_klr_offer_avg_and_last():
     assert REGISTRY["spa"].outputs == REGISTRY["oskl"].outputs == ("avg", "last")
-    assert [n for n in LEARNERS if REGISTRY[n].outputs] == ["klr_aux", "klr_margin", "klr_nc", "oskl", "spa"]
+    assert [n for n in LEARNERS if REGISTRY[n].outputs] == ["klr_aux", "klr_margin", "klr_nc", "mc_spa", "oskl", "spa"]
     assert all(REGISTRY[n].outputs == ("avg", "last") for n in ("klr_aux", "klr_margin", "klr_nc"))
 
 

@@ -33,6 +33,8 @@ def test_a_stream_of_single_examples_gives_the_partial_fit_model(name, layout):
     XX = sp.csr_matrix(X) if layout == "sparse" else X
     whole = make(name, kernel={"type": "gaussian", "gamma": 0.7}, random_state=4, **_kw(name)).partial_fit(XX, y)
     stream = make(name, kernel={"type": "gaussian", "gamma": 0.7}, random_state=4, **_kw(name))
+    if REGISTRY[name].task == "multiclass":     # a multi-class stream meets its classes one at a time (learn_one adds
+        stream.partial_fit(XX[:0], y[:0], classes=np.unique(y))     # them); told them up front, it is partial_fit's
     for i in range(len(y)):
         x = {"dense": lambda: X[i], "sparse": lambda: XX[i],
              "dict": lambda: {j: v for j, v in enumerate(X[i]) if v != 0.0}}[layout]()

@@ -12,7 +12,9 @@ subpackage, with no import line to edit.  The families follow the papers' struct
 * ``klr/``: sparse online kernel logistic regression and its batch baselines;
 * ``selection/``: online kernel selection (OKS) and its baselines;
 * ``regression/``: online kernel regression on the SV pool (KOGD, OMKR);
-* ``random_features/``: random-feature online multi-kernel regression (Raker, OMKL-AKS, AMKL, AMKL-AKS).
+* ``random_features/``: random-feature online multi-kernel regression (Raker, OMKL-AKS, AMKL, AMKL-AKS);
+* ``multiclass/``: multi-class online kernel classifiers (K class scores on one pool: Perceptron, PA-I, SPA and
+  the budget learners RBP, Forgetron, BPA-S, BOGD).
 
 ``common/`` holds what learners share (the base classes, input checks, losses, averaged and projected outputs);
 ``registry.py`` the registry and parameter declarations; ``protocol.py`` the learner contract.

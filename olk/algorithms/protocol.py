@@ -10,7 +10,7 @@ Declarations (class attributes, read without building the learner):
 =====================  =====================================================================================
 ``name``, ``display``  registry id and the paper's name
 ``params``             its hyper-parameters (:class:`~olk.algorithms.registry.Param`), checked once
-``task``               ``"binary"``, ``"probabilistic"`` or ``"regression"`` (:data:`olk.tasks.TASKS`)
+``task``               ``"binary"``, ``"probabilistic"``, ``"multiclass"`` or ``"regression"`` (:data:`olk.tasks.TASKS`)
 ``outputs``            the named output classifiers (``("avg", "last")``) = the choices of its ``output``
 ``style``              (colour, marker) in every plot
 ``n_cols``             coefficient columns per support vector
@@ -84,6 +84,8 @@ class Learner(Protocol):
     def decision_function(self, X, output: Optional[str] = None) -> Any: ...
 
     def run_summary(self) -> dict: ...
+
+    def expect_classes(self, n_classes: int) -> None: ...   # the multiclass task: labels 0..n_classes-1 follow
 
     def fitted_attributes(self) -> dict: ...
 

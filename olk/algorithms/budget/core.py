@@ -106,20 +106,28 @@ class ForgetronState:
         delta = abs(pool.get_coef(r, col))                   # sigma_r
         pool.decision_sv(r, buf, col)                        # f'_t(x_r), new SV included (column col only)
         mu = y_r * buf[col]
+        phi = self.phi(delta, mu)
+        if phi != 1.0:
+            pool.scale_col(col, phi)                         # (2) shrink every sigma, the new one too
+        self.charge(delta, phi, mu)
+        return forget(pool, r, col)                          # (3) forget the oldest
+
+    def phi(self, delta: float, mu: float) -> float:
+        """phi_t = max { phi in (0, 1] : Psi(delta phi, phi mu) + Q_t <= 15/32 M_t } for the removed SV's
+        coefficient delta = sigma_r and margin mu = y_r f'_t(x_r) (:class:`~olk.algorithms.forgetron.Forgetron`)."""
         a = delta * delta - 2.0 * delta * mu
         b = 2.0 * delta
         c = self.Q - 15.0 / 32.0 * self.M
         if a + b + c <= 0.0:
-            phi = 1.0
-        else:                                                # smallest positive root of a p^2 + b p + c
-            phi = -2.0 * c / (b + math.sqrt(max(b * b - 4.0 * a * c, 0.0)))
-            phi = min(1.0, max(phi, 0.0))
-        if phi != 1.0:
-            pool.scale_col(col, phi)                         # (2) shrink every sigma, the new one too
+            return 1.0
+        phi = -2.0 * c / (b + math.sqrt(max(b * b - 4.0 * a * c, 0.0)))   # smallest positive root of a p^2 + b p + c
+        return min(1.0, max(phi, 0.0))
+
+    def charge(self, delta: float, phi: float, mu: float) -> None:
+        """Q_{t+1} = Q_t + Psi(delta phi, phi mu), Psi(lam, m) = lam^2 + 2 lam - 2 lam m: the removal damage."""
         lam = delta * phi
         self.Q += lam * lam + 2.0 * lam - 2.0 * lam * (phi * mu)   # Psi(sigma_{r,t+1}, y_r f''_t(x_r))
         self.phi_last = phi
-        return forget(pool, r, col)                          # (3) forget the oldest
 
 
 def bpas_choice(pool, col: int, kernel: int, krt: np.ndarray, ktt: float, slots=None) -> tuple[int, float]:

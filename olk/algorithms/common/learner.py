@@ -52,8 +52,8 @@ class KernelEstimator:
     params: tuple = ()
     aliases: tuple = ()
     #: the task protocol it is run and scored with (a key of ``olk.tasks.TASKS``): "binary" (the
-    #: default), "probabilistic" (the KLR learners, via :class:`~olk.algorithms.logistic.LogisticOutput`)
-    #: or "regression"
+    #: default), "probabilistic" (the KLR learners, via :class:`~olk.algorithms.logistic.LogisticOutput`),
+    #: "multiclass" (:mod:`olk.algorithms.multiclass`) or "regression"
     task = "binary"
     #: the named output classifiers it offers, e.g. ("avg", "last") for SPA and OSKL: exactly the choices of
     #: its ``output`` parameter, which picks the default one; () = a single output classifier, no parameter
@@ -118,6 +118,15 @@ class KernelEstimator:
     def memory_extra(cls, params: dict, n_train: int, n_features: int, n_kernels: int) -> int:
         """Bytes a run holds besides its SV store and its data (kernel matrices, caches, inverses): none here."""
         return 0
+
+    def expect_classes(self, n_classes: int) -> None:
+        """The ``multiclass`` task's online pass is about to learn the labels 0..n_classes-1 (:mod:`olk.tasks`):
+        a multi-class learner sizes its K score columns.  Every other learner has nothing to prepare."""
+
+    def _adopt_classes(self, classes) -> None:
+        """Keep the labels ``classes`` that ``fit`` / ``partial_fit`` found (``classes_``); a multi-class learner
+        also sizes its K score columns to them."""
+        self.classes_ = classes
 
     def column_kernels(self) -> list[int]:
         """The kernel (index into ``self.kernels``) each coefficient column is evaluated with.  One kernel:
@@ -197,7 +206,7 @@ class KernelEstimator:
     def score(self, X, y) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` for a classifier; R^2 for a regressor (scikit-learn's
         scores: R^2 = 1 - SS_res / SS_tot, and for a constant y 1 if the predictions are exact, else 0)."""
-        if TASKS[self.task].labels == "binary":
+        if TASKS[self.task].classifier:
             return float(np.mean(self.predict(X) == np.asarray(y)))
         y = np.asarray(y, dtype=np.float64)
         res = float(np.sum((y - self.predict(X)) ** 2))
@@ -261,7 +270,7 @@ class KernelEstimator:
             if found.size > 2:
                 raise InputError(f"y: {found.size} distinct labels ({labels_text(found)}) but {self.display} is a binary "
                                 f"classifier. Only binary classification is supported: give it two labels (for a multiclass LIBSVM file, map one class to +1 "
-                                f"with preprocess={{'positive_label': L}})")
+                                f"with preprocess={{'positive_label': L}}, or use a multi-class learner such as mc_pa1)")
             if found.size == 2:
                 classes = found
             elif found.dtype.kind in "iuf" and found[0] in (-1, 1):
@@ -350,7 +359,7 @@ class OnlineLearner(KernelEstimator):
         ``n_features_in_``.  ``classes`` (scikit-learn's argument) names both labels up front, so a first call
         may hold examples of one class only; later calls may repeat it (it must equal ``classes_``)."""
         if classes is not None:
-            if TASKS[self.task].labels != "binary":
+            if not TASKS[self.task].classifier:
                 raise InputError(f"{self.name}.partial_fit: classes= is for classifiers; {self.display} is a "
                                  f"regressor (real-valued targets)")
             c = np.asarray(classes)
@@ -358,7 +367,7 @@ class OnlineLearner(KernelEstimator):
             if self.classes_ is None:
                 self._learn(X, y, fresh=False, classes=found)
                 return self
-            if found.shape != self.classes_.shape or not np.all(same_label(found, self.classes_[0]) | same_label(found, self.classes_[1])):
+            if found.shape != self.classes_.shape or not all(same_label(self.classes_, c).any() for c in found):
                 raise InputError(f"classes=({labels_text(found)}) differs from this model's classes_ "
                                  f"({labels_text(self.classes_)}), fixed by its first fit/partial_fit call")
         return self._learn(X, y, fresh=False)
@@ -380,7 +389,7 @@ class OnlineLearner(KernelEstimator):
             self._reset()
             self.__dict__.pop("n_features_in_", None)
         self.bind(X)
-        self.classes_ = classes
+        self._adopt_classes(classes)
         if getattr(self, "n_features_in_", None) is None:
             self.n_features_in_ = n_features(X)
         step = self.step
