@@ -247,6 +247,8 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         """The learner's prediction for x: sign(f(x)) as one of the two labels (sign(0) = +1)."""
         row = self._row(x)
         if self._multiclass:
+            if self.learner.classes_ is None:       # River's convention: no prediction before the first label
+                return None
             return _plain(self.learner.predict_one(row))
         if self._first is not None:
             return self._first

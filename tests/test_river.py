@@ -319,3 +319,29 @@ def test_olk_works_without_river_and_olk_river_says_how_to_install_it():
             "try:\n    import olk.river\nexcept ImportError as e:\n    print('ERR', e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["False", "ERR olk.river needs River, which is not installed: pip install olk[river]"]
+
+
+# ------------------------------------------------------------------------------------------------ multi-class
+def test_multiclass_learners_are_river_multiclass_classifiers_on_a_bundled_stream():
+    """The multi-class learners (task ``multiclass``) are River multi-class classifiers: no prediction before the
+    first label (River's convention: None), then the learner's argmax class; progressive validation on River's
+    bundled ImageSegments (7 classes) matches the learner's own online pass example by example."""
+    from river import datasets, metrics
+
+    from olk.algorithms import make
+    rows = list(datasets.ImageSegments())[:400]
+    keys = sorted(rows[0][0])
+    for name in ("mc_perceptron", "mc_pa1"):
+        model = R.by_name[name](kernel={"type": "gaussian", "gamma": 1e-4})
+        assert model._multiclass and model.predict_one(rows[0][0]) is None
+        learner = make(name, kernel={"type": "gaussian", "gamma": 1e-4})
+        acc = metrics.Accuracy()
+        for x, y in rows:
+            p = model.predict_one(x)
+            row = np.array([[float(x[k]) for k in keys]])
+            if learner.classes_ is not None:
+                assert p == learner.predict_one(row[0]), name
+            acc.update(y, p)
+            model.learn_one(x, y)
+            learner.learn_one(row[0], y)
+        assert acc.get() > 0.5, (name, acc.get())
