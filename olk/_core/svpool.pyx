@@ -526,9 +526,15 @@ cdef class SVPool:
             self.sp_idx = idx; self.sp_val = val
 
     def add(self, RowSource src, Py_ssize_t i, coefs, long long tag=0):
-        """Append row i of `src` as a new SV with the given coefficients (one per column). Returns its slot."""
+        """Append row i of `src` as a new SV with the given coefficients (one per column; a number is every
+        column's). Returns its slot."""
+        cdef double one
+        cdef double[::1] cv
         self._check_src(src, i)
-        cdef double[::1] cv = np.array(np.broadcast_to(np.asarray(coefs, dtype=np.float64), (self.n_cols,)), dtype=np.float64)
+        if self.n_cols == 1 and (type(coefs) is float or type(coefs) is int):
+            one = coefs                                 # the value numpy's float64 conversion gives
+            return self._append(src, i, &one, tag)
+        cv = np.array(np.broadcast_to(np.asarray(coefs, dtype=np.float64), (self.n_cols,)), dtype=np.float64)
         return self._append(src, i, &cv[0], tag)
 
     cdef Py_ssize_t _append(self, RowSource src, Py_ssize_t i, const double* coefs, long long tag) except -1:
@@ -938,10 +944,43 @@ cdef class SVPool:
     cdef void _block_values(self, const double* q, Py_ssize_t qlen, Py_ssize_t s0, Py_ssize_t s1,
                             double* val) noexcept nogil:
         """One kernel: val[s - s0] = k(x, sv_s) for the SVs s0 <= s < s1 (at most BLOCK of them): their products
-        (:meth:`_block_prods`), then for an exp kernel every exp argument and one vectorised exp over them."""
-        cdef Py_ssize_t s
-        cdef double qn = self.qnorm[0]
+        (:meth:`_block_prods`), then for an exp kernel every exp argument and one vectorised exp over them.
+        The common case (an exp kernel on the whole-row inner product: Gaussian) computes each group of four
+        arguments right after its four products, with the pool's arrays read through local pointers: the
+        same operations on the same values (:meth:`_exp_arg`), without the round trip through memory."""
+        cdef Py_ssize_t s, b, nm = self.n_meas
+        cdef double qn = self.qnorm[0], g, d2
         cdef double* arg = &self.barg[0]
+        cdef const double* sn
+        cdef double p4[4]
+        if self._is_exp(0) and self.m_hi[0] == -1 and not self.m_chi[0]:
+            g = self.gamma[0]
+            sn = &self.mnorm[0, 0]                     # sn[s * nm] = mnorm[s, 0]
+            s = s0
+            if self.sparse:
+                while s + 4 <= s1:
+                    olk_sparse_dot4(&self.work[0], &self.sp_idx[0], &self.sp_val[0], &self.sp_start[0],
+                                    &self.sp_len[0], s, self.unit, p4)
+                    for b in range(4):                 # _exp_arg(0, p4[b], qn, mnorm[s + b, 0])
+                        d2 = qn + sn[(s + b) * nm] - 2.0 * p4[b]
+                        if d2 < 0.0:
+                            d2 = 0.0
+                        arg[s - s0 + b] = -g * d2
+                    s += 4
+            else:
+                while s + 4 <= s1:
+                    olk_dense_dot4(q, &self.dense[0, 0], self.n_features, qlen, s, p4)
+                    for b in range(4):
+                        d2 = qn + sn[(s + b) * nm] - 2.0 * p4[b]
+                        if d2 < 0.0:
+                            d2 = 0.0
+                        arg[s - s0 + b] = -g * d2
+                    s += 4
+            while s < s1:
+                arg[s - s0] = self._exp_arg(0, self._prod(q, qlen, s, 0), qn, sn[s * nm])
+                s += 1
+            olk_vexp(arg, val, s1 - s0)
+            return
         self._block_prods(q, qlen, s0, s1, 0, val)
         if self._is_exp(0):
             for s in range(s0, s1):

@@ -2,9 +2,10 @@
 
 Suites (``olk bench SUITE [options]``; ``olk bench SUITE --help`` lists a suite's options):
 
-* ``core`` (:mod:`olk.bench.core`): issue 13's fixed cases — the learning loop's time, kernel evaluations per
-  second and their fraction of the single-core limit measured in the same run by reference C loops, peak
-  memory, whole-process time, the authors' C++ library's times and the paper's; writes results/bench/core.csv.
+* ``core`` (:mod:`olk.bench.core`): six fixed cases (issues 13 and 29) — the learning loop's time, kernel
+  evaluations per second and their fraction of the single-core limit measured in the same run by reference C
+  loops, peak memory, whole-process time; with ``--vs-cpp PATH`` the authors' group's C++ library on the same
+  file in alternating pairs (cold and warm), with ``--baseline DIR`` before/after pairs; writes results/bench/.
 * ``learners`` (:mod:`olk.bench.learners`): every online classifier, one pass on a9a and codrna, next to the SPA
   paper's C++ times (Table 2); ``batch``: Table 3's training times.
 * ``multi`` (:mod:`olk.bench.multi`): the 16-kernel learners (DD, DDPA, BOMKC(SPA)), one shared pool vs 16
