@@ -61,6 +61,13 @@ cdef class SVPool:
     cdef Py_ssize_t[::1] kstamp  # the SV slot kv[k] was last computed for (per-kernel membership)
     cdef double[::1] barg        # a block's exp arguments (BLOCK) ...
     cdef double[::1] bval        # ... and its products, then kernel values
+    cdef readonly bint blocked_members   # several kernels on the whole-row product, distinct per column
+    cdef int[::1] ecol           # a block's entries (SV, owning column): the column ...
+    cdef double[::1] ecoef       # ... its coefficient ...
+    cdef double[::1] earg        # ... the exp argument ...
+    cdef double[::1] ekv         # ... and the kernel value
+    cdef Py_ssize_t[::1] fidx    # entries whose exp argument is outside the vector exp's range ...
+    cdef double[::1] fval        # ... and their values (the scalar exp)
 
     # guards
     cdef int _check_src(self, RowSource src, Py_ssize_t i) except -1
@@ -100,6 +107,7 @@ cdef class SVPool:
     cdef inline long long _add_scanned(self, Py_ssize_t s, Py_ssize_t c0, Py_ssize_t c1, const double* q,
                                        Py_ssize_t qlen, double* out) noexcept nogil
     cdef inline void _reset_stamps(self) noexcept nogil
+    cdef long long _decide_blocked(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil
     cdef long long _decide_members(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil
     cdef inline const double* _sv_query(self, Py_ssize_t q) noexcept nogil
 

@@ -72,6 +72,7 @@ cdef extern from "olk_exp.h" nogil:
     uint64_t olk_exp_sbits[128]
     double olk_exp(double x)
     void olk_vexp(const double* x, double* y, Py_ssize_t n)
+    void olk_vexp_fast(const double* x, double* y, Py_ssize_t n)   # the fast path alone: -708 < x < 709
     int olk_vexp_level
     int olk_vexp_detect()
 
@@ -330,6 +331,16 @@ cdef class SVPool:
         self.kstamp = np.full(self.n_kernels, -1, dtype=np.intp)
         self.barg = np.zeros(BLOCK, dtype=np.float64)
         self.bval = np.zeros(BLOCK, dtype=np.float64)
+        ckl = self.col_kernel
+        self.blocked_members = bool(self.masked and self.n_kernels > 1 and self.n_meas == 1 and self.m_hi[0] == -1
+                                    and not self.m_chi[0] and len(set(ckl)) == len(ckl))
+        if self.blocked_members:                # one entry per (SV, owning column) of a block
+            self.ecol = np.zeros(BLOCK * self.n_cols, dtype=np.intc)
+            self.ecoef = np.zeros(BLOCK * self.n_cols, dtype=np.float64)
+            self.earg = np.zeros(BLOCK * self.n_cols, dtype=np.float64)
+            self.ekv = np.zeros(BLOCK * self.n_cols, dtype=np.float64)
+            self.fidx = np.zeros(BLOCK * self.n_cols, dtype=np.intp)
+            self.fval = np.zeros(BLOCK * self.n_cols, dtype=np.float64)
         if sparse:
             self.sp_start = np.zeros(self.capacity, dtype=np.intp)
             self.sp_len = np.zeros(self.capacity, dtype=np.intp)
@@ -1072,6 +1083,119 @@ cdef class SVPool:
         for k in range(self.n_meas):
             self.mstamp[k] = -1
 
+    cdef long long _decide_blocked(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil:
+        """:meth:`_decide_members` in blocks of BLOCK SVs, for a pool whose kernels all read the whole-row inner
+        product and whose columns have distinct kernels (``blocked_members``: OMKC's one classifier per kernel).
+
+        Per block: the products four at a time (olk_dot.h), then one *entry* per (SV, owning column) in slot
+        order and, within an SV, column order -- for an exp kernel its argument -gamma_k d2 (d2 = |x|^2 + |sv|^2
+        - 2<x, sv>, clipped at 0, the same for every kernel of the SV: :meth:`_exp_arg`'s operations), for any
+        other kernel its value (:meth:`_kval`) -- then one vectorised exp over the block's exp arguments, then
+        out[c] += coef[s, c] k_c in entry order.  A column's kernel is either an exp kernel or not, so each
+        out[c] still adds its terms in slot order, and every value has the bits of the one-SV-at-a-time loop
+        (the vector exp is the scalar one, tests/test_exp.py): bit-identical, with the exps no longer one at
+        a time.  Returns the kernel evaluations made (one per entry, as :meth:`_add_owned` counts them)."""
+        cdef Py_ssize_t s, s0, s1, c, k, ne, np_, nf, e, nm = self.n_meas, nc = self.n_cols
+        cdef long long evals = 0, nzero = 0
+        cdef uint64_t m, mg, gmask = 0
+        cdef double qn = self.qnorm[0], d2, p, x, a
+        cdef bint inr, zero
+        cdef bint unit = self.unit
+        cdef const double* w = NULL
+        cdef const int* ix = NULL
+        cdef const double* vv = NULL
+        cdef const Py_ssize_t* st = NULL
+        cdef const Py_ssize_t* ln = NULL
+        cdef const double* rows = NULL
+        cdef Py_ssize_t* fidx = &self.fidx[0]
+        cdef double* fval = &self.fval[0]
+        cdef double* prod = &self.bval[0]
+        cdef const double* sn = &self.mnorm[0, 0]
+        cdef const double* cf
+        cdef int* ecol = &self.ecol[0]
+        cdef double* ecoef = &self.ecoef[0]
+        cdef double* earg = &self.earg[0]
+        cdef double* ev = &self.ekv[0]
+        cdef double negg[64]                    # -gamma of each column's kernel (exact: a sign flip)
+        cdef Py_ssize_t cap = self.ecol.shape[0]
+        for c in range(nc):
+            k = self.col_kernel[c]
+            negg[c] = -self.gamma[k]
+            if self.kind[k] == K_GAUSSIAN:
+                gmask |= (<uint64_t>1) << c
+        if self.sparse:
+            w = &self.work[0]; ix = &self.sp_idx[0]; vv = &self.sp_val[0]; st = &self.sp_start[0]; ln = &self.sp_len[0]
+        else:
+            rows = &self.dense[0, 0]
+        s0 = 0
+        while s0 < self.n_sv:
+            s1 = s0 + BLOCK if s0 + BLOCK < self.n_sv else self.n_sv
+            s = s0                                  # the products, four at a time (_block_prods, pointers hoisted)
+            if self.sparse:
+                while s + 4 <= s1:
+                    olk_sparse_dot4(w, ix, vv, st, ln, s, unit, &prod[s - s0])
+                    s += 4
+            else:
+                while s + 4 <= s1:
+                    olk_dense_dot4(q, rows, self.n_features, qlen, s, &prod[s - s0])
+                    s += 4
+            while s < s1:
+                prod[s - s0] = self._prod(q, qlen, s, 0)
+                s += 1
+            ne = 0                                  # exp entries fill [0, ne) from the front ...
+            np_ = 0                                 # ... the others [cap - np_, cap) from the back
+            nf = 0
+            for s in range(s0, s1):
+                m = self.owners[s]
+                if m == 0:
+                    continue
+                cf = &self.coef[s, 0]
+                p = prod[s - s0]
+                mg = m & gmask
+                m &= ~gmask
+                if mg:
+                    d2 = qn + sn[s * nm] - 2.0 * p      # _exp_arg: clipped at 0, times -gamma_k
+                    if d2 < 0.0:
+                        d2 = 0.0
+                    while mg:                           # written without a branch on the value: an entry is
+                        c = __builtin_ctzll(mg)         # stored at ne and kept (ne + 1) when x is in the vector
+                        mg &= mg - 1                    # exp's fast range
+                        x = negg[c] * d2
+                        a = cf[c]
+                        ecol[ne] = <int> c
+                        ecoef[ne] = a
+                        earg[ne] = x
+                        inr = (x > -708.0) & (x < 709.0)
+                        # olk_exp(x) is exactly 0 and the coefficient finite: the term is +-0.0 and out[c] (never
+                        # -0.0) does not move, so no entry (still counted as an evaluation)
+                        zero = (x < -745.2) & (a - a == 0.0)
+                        ne += inr
+                        nzero += zero
+                        if not (inr | zero):            # NaN or the edges: the scalar exp, patched in after
+                            earg[ne] = 0.0
+                            fidx[nf] = ne
+                            fval[nf] = olk_exp(x)
+                            nf += 1
+                            ne += 1
+                while m:
+                    c = __builtin_ctzll(m)
+                    m &= m - 1
+                    np_ += 1
+                    ecol[cap - np_] = <int> c
+                    ecoef[cap - np_] = cf[c]
+                    ev[cap - np_] = self._kval(self.col_kernel[c], p, qn, sn[s * nm])
+            if ne:
+                olk_vexp_fast(earg, ev, ne)
+            for e in range(nf):
+                ev[fidx[e]] = fval[e]
+            for e in range(ne):
+                out[ecol[e]] += ecoef[e] * ev[e]
+            for e in range(cap - 1, cap - 1 - np_, -1):
+                out[ecol[e]] += ecoef[e] * ev[e]
+            evals += ne + np_
+            s0 = s1
+        return evals + nzero
+
     cdef long long _decide_members(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil:
         """Several kernels: out[c] += coef[s, c] k_c(sv_s, x) over the owning columns only (:meth:`_add_owned`);
         one product per (SV, measure) serves every kernel reading it, and none for an SV no column owns.
@@ -1079,6 +1203,8 @@ cdef class SVPool:
         cdef Py_ssize_t s
         cdef long long evals = 0
         cdef uint64_t m
+        if self.blocked_members:
+            return self._decide_blocked(q, qlen, out)
         self._reset_stamps()
         if self.masked:
             for s in range(self.n_sv):

@@ -185,11 +185,11 @@ class Proc:
     stderr: str
 
 
-def timed(cmd: list[str], env: dict | None = None) -> Proc:
+def timed(cmd: list[str], env: dict | None = None, cwd=None) -> Proc:
     """Run `cmd`; its wall time from spawn to exit and its own CPU time and peak memory (``os.wait4``)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)
@@ -208,11 +208,30 @@ def _runner_source() -> str:
     return _RUNNER
 
 
+def child_env(tree: Path | None = None, **extra) -> dict:
+    """The environment of a runner process: the olk of `tree` (default: this checkout) first on PYTHONPATH, olk's
+    data directories as seen from here in $OLK_DATA (another checkout's own search path may not reach them), and
+    `extra` (e.g. OLK_CACHE).  Runners start in a neutral directory, so the current one cannot shadow olk."""
+    import olk
+    from olk.data.search import search_path
+    root = Path(tree) if tree is not None else Path(olk.__file__).resolve().parents[1]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["OLK_DATA"] = os.pathsep.join(str(p) for p in search_path() if p.is_dir())
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run_spec(spec: dict, env: dict) -> Proc:
+    """:mod:`olk.bench.runner` on `spec` in a fresh interpreter (started in a neutral directory)."""
+    return timed([sys.executable, "-c", _runner_source(), json.dumps(spec)], env, cwd=tempfile.gettempdir())
+
+
 def olk_process(case: Case, path: Path, refs: bool, env: dict | None = None) -> tuple[dict, Proc]:
     """One fresh interpreter running :mod:`olk.bench.runner` on `path`: (its JSON result, the process)."""
     spec = {"file": str(path), "sparse": DATA[case.data].sparse, "algorithm": case.algorithm,
             "params": case.params, "gamma": case.gamma, "refs": refs}
-    p = timed([sys.executable, "-c", _runner_source(), json.dumps(spec)], env)
+    p = run_spec(spec, env if env is not None else child_env())
     if p.code != 0:
         raise SystemExit(f"olk bench core: case {case.name} failed:\n{p.stderr[-2000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1]), p
@@ -326,17 +345,16 @@ def _ratio_cell(xs) -> str:
 def pairs_vs_cpp(exe: Path, case: Case, path: Path, pairs: int, log: list[dict], tick=lambda: None) -> dict:
     """Alternating pairs olk / C++ on `path`, cold then warm; every process appended to `log`."""
     out = {"case": case.name}
-    base_env = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="olk-bench-cache-") as tmp:
         for mode in ("cold", "warm"):
             warm_dir = Path(tmp) / "warm"
             if mode == "warm":
-                olk_process(case, path, False, {**base_env, "OLK_CACHE": str(warm_dir)})     # fill, untimed
+                olk_process(case, path, False, child_env(OLK_CACHE=warm_dir))                # fill, untimed
             ratios = {"loop": [], "whole": [], "whole_cpu": []}
             olk_t, cpp_t = {"loop": [], "whole": [], "cpu": []}, {"loop": [], "whole": [], "cpu": []}
             for k in range(pairs):
                 cache = warm_dir if mode == "warm" else Path(tmp) / f"cold{k}"               # cold: empty every time
-                env = {**base_env, "OLK_CACHE": str(cache)}
+                env = child_env(OLK_CACHE=cache)
                 first_olk = k % 2 == 0
                 res = {}
                 for side in (("olk", "cpp") if first_olk else ("cpp", "olk")):
@@ -385,14 +403,14 @@ def cpp_table(results: list[dict]) -> list[str]:
 
 def pairs_baseline(tree: Path, case: Case, path: Path, pairs: int, log: list[dict], tick=lambda: None) -> dict:
     """Alternating pairs: another checkout (`tree`, on PYTHONPATH) and this one, whole processes, warm cache."""
-    old_env = {**os.environ, "PYTHONPATH": str(tree) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    old_env, new_env = child_env(tree), child_env()
     olk_process(case, path, False, old_env)                 # both caches warm, untimed
-    olk_process(case, path, False, None)
+    olk_process(case, path, False, new_env)
     loop, whole, cpu = [], [], []
     for k in range(pairs):
         res = {}
         for tree_name in (("old", "new") if k % 2 == 0 else ("new", "old")):
-            r, p = olk_process(case, path, False, old_env if tree_name == "old" else None)
+            r, p = olk_process(case, path, False, old_env if tree_name == "old" else new_env)
             res[tree_name] = (r, p)
             log.append({"case": case.name, "pair": k, "tree": tree_name, "loop_s": r["olk"]["time_s"],
                         "loop_cpu_s": r["olk"]["cpu_s"], "whole_s": p.wall, "cpu_s": p.cpu,

@@ -1,12 +1,15 @@
-"""One timed run of ``olk bench core``, in a fresh interpreter: load one LIBSVM file, run one learner's online
-pass over it in file order, optionally the reference loops (:mod:`olk._core.refloop`) on the same rows, and
-print one JSON line.
+"""One timed run of ``olk bench core`` / ``olk bench multi --baseline``, in a fresh interpreter: load the data,
+run one learner's online pass over it, optionally the reference loops (:mod:`olk._core.refloop`) on the same
+rows, and print one JSON line.
 
-The bench does not import this module: it runs its *source* with ``python -c SOURCE SPEC`` so that the olk
-it exercises is whichever one the interpreter finds (this checkout, or with ``PYTHONPATH=DIR`` another checkout
-for ``olk bench core --baseline DIR``).  It therefore uses only interfaces every olk since issue 13 has
-(``make``, ``load_dataset``, ``online_pass``, ``perceptron_pass``, ``exp_simd_now``) and nothing else of this
-checkout.  SPEC is a JSON object: file, sparse, algorithm, params, gamma, refs.
+The benches do not import this module: they run its *source* with ``python -c SOURCE SPEC`` so that the olk it
+exercises is whichever one the interpreter finds (this checkout, or with ``PYTHONPATH=DIR`` another checkout for
+``--baseline DIR``).  It therefore uses only interfaces every olk since issue 13 has (``make``, ``load_dataset``,
+``online_pass``, ``perceptron_pass``, ``exp_simd_now``, ``KernelSet.preset``, ``olk.bench.learners.bench_data``,
+``olk.bench.multi.IndependentPools``) and nothing else of this checkout.  SPEC is a JSON object: either file,
+sparse (a LIBSVM file in file order) or dataset, scale, seed (a registry dataset as ``olk bench multi`` streams
+it); algorithm, params; gamma (one Gaussian kernel) or kernels (a preset, e.g. spa16) and layout (pooled or
+independent); refs.
 """
 import json
 import resource
@@ -22,12 +25,23 @@ def run(spec: dict) -> dict:
     from olk.data import load_dataset
     from olk.tasks import online_pass
     t0 = time.perf_counter()
-    d = load_dataset(spec["file"], sparse=spec["sparse"])
-    X, y = d.X, d.y
+    if "file" in spec:
+        d = load_dataset(spec["file"], sparse=spec["sparse"])
+        X, y = d.X, d.y
+        order = np.arange(X.shape[0])
+    else:
+        from olk.bench.learners import bench_data
+        X, y, order = bench_data(spec["dataset"], spec["scale"], spec["seed"])
     load_s = time.perf_counter() - t0
-    order = np.arange(X.shape[0])
-    model = make(spec["algorithm"], kernel={"type": "gaussian", "gamma": spec["gamma"]}, random_state=1,
-                 **spec["params"])
+    if spec.get("kernels"):
+        from olk.kernels import KernelSet
+        kernel = KernelSet.preset(spec["kernels"])
+    else:
+        kernel = {"type": "gaussian", "gamma": spec["gamma"]}
+    model = make(spec["algorithm"], kernel=kernel, random_state=1, **spec["params"])
+    if spec.get("layout") == "independent":
+        from olk.bench.multi import IndependentPools
+        model._make_pool = lambda n_features, sparse: IndependentPools(n_features, sparse, model.kernels)
     c0 = time.process_time()
     res = online_pass(model, X, y, order, n_checkpoints=2)
     out = {"rows": int(X.shape[0]), "load_s": load_s, "exp_simd": exp_simd_now(),
