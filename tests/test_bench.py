@@ -114,6 +114,9 @@ def test_bench_core_vs_cpp_pairs_and_the_reader_hook(tmp_path, monkeypatch):
     (["bench", "core", "--pairs", "0"], "--pairs must be >= 1"),
     (["bench", "core", "--vs-cpp", "/nonexistent/KOL"], "--vs-cpp /nonexistent/KOL: no executable KOL there"),
     (["bench", "core", "--baseline", "/nonexistent"], "--baseline /nonexistent: not an olk checkout"),
+    (["bench", "multi", "--baseline", "/nonexistent"], "--baseline /nonexistent: not an olk checkout"),
+    (["bench", "klr", "--baseline", "/nonexistent"], "--baseline /nonexistent: not an olk checkout"),
+    (["bench", "multi", "--baseline", ".", "--rounds", "0"], "--rounds must be >= 1"),
     (["bench", "multi", "--bogus"], "olk bench multi: unrecognized arguments: --bogus"),
 ])
 def test_bench_bad_options_are_one_line(args, msg):

@@ -1,17 +1,19 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The coordinate sweeps of the batch kernel logistic regression baselines PCD and DCD (Zhang, Jin, Chen, Bu & He,
-AAAI 2012, Figure 5; :mod:`olk.algorithms.klr_pcd`, :mod:`olk.algorithms.klr_dcd`, whose docstrings give the
-algorithms and every reading): one call per sweep over the n coordinates, each coordinate's O(n) work in one or
-two fused passes instead of a dozen numpy calls.
+"""The coordinate sweep of the batch kernel logistic regression baseline DCD (Zhang, Jin, Chen, Bu & He, AAAI
+2012, Figure 5; :mod:`olk.algorithms.klr_dcd`, whose docstring gives the algorithm and every reading): one call
+per sweep over the n coordinates, each sub-problem's Newton loop and its O(n) update of f in C instead of
+Python floats and a numpy call per coordinate.
 
-The kernel column K[:, j] comes from the cached n x n matrix when there is one, else from the SV pool that holds
+The kernel column K[:, i] comes from the cached n x n matrix when there is one, else from the SV pool that holds
 the training rows (:mod:`olk._core.svpool`, ``cimport``\\ ed through svpool.pxd: the same values and evaluation
-count as ``KernelColumns.col``).  The arithmetic is the Python reading's, in C doubles with libm's exp, expm1,
-log1p and log; the sums run left to right instead of in numpy/BLAS's order, so results agree with the numpy
-version to rounding, within the learners' declared reproducibility (they were never bit-exact: BLAS and libm
-already differ between hosts).
+count as ``KernelColumns.col``).  The arithmetic is the Python reading's, in C doubles with libm's log; results
+agree with the Python version to rounding, within the learner's declared reproducibility.
+
+PCD (:mod:`olk.algorithms.klr_pcd`) stays in numpy: its coordinate step is bound by its n expm1, log1p and exp
+evaluations (the same work in C or numpy), and a C version of its sweep measured no faster at n = 1,950
+(``olk bench klr --baseline``, 3 pairs: 0.94-1.00 of the numpy version's time).
 """
-from libc.math cimport exp, expm1, fabs, log, log1p
+from libc.math cimport fabs, log
 from libc.stdlib cimport free, malloc
 
 from .svpool cimport RowSource, SVPool
@@ -34,70 +36,6 @@ def _check(SVPool pool, RowSource src, K, Py_ssize_t n):
         pool._check_src(src, 0)
     elif K.shape[0] != n or K.shape[1] != n:
         raise ValueError("K must be n x n")
-
-
-def pcd_sweep(K, SVPool pool, RowSource src, const double[::1] y, const double[::1] diag, double[::1] beta,
-              double[::1] f, double[::1] m, double[::1] s, double[::1] sy, double[::1] w, double lam,
-              double armijo, int max_halvings):
-    """One PCD sweep (:meth:`olk.algorithms.klr_pcd.KLRPCD._solve`) over the coordinates j = 0..n-1, in place:
-    with k = K[:, j], g = lam f_j - 1/n sum_i sy_i k_i, h = lam K_jj + 1/n sum_i w_i k_i k_i, the Newton step
-    t = -g / h, halved until lam (t f_j + t^2/2 K_jj) + 1/n sum_i log1p(s_i expm1(-t y_i k_i)) <= armijo t g
-    (at most max_halvings times, else beta_j stays); an accepted step updates beta_j, f += t k, m += t y k and
-    s = sigmoid(-m), sy = s y, w = s (1 - s).  K: the cached n x n matrix, or None (columns from the pool).
-    Returns the number of accepted steps."""
-    cdef Py_ssize_t n = y.shape[0], i, j
-    cdef int halvings
-    cdef long updates = 0
-    cdef double inv_n = 1.0 / n, g, h, step, dP, acc, kk, yk
-    cdef bint ok
-    cdef const double[:, ::1] Km
-    cdef const double* Kp = NULL
-    cdef const double* k
-    _check(pool, src, K, n)
-    if K is not None and n > 0:
-        Km = K
-        Kp = &Km[0, 0]
-    cdef double* buf = <double*> malloc((n if n > 0 else 1) * sizeof(double))
-    if buf == NULL:
-        raise MemoryError()
-    with nogil:
-        for j in range(n):
-            k = _column(Kp, pool, src, j, buf, n)
-            acc = 0.0
-            for i in range(n):
-                acc += sy[i] * k[i]
-            g = lam * f[j] - inv_n * acc
-            acc = 0.0
-            for i in range(n):
-                acc += (w[i] * k[i]) * k[i]
-            h = lam * diag[j] + inv_n * acc
-            if g == 0.0 or not h > 0.0:
-                continue
-            step = -g / h
-            ok = False
-            for halvings in range(max_halvings + 1):
-                acc = 0.0
-                for i in range(n):
-                    acc += log1p(expm1((y[i] * k[i]) * -step) * s[i])
-                dP = lam * (step * f[j] + 0.5 * step * step * diag[j]) + inv_n * acc
-                if dP <= armijo * step * g:
-                    ok = True
-                    break
-                step *= 0.5
-            if not ok:
-                continue                                   # no acceptable step: beta_j unchanged
-            beta[j] += step
-            for i in range(n):
-                kk = k[i]
-                yk = y[i] * kk
-                f[i] += step * kk
-                m[i] += step * yk
-                s[i] = 1.0 / (1.0 + exp(m[i]))             # sigmoid(-m)
-                sy[i] = s[i] * y[i]
-                w[i] = (1.0 - s[i]) * s[i]
-            updates += 1
-    free(buf)
-    return updates
 
 
 def dcd_sweep(K, SVPool pool, RowSource src, const double[::1] y, const double[::1] diag, double[::1] alpha,

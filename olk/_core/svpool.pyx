@@ -1112,6 +1112,8 @@ cdef class SVPool:
         cdef double* prod = &self.bval[0]
         cdef const double* sn = &self.mnorm[0, 0]
         cdef const double* cf
+        cdef const double* coef0 = &self.coef[0, 0]      # coef[s, c] = coef0[s * nc + c]
+        cdef const uint64_t* own = &self.owners[0]
         cdef int* ecol = &self.ecol[0]
         cdef double* ecoef = &self.ecoef[0]
         cdef double* earg = &self.earg[0]
@@ -1146,10 +1148,10 @@ cdef class SVPool:
             np_ = 0                                 # ... the others [cap - np_, cap) from the back
             nf = 0
             for s in range(s0, s1):
-                m = self.owners[s]
+                m = own[s]
                 if m == 0:
                     continue
-                cf = &self.coef[s, 0]
+                cf = coef0 + s * nc
                 p = prod[s - s0]
                 mg = m & gmask
                 m &= ~gmask

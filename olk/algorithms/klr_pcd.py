@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.klr import pcd_sweep
 from .._core.svpool import RowSource, SVPool
 from .base_batch import PooledBatchLearner
 from .logistic import LogisticOutput
@@ -234,8 +233,7 @@ class KLRPCD(KLRBatchLearner):
 
     Every step is O(n) given the column k (cached n x n matrix, or O(n d) to compute it): the change of
     P along coordinate j is lam (t f_j + t^2/2 K_jj) + 1/n sum_i log1p(s_i expm1(-t y_i k_i)), exact
-    and free of cancellation, so P never increases (``objective_path_``, one value per sweep).  Each sweep
-    over the n coordinates is one call into C (:func:`olk._core.klr.pcd_sweep`).
+    and free of cancellation, so P never increases (``objective_path_``, one value per sweep).
 
     Readings we had to choose (the AAAI paper prints neither batch algorithm; Keerthi et al. 2005 give an
     SMO-type dual method for a model with a bias term):
@@ -260,24 +258,52 @@ class KLRPCD(KLRBatchLearner):
     MAX_HALVINGS = 30
 
     def _solve(self, cols: KernelColumns, y: np.ndarray, publish) -> None:
+        from scipy.special import expit      # lazy: scipy.special takes ~0.1 s to import
         n = cols.n
-        lam = self.lam
+        lam, inv_n = self.lam, 1.0 / n
         diag = cols.diag
-        y = np.ascontiguousarray(y, dtype=np.float64)
         beta = np.zeros(n)
         f = np.zeros(n)                       # K beta at the training rows
         m = np.zeros(n)                       # margins y_i f_i
-        s = np.full(n, 0.5)                   # sigmoid(-m) = -l'(m), at m = 0
+        s = expit(-m)                         # sigmoid(-m) = -l'(m)
         sy = s * y
         w = s * (1.0 - s)                     # l''(m)
+        yk = np.empty(n)
+        tmp = np.empty(n)
         P = primal_objective(lam, beta, f, y)
         publish(0, beta.copy(), P)
         t_count = updates = 0
-        K = cols.K if cols.cached else None
         for sweep in range(1, self.max_iter + 1):
-            t_count += n                                           # the sweep's n coordinates, in C
-            updates += pcd_sweep(K, cols.pool, cols.src, y, diag, beta, f, m, s, sy, w, lam, self.ARMIJO,
-                                 self.MAX_HALVINGS)
+            for j in range(n):
+                t_count += 1
+                k = cols.col(j)
+                g = lam * f[j] - inv_n * float(sy @ k)
+                np.multiply(w, k, out=tmp)
+                h = lam * diag[j] + inv_n * float(tmp @ k)
+                if g == 0.0 or not h > 0.0:
+                    continue
+                step = -g / h
+                np.multiply(y, k, out=yk)
+                for _ in range(self.MAX_HALVINGS + 1):
+                    np.multiply(yk, -step, out=tmp)                 # -delta margins
+                    np.expm1(tmp, out=tmp)
+                    tmp *= s
+                    np.log1p(tmp, out=tmp)
+                    dP = lam * (step * f[j] + 0.5 * step * step * diag[j]) + inv_n * float(tmp.sum())
+                    if dP <= self.ARMIJO * step * g:
+                        break
+                    step *= 0.5
+                else:
+                    continue                                       # no acceptable step: beta_j unchanged
+                beta[j] += step
+                f += step * k
+                m += step * yk
+                np.negative(m, out=s)
+                expit(s, out=s)
+                np.multiply(s, y, out=sy)
+                np.subtract(1.0, s, out=w)
+                w *= s
+                updates += 1
             P_prev, P = P, primal_objective(lam, beta, f, y)
             self.t, self.n_updates = t_count, updates
             publish(sweep, beta.copy(), P)

@@ -564,11 +564,11 @@ def main(argv=None):
         print("\n".join(limit_table(rows)), flush=True)
     if cpp_res:
         t = cpp_table(cpp_res)
-        md += ["", f"vs the C++ library ({cpp}): {args.pairs} alternating pair(s) per case and mode", *t]
+        md += ["", f"vs the C++ library ({cpp.name}): {args.pairs} alternating pair(s) per case and mode", *t]
         print("\n".join(md[-len(t) - 1:]), flush=True)
     if base_res:
         t = baseline_table(base_res)
-        md += ["", f"before ({tree}) / after (this checkout): {args.pairs} alternating pair(s) per case", *t]
+        md += ["", f"before ({tree.name}) / after (this checkout): {args.pairs} alternating pair(s) per case", *t]
         print("\n".join(md[-len(t) - 1:]), flush=True)
     rl = reader_lines(paths, max(args.repeats, 3), cacher)
     if rl:
@@ -583,10 +583,10 @@ def main(argv=None):
             written.append(_write_csv(out_dir / "core.csv", rows, extra))
         if cpp_log:
             written.append(_write_csv(out_dir / "vs_cpp_runs.csv", cpp_log,
-                                      {**extra, "cpp": str(cpp), "pairs": args.pairs}))
+                                      {**extra, "cpp": cpp.name, "pairs": args.pairs}))
         if base_log:
             written.append(_write_csv(out_dir / "before_after_core.csv", base_log,
-                                      {**extra, "baseline": str(tree), "pairs": args.pairs}))
+                                      {**extra, "baseline": tree.name, "pairs": args.pairs}))
         from olk.fileio import atomic_write_text
         written.append(atomic_write_text(out_dir / "core.md", "\n".join(md) + "\n"))
         print("olk bench core: wrote " + ", ".join(str(w) for w in written))

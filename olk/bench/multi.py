@@ -236,7 +236,7 @@ def before_after(tree, datasets, labels, scale, seed, rounds, out):
     env_old, env_new = child_env(tree), child_env()
     runs = (("old", "pooled", env_old), ("old", "independent", env_old), ("new", "pooled", env_new))
     log, table = [], []
-    print(f"before ({tree}) / after (this checkout): {rounds} round(s) of 3 processes per learner, scale {scale:g}",
+    print(f"before ({tree.name}) / after (this checkout): {rounds} round(s) of 3 processes per learner, scale {scale:g}",
           flush=True)
     for ds in datasets:
         for lab in labels:
@@ -282,7 +282,7 @@ def before_after(tree, datasets, labels, scale, seed, rounds, out):
         from .core import _results_dir, _write_csv
         d = Path(out) if out else _results_dir()
         d.mkdir(parents=True, exist_ok=True)
-        path = _write_csv(d / "before_after_multi.csv", log, {"baseline": str(tree), "scale": scale,
+        path = _write_csv(d / "before_after_multi.csv", log, {"baseline": tree.name, "scale": scale,
                                                              "date": time.strftime("%Y-%m-%dT%H:%M:%S")})
         print(f"olk bench multi: wrote {path}")
 

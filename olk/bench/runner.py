@@ -59,5 +59,35 @@ def run(spec: dict) -> dict:
     return out
 
 
+def run_klr_batch(spec: dict) -> dict:
+    """``olk bench klr``'s Part 2 batch fits in this process: PCD and DCD on the seeded 80/20 split of
+    spec["dataset"] (spec["scale"] of its rows), each fit's time (no probe), sweeps, #SV and test accuracy."""
+    import numpy as np
+    from olk.algorithms import make
+    from olk.bench.klr import BATCH, WIDTH
+    from olk.data import load_dataset
+    from olk.experiment import seeds
+    from olk.experiment.data import kernel_width
+    ds, seed = spec["dataset"], spec["seed"]
+    d = load_dataset(ds)
+    X, y = d.X, d.y
+    if spec["scale"] < 1:
+        idx = seeds.subsample(X.shape[0], spec["scale"], seed, ds)
+        X, y = X[idx], y[idx]
+    tr, te = seeds.holdout_split(y, 0.2, seed, ds)
+    gamma = kernel_width(X[tr], WIDTH, seed, ds)["gamma"]
+    out = {}
+    for label, name in BATCH.items():
+        model = make(name, kernel={"type": "gaussian", "gamma": gamma}, random_state=0, lam=spec["lam"],
+                     tol=spec["tol"], max_iter=spec["max_iter"])
+        c0, t0 = time.process_time(), time.perf_counter()
+        model.fit(X[tr], y[tr])
+        out[label] = {"time_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
+                      "n_iter": int(model.n_iter_), "n_sv": int(model.n_sv),
+                      "accuracy": float(np.mean(model.predict(X[te]) == y[te]))}
+    return out
+
+
 if __name__ == "__main__":
-    print(json.dumps(run(json.loads(sys.argv[1]))))
+    _spec = json.loads(sys.argv[1])
+    print(json.dumps(run_klr_batch(_spec) if _spec.get("mode") == "klr_batch" else run(_spec)))
