@@ -22,7 +22,7 @@ help:
 	@echo "make bench          time the learning loops (kernel evaluations per second)"
 	@echo "make reproduce-all  every paper config at full scale (hours), then the report"
 
-$(STAMP): pyproject.toml setup.py olk/_core/*.pyx olk/_core/*.h
+$(STAMP): pyproject.toml setup.py olk/_core/*.pyx olk/_core/*.pxd olk/_core/*.h
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,bench]"

@@ -3,28 +3,25 @@ import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
+
+def _core(name: str) -> Extension:
+    """olk._core.NAME from olk/_core/NAME.pyx: -O3, no FMA contraction (the same bits on every machine)."""
+    return Extension(
+        f"olk._core.{name}",
+        [f"olk/_core/{name}.pyx"],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3", "-ffp-contract=off"],
+    )
+
+
 extensions = [
-    Extension(
-        "olk._core.svpool",
-        ["olk/_core/svpool.pyx"],
-        include_dirs=[np.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3", "-ffp-contract=off"],
-    ),
-    Extension(                              # olk bench's reference loops (the single-core limit)
-        "olk._core.refloop",
-        ["olk/_core/refloop.pyx"],
-        include_dirs=[np.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3", "-ffp-contract=off"],
-    ),
-    Extension(                              # the LIBSVM text parser (olk.data.libsvm)
-        "olk._core.libsvm_reader",
-        ["olk/_core/libsvm_reader.pyx"],
-        include_dirs=[np.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3", "-ffp-contract=off"],
-    ),
+    _core("svpool"),                        # the shared SV pool (svpool.pxd: its C interface)
+    _core("bpas"),                          # BPA-S's removal choice (cimports the pool)
+    _core("packed"),                        # Projectron(++)'s packed K^-1 loops
+    _core("klr"),                           # the batch KLR baselines' coordinate sweeps (PCD, DCD)
+    _core("refloop"),                       # olk bench's reference loops (the single-core limit)
+    _core("libsvm_reader"),                 # the LIBSVM text parser (olk.data.libsvm)
 ]
 
 setup(

@@ -40,22 +40,83 @@ def test_bench_core_runs_and_writes_its_csv(tmp_path):
         load_dataset("codrna", split="train")
     except Exception as e:                  # the full data lives in ../shared (CI has it)
         pytest.skip(str(e))
-    out = tmp_path / "core.csv"
+    out = tmp_path / "out"
     r = subprocess.run([sys.executable, "-m", "olk.cli", "bench", "core", "--cases", "perceptron_codrna",
-                        "--scale", "0.05", "--repeats", "1", "--out", str(out)], capture_output=True, text=True,
-                       timeout=300)
+                        "--scale", "0.05", "--repeats", "1", "--out", str(out), "--data-dir", str(tmp_path / "data")],
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "| perceptron_codrna |" in r.stdout
-    rows = list(csv.DictReader(open(out)))
+    rows = list(csv.DictReader(open(out / "core.csv")))
     assert len(rows) == 1 and rows[0]["case"] == "perceptron_codrna"
-    assert float(rows[0]["fraction_of_limit"]) > 0 and int(rows[0]["kernel_evals"]) > 0
-    assert rows[0]["cpp_loop_s_issue13"] == ""          # the C++ time is for the full case: not shown at scale < 1
+    assert float(rows[0]["fraction_of_limit"]) > 0 and float(rows[0]["fraction_of_limit_cpu"]) > 0
+    assert int(rows[0]["kernel_evals"]) > 0 and rows[0]["paper_s"] == ""    # no paper time at scale < 1
+    # the bench's file: cod-rna scaled to [-1, 1] per feature, written once and kept
+    f = tmp_path / "data" / "codrna.pm1.shuffled.libsvm"
+    X = load_dataset(str(f), sparse=False).X
+    assert X.shape == (59535, 8) and X.min() == -1.0 and X.max() == 1.0
+    assert (tmp_path / "data" / "codrna.pm1.shuffled.scale0.05.libsvm").exists()
+    assert (out / "core.md").read_text().count("| perceptron_codrna |") == 1
+
+
+FAKE_KOL = """#!{python}
+import sys
+args = sys.argv[1:]
+rows = sum(1 for _ in open(args[args.index("-i") + 1]))
+print("Algorithm: " + args[args.index("-opt") + 1])
+print("#Training Instances:%d" % rows)
+print("Learn acuracy: 75.000000%")
+print("#SV:%d" % (rows // 2))
+print("Learning time: 0.010000 s")
+"""
+
+
+def test_bench_core_vs_cpp_pairs_and_the_reader_hook(tmp_path, monkeypatch):
+    """--vs-cpp runs olk and the library's executable in alternating pairs, cold and warm, on the same file
+    (a stand-in executable that prints the library's lines); every process is a row of vs_cpp_runs.csv."""
+    try:
+        load_dataset("codrna", split="train")
+    except Exception as e:
+        pytest.skip(str(e))
+    kol = tmp_path / "bin" / "KOL"
+    kol.parent.mkdir()
+    kol.write_text(FAKE_KOL.format(python=sys.executable))
+    kol.chmod(0o755)
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "olk.cli", "bench", "core", "--cases", "bogd_codrna", "--scale", "0.02",
+                        "--pairs", "2", "--no-limit", "--vs-cpp", str(tmp_path), "--out", str(out),
+                        "--data-dir", str(tmp_path / "data")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "| bogd_codrna |" in r.stdout and "vs the C++ library" in r.stdout
+    runs = list(csv.DictReader(open(out / "vs_cpp_runs.csv")))
+    assert len(runs) == 8                                  # 2 pairs x (olk, C++) x (cold, warm)
+    assert {(x["mode"], x["side"]) for x in runs} == {(m, s) for m in ("cold", "warm") for s in ("olk", "cpp")}
+    firsts = [x["side"] for x in runs if x["position"] == "1" and x["mode"] == "cold"]
+    assert sorted(firsts) == ["cpp", "olk"]                # the order alternates
+    assert all(float(x["whole_s"]) > 0 and float(x["cpu_s"]) >= 0 for x in runs)
+
+    # the reader line: olk.bench.reader.measure_reader when that module exists, the C++ parse beside it
+    import types
+    from olk.bench import core
+    fake = types.ModuleType("olk.bench.reader")
+    fake.measure_reader = lambda path, repeats: {"cold": {"MB/s": 1.5, "rows/s": 10.0}, "warm": {"MB/s": 3.0}}
+    monkeypatch.setitem(sys.modules, "olk.bench.reader", fake)
+    f = tmp_path / "data" / "codrna.pm1.shuffled.scale0.02.libsvm"
+    lines = core.reader_lines({"codrna": f}, 1, None)
+    assert lines == [f"reader {f.name}: cold: MB/s 1.5, rows/s 10.0; warm: MB/s 3.0"]
+    monkeypatch.setitem(sys.modules, "olk.bench.reader", None)          # not importable: no line
+    assert core.reader_lines({"codrna": f}, 1, None) == []
 
 
 @pytest.mark.parametrize("args, msg", [
     (["bench", "nope"], "unknown suite 'nope'"),
     (["bench", "core", "--cases", "percep"], "unknown case 'percep' (did you mean 'perceptron_a9a'?)"),
     (["bench", "core", "--repeats", "0"], "--repeats must be >= 1"),
+    (["bench", "core", "--pairs", "0"], "--pairs must be >= 1"),
+    (["bench", "core", "--vs-cpp", "/nonexistent/KOL"], "--vs-cpp /nonexistent/KOL: no executable KOL there"),
+    (["bench", "core", "--baseline", "/nonexistent"], "--baseline /nonexistent: not an olk checkout"),
+    (["bench", "multi", "--baseline", "/nonexistent"], "--baseline /nonexistent: not an olk checkout"),
+    (["bench", "klr", "--baseline", "/nonexistent"], "--baseline /nonexistent: not an olk checkout"),
+    (["bench", "multi", "--baseline", ".", "--rounds", "0"], "--rounds must be >= 1"),
     (["bench", "multi", "--bogus"], "olk bench multi: unrecognized arguments: --bogus"),
 ])
 def test_bench_bad_options_are_one_line(args, msg):

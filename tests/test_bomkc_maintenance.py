@@ -248,9 +248,10 @@ def test_sd_one_kernel_randomised_maintenance(small, maintenance):
 
 
 def test_pooled_bpas_choice_equals_one_column_at_a_time():
-    """pool.bpas_choose (every distinct victim in one pass) picks, for each column, the slot and carry that
+    """olk._core.bpas.bpas_choose (every distinct victim in one pass) picks, for each column, the slot and carry that
     budget.bpas_choice picks from that column's own kernel_row: bit for bit, ties to the lowest slot."""
     import numpy as np
+    from olk._core.bpas import bpas_choose
     from olk._core.svpool import RowSource, SVPool
     from olk.algorithms.budget.core import bpas_choice
     from olk.kernels import KernelSet
@@ -268,7 +269,7 @@ def test_pooled_bpas_choice_equals_one_column_at_a_time():
         cols = np.array([2, 0, 3], dtype=np.intp)
         q = 50 + trial
         ktt = np.array([pool.self_kernel(src, q, int(c)) for c in cols])
-        slots, carries = pool.bpas_choose(src, q, cols, ktt)
+        slots, carries = bpas_choose(pool, src, q, cols, ktt)
         for j, c in enumerate(cols):
             c = int(c)
             owned = pool.owned(c)

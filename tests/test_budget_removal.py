@@ -212,6 +212,75 @@ def test_bpas_removal_minimises_the_pa_objective_by_brute_force():
     assert checked > 20
 
 
+
+def _bpas_python_step(m, i, y):
+    """BPA-S's step as the Python reading writes it (kernel_values, coef_dot, hinge, bpas_choice, purge, add):
+    the reference olk._core.bpas.bpas_step must match bit for bit."""
+    from olk.algorithms.base import hinge
+    from olk.algorithms.budget import bpas_choice, purge
+    m.t += 1
+    pool, src = m.pool, m.src
+    n = pool.n_sv
+    full = n >= m.budget
+    if full:
+        kv = np.zeros((1, n + 1))
+        pool.kernel_values(src, i, kv)
+        f = pool.coef_dot(0, kv[0, :n])
+    else:
+        f = pool.decision1(src, i)
+    loss = hinge(y, f)
+    if loss > 0.0:
+        ktt = pool.self_kernel(src, i)
+        coef = (min(m.C, loss / ktt) if ktt > 0.0 else m.C) * y
+        if full:
+            r, carry = bpas_choice(pool, 0, 0, kv[0], ktt)
+            coef += carry
+            purge(pool, [r])
+        pool.add(src, i, coef, m.t)
+        m.n_updates += 1
+    return f
+
+
+@pytest.mark.parametrize("kernel, sparse, dup", [
+    ({"type": "gaussian", "gamma": 0.4}, True, False),
+    ({"type": "gaussian", "gamma": 0.7}, False, True),       # duplicated rows: tied scores, the lowest slot wins
+    ({"type": "polynomial", "gamma": 0.3, "degree": 2}, False, False),
+    ({"type": "linear"}, False, True),
+])
+def test_bpas_core_step_is_the_python_reading_bit_for_bit(kernel, sparse, dup):
+    X, y = _stream(400, d=6, seed=11)
+    if dup:
+        X[1::7] = X[0]                                        # many copies of one row
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(X) > 0.7, np.round(X), 0.0))
+    a = make("bpas", kernel=kernel, budget=17, C=0.8)
+    b = make("bpas", kernel=kernel, budget=17, C=0.8)
+    a.bind(X)
+    b.bind(X)
+    fa = [a.step(i, float(v)) for i, v in enumerate(y)]
+    fb = [_bpas_python_step(b, i, float(v)) for i, v in enumerate(y)]
+    assert np.array_equal(np.array(fa), np.array(fb))
+    assert np.array_equal(a.pool.coefs, b.pool.coefs) and np.array_equal(a.pool.tags, b.pool.tags)
+    assert (a.n_updates, a.kernel_evals) == (b.n_updates, b.kernel_evals)
+
+
+def test_bpas_core_argmin_is_numpys():
+    """The C argmin of the removal scores is numpy's: the first minimum, or the first NaN."""
+    from olk._core.bpas import _argmin_for_tests
+    cases = [[3.0, 1.0, 1.0, 2.0], [1.0], [2.0, np.nan, 0.0, np.nan], [np.nan, 0.0], [0.0, -0.0, -1.0, -1.0],
+             [np.inf, np.inf], [-np.inf, 5.0, -np.inf], [1.0] * 9, [0.0] * 5 + [-0.0] * 6]
+    rng = np.random.default_rng(3)
+    for n in (8, 9, 10, 11, 12, 13, 37, 1350):              # the four-lane scan and its tail
+        for _ in range(20):
+            v = rng.integers(0, 4, size=n).astype(float)    # many ties
+            if rng.random() < 0.3:
+                v[rng.integers(n)] = np.nan
+            if rng.random() < 0.3:
+                v[rng.integers(n, size=3)] = -0.0
+            cases.append(v)
+    for v in cases:
+        assert _argmin_for_tests(np.array(v)) == int(np.argmin(np.array(v))), v
+
 # ------------------------------------------------------------------------------------------- BOGD
 @pytest.mark.parametrize("r,expected", [(0, {2: -0.9, 3: 0.5}), (1, {1: 0.81, 3: 0.5})])
 def test_bogd_hand_computed(r, expected):

@@ -92,3 +92,34 @@ def test_mismatched_layout_is_refused():
     pool = SVPool(3, True, **Kernel("linear").pool_args())
     with pytest.raises(ValueError):
         pool.add(src, 0, 1.0)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_blocked_multi_kernel_decision_is_the_one_sv_at_a_time_loop(sparse):
+    """A pool of several kernels on the whole-row product, one column per kernel (OMKC's layout) decides in blocks
+    (products four at a time, one vectorised exp over every owned (SV, column) pair, exp arguments below -745.2
+    left out: their exp is exactly 0): the same bits and evaluation count as the one-SV-at-a-time loop, which
+    decision_sv still runs at a stored SV.  Gammas from 1e-4 to 4096 put arguments in the vector exp's range,
+    past -745.2 and in between; a polynomial kernel's column takes the scalar path; ownership is random."""
+    rng = np.random.default_rng(7)
+    D = rng.random((300, 12)) * 3.0
+    D[D < 1.2] = 0.0
+    X = sp.csr_matrix(D) if sparse else D
+    src = RowSource(X)
+    kernels = KernelSet.of([{"type": "gaussian", "gamma": g} for g in (4096.0, 40.0, 3.0, 0.5, 1e-4)]
+                           + [{"type": "polynomial", "gamma": 0.3, "coef0": 1, "degree": 2}])
+    pool = SVPool(12, sparse, col_kernel=list(range(6)), **kernels.pool_args())
+    assert pool.blocked_members
+    for s in range(300):
+        c = rng.normal(size=6) * (rng.random(6) < 0.4)
+        c[rng.integers(6)] = rng.normal()                  # every row owned by someone
+        pool.add(src, s, c, s)
+    for q in range(0, 300, 7):
+        a, b = np.zeros(6), np.zeros(6)
+        e0 = pool.n_kernel_evals
+        pool.decision(src, q, a)                            # the blocked loop
+        e1 = pool.n_kernel_evals
+        pool.decision_sv(q, b)                              # the one-SV-at-a-time loop, at the same row
+        e2 = pool.n_kernel_evals
+        assert np.array_equal(a, b), q
+        assert e1 - e0 == e2 - e1 == int(sum(bin(int(o)).count("1") for o in (pool.coefs != 0) @ (1 << np.arange(6))))

@@ -7,10 +7,18 @@
 #ifndef OLK_DOT_H
 #define OLK_DOT_H
 
+/* always inlined: called from several loops of one module, the compiler would otherwise keep one out-of-line copy
+ * (a call per four SVs, and `unit` no longer a constant of the loop around it) */
+#if defined(__GNUC__) || defined(__clang__)
+#define OLK_DOT_INLINE static inline __attribute__((always_inline))
+#else
+#define OLK_DOT_INLINE static inline
+#endif
+
 /* p[b] = <x, sv_{s+b}>, b < 4, for SVs stored as (index, value) runs: run b starts at start[s+b] and has
  * len[s+b] entries of ix / vv; the query x is scattered into the dense vector w.  unit != 0: every stored value
  * is 1.0, and w * 1.0 == w exactly, so the product is skipped (binary features). */
-static inline void olk_sparse_dot4(const double *w, const int *ix, const double *vv, const Py_ssize_t *start,
+OLK_DOT_INLINE void olk_sparse_dot4(const double *w, const int *ix, const double *vv, const Py_ssize_t *start,
                                    const Py_ssize_t *len, Py_ssize_t s, int unit, double *p) {
     Py_ssize_t j, n, p0 = start[s], p1 = start[s + 1], p2 = start[s + 2], p3 = start[s + 3];
     Py_ssize_t n0 = len[s], n1 = len[s + 1], n2 = len[s + 2], n3 = len[s + 3];
@@ -45,7 +53,7 @@ static inline void olk_sparse_dot4(const double *w, const int *ix, const double 
 }
 
 /* p[b] = <x, sv_{s+b}>, b < 4, over the first d columns, for SVs stored as dense rows of leading dimension ld */
-static inline void olk_dense_dot4(const double *x, const double *rows, Py_ssize_t ld, Py_ssize_t d, Py_ssize_t s,
+OLK_DOT_INLINE void olk_dense_dot4(const double *x, const double *rows, Py_ssize_t ld, Py_ssize_t d, Py_ssize_t s,
                                   double *p) {
     Py_ssize_t j;
     const double *r0 = rows + s * ld, *r1 = r0 + ld, *r2 = r1 + ld, *r3 = r2 + ld;

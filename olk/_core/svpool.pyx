@@ -72,6 +72,7 @@ cdef extern from "olk_exp.h" nogil:
     uint64_t olk_exp_sbits[128]
     double olk_exp(double x)
     void olk_vexp(const double* x, double* y, Py_ssize_t n)
+    void olk_vexp_fast(const double* x, double* y, Py_ssize_t n)   # the fast path alone: -708 < x < 709
     int olk_vexp_level
     int olk_vexp_detect()
 
@@ -171,7 +172,7 @@ def pexp(double x):
 # ------------------------------------------------------------------ fixed-order linear algebra
 # BLAS (OpenBLAS picks a kernel per CPU) and numpy's SIMD loops sum in host-dependent orders; learners
 # whose decisions hinge on a threshold (Projectron's delta^2) use these plain loops instead: one
-# summation order everywhere.  They are O(n) / O(n^2) loops the learners' algorithms already require.
+# summation order everywhere.  The packed-matrix loops only Projectron(++) uses are in olk/_core/packed.pyx.
 
 def dot(const double[::1] a, const double[::1] b, Py_ssize_t n=-1):
     """sum_i a[i] b[i] for i < n (default: the whole length), summed left to right."""
@@ -185,60 +186,6 @@ def dot(const double[::1] a, const double[::1] b, Py_ssize_t n=-1):
         acc += a[i] * b[i]
     return acc
 
-
-def spmv_packed(Py_ssize_t n, const double[::1] P, const double[::1] x, double[::1] out):
-    """out[:n] = A x for the symmetric n x n matrix A stored as its upper triangle, packed by columns
-    (LAPACK 'U' packed: A[i, j] = P[j (j + 1) / 2 + i] for i <= j), in a fixed summation order.
-
-    Column j adds A[i, j] x[j] to out[i] (i < j) and sums its mirror row, sum_i A[j, i] x[i], in four
-    interleaved partial sums (i = 0, 1, 2, 3 mod 4, combined as (s0 + s1) + (s2 + s3), then the tail):
-    four independent chains instead of one, so the loop runs at memory speed like BLAS's dspmv, and
-    the order is fixed by this code, not by a library or the CPU."""
-    cdef Py_ssize_t i, j, c, m
-    cdef double xj, s0, s1, s2, s3, p0, p1, p2, p3
-    if P.shape[0] < n * (n + 1) // 2 or x.shape[0] < n or out.shape[0] < n:
-        raise ValueError("spmv_packed: operand too short")
-    for i in range(n):
-        out[i] = 0.0
-    for j in range(n):
-        c = j * (j + 1) // 2
-        xj = x[j]
-        s0 = s1 = s2 = s3 = 0.0
-        m = j - j % 4
-        i = 0
-        while i < m:
-            p0 = P[c + i]
-            p1 = P[c + i + 1]
-            p2 = P[c + i + 2]
-            p3 = P[c + i + 3]
-            out[i] += p0 * xj                # A[i, j] x[j]  (upper part of column j)
-            out[i + 1] += p1 * xj
-            out[i + 2] += p2 * xj
-            out[i + 3] += p3 * xj
-            s0 += p0 * x[i]                  # A[j, i] x[i]  (its mirror in row j)
-            s1 += p1 * x[i + 1]
-            s2 += p2 * x[i + 2]
-            s3 += p3 * x[i + 3]
-            i += 4
-        s0 = (s0 + s1) + (s2 + s3)
-        while i < j:
-            out[i] += P[c + i] * xj
-            s0 += P[c + i] * x[i]
-            i += 1
-        out[j] += s0 + P[c + j] * xj
-
-
-def spr_packed(Py_ssize_t n, double alpha, const double[::1] x, double[::1] P):
-    """A += alpha x x^T on the packed upper triangle (the rank-one update of LAPACK's dspr)."""
-    cdef Py_ssize_t i, j, c
-    cdef double axj
-    if P.shape[0] < n * (n + 1) // 2 or x.shape[0] < n:
-        raise ValueError("spr_packed: operand too short")
-    for j in range(n):
-        c = j * (j + 1) // 2
-        axj = alpha * x[j]
-        for i in range(j + 1):
-            P[c + i] += x[i] * axj
 
 # Kernel codes: one branch of SVPool._kval each.  What a code means to a user (its name, parameters,
 # defaults, checks) is described once, in olk/kernels.py (KERNEL_TYPES), which passes these codes in.
@@ -260,16 +207,6 @@ cdef enum:
 
 cdef class RowSource:
     """Typed, read-only view of a data matrix's rows (CSR or dense float64) with cached squared norms."""
-    cdef readonly bint sparse
-    cdef readonly Py_ssize_t n_rows, n_features
-    cdef const double[:, ::1] dense
-    cdef const cnp.int64_t[::1] indptr
-    cdef const cnp.int32_t[::1] indices
-    cdef const double[::1] data
-    cdef readonly object sqnorms           # numpy array, |x_i|^2
-    cdef const double[::1] _sqn
-    cdef object _keep                      # keeps converted arrays alive
-
     def __init__(self, X):
         import sys
         sp = sys.modules.get("scipy.sparse")     # a sparse X means scipy.sparse is loaded: dense data never imports it
@@ -351,40 +288,10 @@ cdef class SVPool:
     normalize : sequence of bool per kernel — k(x, x') / sqrt(k(x, x) k(x', x')) (linear, polynomial)
     col_kernel : sequence of int — kernel index of each coefficient column (default: column c -> kernel 0)
     capacity : int — initial slot capacity (grows by doubling)
-    """
-    cdef readonly Py_ssize_t n_features, n_kernels, n_cols, n_sv, capacity
-    cdef readonly bint sparse
-    cdef readonly long long n_kernel_evals
-    cdef int[::1] kind
-    cdef double[::1] gamma, coef0, degree
-    cdef int[::1] int_degree      # degree as an int when it is a whole number in [0, 64], else -1
-    cdef int[::1] col_kernel
-    cdef int[::1] knorm           # kernel k is normalised (linear / polynomial)
-    cdef int[::1] kmeas           # measure (view, product) kernel k reads
-    cdef readonly Py_ssize_t n_meas
-    cdef Py_ssize_t[::1] m_lo, m_hi   # measure m's columns [lo, hi); hi = -1: all columns (the row's |x|^2 cached)
-    cdef int[::1] m_chi           # measure m's product: 0 = <x, x'> (self: |x|^2), 1 = chi2's c(x, x') (self: |x|_1)
-    cdef double[:, ::1] mnorm     # (capacity, n_meas): each SV's self-product per measure
-    cdef double[::1] qnorm        # the current query's self-product per measure
-    cdef double[::1] mprod        # the current query's product with SV mstamp[m], per measure
-    cdef Py_ssize_t[::1] mstamp
-    cdef double[:, ::1] coef
-    cdef uint64_t[::1] owners     # bit c set <=> coef[s, c] != 0 (kept for every column, n_cols <= 64)
-    cdef bint masked              # n_cols <= 64: owners is maintained and used
-    cdef cnp.int64_t[::1] tag
-    cdef double[:, ::1] dense
-    cdef Py_ssize_t[::1] sp_start
-    cdef Py_ssize_t[::1] sp_len
-    cdef int[::1] sp_idx
-    cdef double[::1] sp_val
-    cdef Py_ssize_t sp_used, sp_garbage
-    cdef bint unit               # sparse: every stored value is 1.0 (binary features: x * 1.0 == x, so skip the product)
-    cdef double[::1] work        # dense scatter buffer (sparse mode)
-    cdef double[::1] kv          # per-kernel values of one SV
-    cdef Py_ssize_t[::1] kstamp  # the SV slot kv[k] was last computed for (per-kernel membership)
-    cdef double[::1] barg        # a block's exp arguments (BLOCK) ...
-    cdef double[::1] bval        # ... and its products, then kernel values
 
+    The attributes and C methods are declared in ``svpool.pxd``: learner-specific Cython modules
+    (``olk/_core/bpas.pyx``) cimport the pool and use its C interface (``_kernel_values``, ``_append``, ...).
+    """
     def __init__(self, Py_ssize_t n_features, bint sparse, codes=(K_GAUSSIAN,), gammas=(1.0,),
                  coef0s=None, degrees=None, col_kernel=None, Py_ssize_t capacity=256, views=None,
                  normalize=None):
@@ -418,11 +325,22 @@ cdef class SVPool:
         self.masked = self.n_cols <= 64
         self.owners = np.zeros(self.capacity, dtype=np.uint64)
         self.mnorm = np.zeros((self.capacity, self.n_meas), dtype=np.float64)
+        self.kself = np.zeros((self.capacity, self.n_kernels), dtype=np.float64)
         self.tag = np.zeros(self.capacity, dtype=np.int64)
         self.kv = np.zeros(self.n_kernels, dtype=np.float64)
         self.kstamp = np.full(self.n_kernels, -1, dtype=np.intp)
         self.barg = np.zeros(BLOCK, dtype=np.float64)
         self.bval = np.zeros(BLOCK, dtype=np.float64)
+        ckl = self.col_kernel
+        self.blocked_members = bool(self.masked and self.n_kernels > 1 and self.n_meas == 1 and self.m_hi[0] == -1
+                                    and not self.m_chi[0] and len(set(ckl)) == len(ckl))
+        if self.blocked_members:                # one entry per (SV, owning column) of a block
+            self.ecol = np.zeros(BLOCK * self.n_cols, dtype=np.intc)
+            self.ecoef = np.zeros(BLOCK * self.n_cols, dtype=np.float64)
+            self.earg = np.zeros(BLOCK * self.n_cols, dtype=np.float64)
+            self.ekv = np.zeros(BLOCK * self.n_cols, dtype=np.float64)
+            self.fidx = np.zeros(BLOCK * self.n_cols, dtype=np.intp)
+            self.fval = np.zeros(BLOCK * self.n_cols, dtype=np.float64)
         if sparse:
             self.sp_start = np.zeros(self.capacity, dtype=np.intp)
             self.sp_len = np.zeros(self.capacity, dtype=np.intp)
@@ -552,6 +470,8 @@ cdef class SVPool:
             np.asarray(self.mnorm)[:n] = state["mnorm"]
         else:                                   # a pickle from before views: one full-row measure
             np.asarray(self.mnorm)[:n, 0] = state["sqnorm"]
+        for s in range(n):
+            self._fill_kself(s)
         np.asarray(self.tag)[:n] = state["tag"]
         if self.sparse:
             lens = np.asarray(state["sp_len"], dtype=np.intp)
@@ -575,9 +495,10 @@ cdef class SVPool:
         cdef Py_ssize_t new = self.capacity * 2
         c = np.zeros((new, self.n_cols), dtype=np.float64); c[:self.n_sv] = np.asarray(self.coef)[:self.n_sv]
         s = np.zeros((new, self.n_meas), dtype=np.float64); s[:self.n_sv] = np.asarray(self.mnorm)[:self.n_sv]
+        ks = np.zeros((new, self.n_kernels), dtype=np.float64); ks[:self.n_sv] = np.asarray(self.kself)[:self.n_sv]
         t = np.zeros(new, dtype=np.int64); t[:self.n_sv] = np.asarray(self.tag)[:self.n_sv]
         o = np.zeros(new, dtype=np.uint64); o[:self.n_sv] = np.asarray(self.owners)[:self.n_sv]
-        self.coef = c; self.mnorm = s; self.tag = t; self.owners = o
+        self.coef = c; self.mnorm = s; self.kself = ks; self.tag = t; self.owners = o
         if self.sparse:
             a = np.zeros(new, dtype=np.intp); a[:self.n_sv] = np.asarray(self.sp_start)[:self.n_sv]
             b = np.zeros(new, dtype=np.intp); b[:self.n_sv] = np.asarray(self.sp_len)[:self.n_sv]
@@ -590,16 +511,21 @@ cdef class SVPool:
     cdef void _reserve_flat(self, Py_ssize_t need):
         """Make room for `need` more sparse entries, compacting away removed SVs' runs when worthwhile."""
         cdef Py_ssize_t s, j, pos, start, ln
+        cdef int[::1] nidx
+        cdef double[::1] nval
         if self.sp_used + need <= self.sp_val.shape[0]:
             return
         if self.sp_garbage > self.sp_used // 2:
             idx = np.empty(self.sp_val.shape[0], dtype=np.intc)
             val = np.empty(self.sp_val.shape[0], dtype=np.float64)
+            nidx = idx
+            nval = val
             pos = 0
-            for s in range(self.n_sv):
+            for s in range(self.n_sv):                  # each live run moved down, in slot order (C copies)
                 start = self.sp_start[s]; ln = self.sp_len[s]
-                idx[pos:pos + ln] = np.asarray(self.sp_idx)[start:start + ln]
-                val[pos:pos + ln] = np.asarray(self.sp_val)[start:start + ln]
+                if ln > 0:
+                    memcpy(&nidx[pos], &self.sp_idx[start], ln * sizeof(int))
+                    memcpy(&nval[pos], &self.sp_val[start], ln * sizeof(double))
                 self.sp_start[s] = pos
                 pos += ln
             self.sp_idx = idx; self.sp_val = val
@@ -611,18 +537,29 @@ cdef class SVPool:
             self.sp_idx = idx; self.sp_val = val
 
     def add(self, RowSource src, Py_ssize_t i, coefs, long long tag=0):
-        """Append row i of `src` as a new SV with the given coefficients (one per column). Returns its slot."""
-        cdef Py_ssize_t s, j, a, b, ln
+        """Append row i of `src` as a new SV with the given coefficients (one per column; a number is every
+        column's). Returns its slot."""
+        cdef double one
+        cdef double[::1] cv
         self._check_src(src, i)
-        cdef double[::1] cv = np.array(np.broadcast_to(np.asarray(coefs, dtype=np.float64), (self.n_cols,)), dtype=np.float64)
+        if self.n_cols == 1 and (type(coefs) is float or type(coefs) is int):
+            one = coefs                                 # the value numpy's float64 conversion gives
+            return self._append(src, i, &one, tag)
+        cv = np.array(np.broadcast_to(np.asarray(coefs, dtype=np.float64), (self.n_cols,)), dtype=np.float64)
+        return self._append(src, i, &cv[0], tag)
+
+    cdef Py_ssize_t _append(self, RowSource src, Py_ssize_t i, const double* coefs, long long tag) except -1:
+        """:meth:`add` without the checks: coefs holds one value per column."""
+        cdef Py_ssize_t s, j, a, b, ln
         if self.n_sv == self.capacity:
             self._grow_slots()
         s = self.n_sv
         for j in range(self.n_cols):
-            self.coef[s, j] = cv[j]
+            self.coef[s, j] = coefs[j]
         self._remask(s)
         for j in range(self.n_meas):
             self.mnorm[s, j] = self._row_self(src, i, j)
+        self._fill_kself(s)
         self.tag[s] = tag
         if self.sparse:
             a = src.indptr[i]; b = src.indptr[i + 1]; ln = b - a
@@ -643,11 +580,23 @@ cdef class SVPool:
         self.n_sv += 1
         return s
 
+    cdef void _fill_kself(self, Py_ssize_t s) noexcept nogil:
+        """kself[s, k] = k_k(sv_s, sv_s) for every kernel, from the stored self-products (the product of a row
+        with itself is its self-product): computed once per stored SV instead of once per use."""
+        cdef Py_ssize_t k, m
+        for k in range(self.n_kernels):
+            m = self.kmeas[k]
+            self.kself[s, k] = self._kval(k, self.mnorm[s, m], self.mnorm[s, m], self.mnorm[s, m])
+
     def remove(self, Py_ssize_t s):
         """Swap-remove slot s in O(1): the last SV moves into slot s. Returns the slot that moved (or -1)."""
-        cdef Py_ssize_t last = self.n_sv - 1, j
-        if s < 0 or s > last:
+        if s < 0 or s > self.n_sv - 1:
             raise IndexError(f"SV slot {s} out of range (n_sv={self.n_sv})")
+        return self._swap_remove(s)
+
+    cdef Py_ssize_t _swap_remove(self, Py_ssize_t s) noexcept nogil:
+        """:meth:`remove` without the check (0 <= s < n_sv)."""
+        cdef Py_ssize_t last = self.n_sv - 1, j
         if self.sparse:
             self.sp_garbage += self.sp_len[s]
         if s != last:
@@ -656,6 +605,8 @@ cdef class SVPool:
             self.owners[s] = self.owners[last]
             for j in range(self.n_meas):
                 self.mnorm[s, j] = self.mnorm[last, j]
+            for j in range(self.n_kernels):
+                self.kself[s, j] = self.kself[last, j]
             self.tag[s] = self.tag[last]
             if self.sparse:
                 self.sp_start[s] = self.sp_start[last]
@@ -778,14 +729,13 @@ cdef class SVPool:
         return True
 
     def self_kernels(self, Py_ssize_t k=0):
-        """k_k(sv_s, sv_s) for every live SV (from the stored squared norms: no pass over the data)."""
+        """k_k(sv_s, sv_s) for every live SV (computed from the stored self-products when each SV was stored)."""
         cdef Py_ssize_t s
         self._check_kernel(k)
         out = np.empty(self.n_sv, dtype=np.float64)
         cdef double[::1] o = out
-        cdef Py_ssize_t m = self.kmeas[k]
-        for s in range(self.n_sv):              # the product of a row with itself is its self-product
-            o[s] = self._kval(k, self.mnorm[s, m], self.mnorm[s, m], self.mnorm[s, m])
+        for s in range(self.n_sv):
+            o[s] = self.kself[s, k]
         return out
 
     @property
@@ -1005,10 +955,43 @@ cdef class SVPool:
     cdef void _block_values(self, const double* q, Py_ssize_t qlen, Py_ssize_t s0, Py_ssize_t s1,
                             double* val) noexcept nogil:
         """One kernel: val[s - s0] = k(x, sv_s) for the SVs s0 <= s < s1 (at most BLOCK of them): their products
-        (:meth:`_block_prods`), then for an exp kernel every exp argument and one vectorised exp over them."""
-        cdef Py_ssize_t s
-        cdef double qn = self.qnorm[0]
+        (:meth:`_block_prods`), then for an exp kernel every exp argument and one vectorised exp over them.
+        The common case (an exp kernel on the whole-row inner product: Gaussian) computes each group of four
+        arguments right after its four products, with the pool's arrays read through local pointers: the
+        same operations on the same values (:meth:`_exp_arg`), without the round trip through memory."""
+        cdef Py_ssize_t s, b, nm = self.n_meas
+        cdef double qn = self.qnorm[0], g, d2
         cdef double* arg = &self.barg[0]
+        cdef const double* sn
+        cdef double p4[4]
+        if self._is_exp(0) and self.m_hi[0] == -1 and not self.m_chi[0]:
+            g = self.gamma[0]
+            sn = &self.mnorm[0, 0]                     # sn[s * nm] = mnorm[s, 0]
+            s = s0
+            if self.sparse:
+                while s + 4 <= s1:
+                    olk_sparse_dot4(&self.work[0], &self.sp_idx[0], &self.sp_val[0], &self.sp_start[0],
+                                    &self.sp_len[0], s, self.unit, p4)
+                    for b in range(4):                 # _exp_arg(0, p4[b], qn, mnorm[s + b, 0])
+                        d2 = qn + sn[(s + b) * nm] - 2.0 * p4[b]
+                        if d2 < 0.0:
+                            d2 = 0.0
+                        arg[s - s0 + b] = -g * d2
+                    s += 4
+            else:
+                while s + 4 <= s1:
+                    olk_dense_dot4(q, &self.dense[0, 0], self.n_features, qlen, s, p4)
+                    for b in range(4):
+                        d2 = qn + sn[(s + b) * nm] - 2.0 * p4[b]
+                        if d2 < 0.0:
+                            d2 = 0.0
+                        arg[s - s0 + b] = -g * d2
+                    s += 4
+            while s < s1:
+                arg[s - s0] = self._exp_arg(0, self._prod(q, qlen, s, 0), qn, sn[s * nm])
+                s += 1
+            olk_vexp(arg, val, s1 - s0)
+            return
         self._block_prods(q, qlen, s0, s1, 0, val)
         if self._is_exp(0):
             for s in range(s0, s1):
@@ -1100,6 +1083,121 @@ cdef class SVPool:
         for k in range(self.n_meas):
             self.mstamp[k] = -1
 
+    cdef long long _decide_blocked(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil:
+        """:meth:`_decide_members` in blocks of BLOCK SVs, for a pool whose kernels all read the whole-row inner
+        product and whose columns have distinct kernels (``blocked_members``: OMKC's one classifier per kernel).
+
+        Per block: the products four at a time (olk_dot.h), then one *entry* per (SV, owning column) in slot
+        order and, within an SV, column order -- for an exp kernel its argument -gamma_k d2 (d2 = |x|^2 + |sv|^2
+        - 2<x, sv>, clipped at 0, the same for every kernel of the SV: :meth:`_exp_arg`'s operations), for any
+        other kernel its value (:meth:`_kval`) -- then one vectorised exp over the block's exp arguments, then
+        out[c] += coef[s, c] k_c in entry order.  A column's kernel is either an exp kernel or not, so each
+        out[c] still adds its terms in slot order, and every value has the bits of the one-SV-at-a-time loop
+        (the vector exp is the scalar one, tests/test_exp.py): bit-identical, with the exps no longer one at
+        a time.  Returns the kernel evaluations made (one per entry, as :meth:`_add_owned` counts them)."""
+        cdef Py_ssize_t s, s0, s1, c, k, ne, np_, nf, e, nm = self.n_meas, nc = self.n_cols
+        cdef long long evals = 0, nzero = 0
+        cdef uint64_t m, mg, gmask = 0
+        cdef double qn = self.qnorm[0], d2, p, x, a
+        cdef bint inr, zero
+        cdef bint unit = self.unit
+        cdef const double* w = NULL
+        cdef const int* ix = NULL
+        cdef const double* vv = NULL
+        cdef const Py_ssize_t* st = NULL
+        cdef const Py_ssize_t* ln = NULL
+        cdef const double* rows = NULL
+        cdef Py_ssize_t* fidx = &self.fidx[0]
+        cdef double* fval = &self.fval[0]
+        cdef double* prod = &self.bval[0]
+        cdef const double* sn = &self.mnorm[0, 0]
+        cdef const double* cf
+        cdef const double* coef0 = &self.coef[0, 0]      # coef[s, c] = coef0[s * nc + c]
+        cdef const uint64_t* own = &self.owners[0]
+        cdef int* ecol = &self.ecol[0]
+        cdef double* ecoef = &self.ecoef[0]
+        cdef double* earg = &self.earg[0]
+        cdef double* ev = &self.ekv[0]
+        cdef double negg[64]                    # -gamma of each column's kernel (exact: a sign flip)
+        cdef Py_ssize_t cap = self.ecol.shape[0]
+        for c in range(nc):
+            k = self.col_kernel[c]
+            negg[c] = -self.gamma[k]
+            if self.kind[k] == K_GAUSSIAN:
+                gmask |= (<uint64_t>1) << c
+        if self.sparse:
+            w = &self.work[0]; ix = &self.sp_idx[0]; vv = &self.sp_val[0]; st = &self.sp_start[0]; ln = &self.sp_len[0]
+        else:
+            rows = &self.dense[0, 0]
+        s0 = 0
+        while s0 < self.n_sv:
+            s1 = s0 + BLOCK if s0 + BLOCK < self.n_sv else self.n_sv
+            s = s0                                  # the products, four at a time (_block_prods, pointers hoisted)
+            if self.sparse:
+                while s + 4 <= s1:
+                    olk_sparse_dot4(w, ix, vv, st, ln, s, unit, &prod[s - s0])
+                    s += 4
+            else:
+                while s + 4 <= s1:
+                    olk_dense_dot4(q, rows, self.n_features, qlen, s, &prod[s - s0])
+                    s += 4
+            while s < s1:
+                prod[s - s0] = self._prod(q, qlen, s, 0)
+                s += 1
+            ne = 0                                  # exp entries fill [0, ne) from the front ...
+            np_ = 0                                 # ... the others [cap - np_, cap) from the back
+            nf = 0
+            for s in range(s0, s1):
+                m = own[s]
+                if m == 0:
+                    continue
+                cf = coef0 + s * nc
+                p = prod[s - s0]
+                mg = m & gmask
+                m &= ~gmask
+                if mg:
+                    d2 = qn + sn[s * nm] - 2.0 * p      # _exp_arg: clipped at 0, times -gamma_k
+                    if d2 < 0.0:
+                        d2 = 0.0
+                    while mg:                           # written without a branch on the value: an entry is
+                        c = __builtin_ctzll(mg)         # stored at ne and kept (ne + 1) when x is in the vector
+                        mg &= mg - 1                    # exp's fast range
+                        x = negg[c] * d2
+                        a = cf[c]
+                        ecol[ne] = <int> c
+                        ecoef[ne] = a
+                        earg[ne] = x
+                        inr = (x > -708.0) & (x < 709.0)
+                        # olk_exp(x) is exactly 0 and the coefficient finite: the term is +-0.0 and out[c] (never
+                        # -0.0) does not move, so no entry (still counted as an evaluation)
+                        zero = (x < -745.2) & (a - a == 0.0)
+                        ne += inr
+                        nzero += zero
+                        if not (inr | zero):            # NaN or the edges: the scalar exp, patched in after
+                            earg[ne] = 0.0
+                            fidx[nf] = ne
+                            fval[nf] = olk_exp(x)
+                            nf += 1
+                            ne += 1
+                while m:
+                    c = __builtin_ctzll(m)
+                    m &= m - 1
+                    np_ += 1
+                    ecol[cap - np_] = <int> c
+                    ecoef[cap - np_] = cf[c]
+                    ev[cap - np_] = self._kval(self.col_kernel[c], p, qn, sn[s * nm])
+            if ne:
+                olk_vexp_fast(earg, ev, ne)
+            for e in range(nf):
+                ev[fidx[e]] = fval[e]
+            for e in range(ne):
+                out[ecol[e]] += ecoef[e] * ev[e]
+            for e in range(cap - 1, cap - 1 - np_, -1):
+                out[ecol[e]] += ecoef[e] * ev[e]
+            evals += ne + np_
+            s0 = s1
+        return evals + nzero
+
     cdef long long _decide_members(self, const double* q, Py_ssize_t qlen, double* out) noexcept nogil:
         """Several kernels: out[c] += coef[s, c] k_c(sv_s, x) over the owning columns only (:meth:`_add_owned`);
         one product per (SV, measure) serves every kernel reading it, and none for an SV no column owns.
@@ -1107,6 +1205,8 @@ cdef class SVPool:
         cdef Py_ssize_t s
         cdef long long evals = 0
         cdef uint64_t m
+        if self.blocked_members:
+            return self._decide_blocked(q, qlen, out)
         self._reset_stamps()
         if self.masked:
             for s in range(self.n_sv):
@@ -1184,86 +1284,79 @@ cdef class SVPool:
 
     def kernel_values(self, RowSource src, Py_ssize_t i, double[:, ::1] out):
         """out[k, s] = k_k(x_i, sv_s) for all kernels k and live SVs s (out: n_kernels x >= n_sv)."""
-        cdef Py_ssize_t s, k
-        cdef const double* q
         self._check_src(src, i)
         if out.shape[0] < self.n_kernels or out.shape[1] < self.n_sv:
             raise ValueError("out too small")
         if self.n_sv == 0:
             return
-        q = self._qrow(src, i)
+        self._kernel_values(src, i, &out[0, 0], out.shape[1])
+
+    # ------------------------------------------------------------ the C interface of learner-specific modules
+    # olk/_core/bpas.pyx and the like cimport the pool (svpool.pxd) and call these through its method table;
+    # the caller checks indices (as the def methods above do).  Every kernel value still comes from this module.
+
+    cdef void _kernel_values(self, RowSource src, Py_ssize_t i, double* out, Py_ssize_t ld) noexcept nogil:
+        """:meth:`kernel_values` without the checks: out[k * ld + s] = k_k(x_i, sv_s) (n_sv >= 1, ld >= n_sv)."""
+        cdef Py_ssize_t s, k
+        cdef const double* q = self._qrow(src, i)
         if self.sparse:
             self._scatter(src, i, 1.0)
         self._query(src, i)
         if self.n_kernels == 1:
-            self._values_single(q, src.n_features, &out[0, 0])
+            self._values_single(q, src.n_features, out)
         else:
             for s in range(self.n_sv):
                 for k in range(self.n_kernels):
-                    out[k, s] = self._kval_at(k, q, src.n_features, s)
+                    out[k * ld + s] = self._kval_at(k, q, src.n_features, s)
         if self.sparse:
             self._scatter(src, i, 0.0)
         self.n_kernel_evals += self.n_sv * self.n_kernels
 
-    def bpas_choose(self, RowSource src, Py_ssize_t i, const Py_ssize_t[::1] cols, const double[::1] ktt):
-        """BPA-S's removal choice (:func:`olk.algorithms.budget.bpas_choice`) for several distinct columns at once,
-        against the query row i: for column c = cols[j] (its kernel col_kernel[c], k_tt = ktt[j]), among the SVs
-        c owns (coef[s, c] != 0), the slot r minimising alpha_r^2 (k_rr - k_rt^2 / k_tt) (alpha_r^2 k_rr when
-        k_tt <= 0), the first in slot order on ties, and the coefficient alpha_r k_rt / k_tt it hands to the new
-        SV (0 when k_tt <= 0).  Each SV's product with x_i is computed once for every column (one pass over the
-        pool instead of one per column); every value and comparison is bit-identical to bpas_choice on
-        ``kernel_row`` and ``self_kernels``, and the kernel evaluations are counted as those calls count them.
-        Forgets nothing.  Returns (slots, carries) as numpy arrays; a column that owns no SV gets slot -1."""
-        cdef Py_ssize_t nc = cols.shape[0], j, s, c, k, m
-        cdef long long evals = 0
-        cdef double a, kr, krr, score
-        cdef const double* q
-        if ktt.shape[0] != nc:
-            raise ValueError("ktt needs one value per column")
-        self._check_src(src, i)
-        for j in range(nc):
-            if cols[j] < 0 or cols[j] >= self.n_cols:
-                raise IndexError(f"coefficient column {cols[j]} out of range (n_cols={self.n_cols})")
-        slots = np.full(nc, -1, dtype=np.intp)
-        carries = np.zeros(nc, dtype=np.float64)
-        best = np.full(nc, np.inf, dtype=np.float64)
-        bkr = np.zeros(nc, dtype=np.float64)
-        balpha = np.zeros(nc, dtype=np.float64)
-        cdef Py_ssize_t[::1] sl = slots
-        cdef double[::1] ca = carries, bs = best, bk = bkr, ba = balpha
-        if nc == 0 or self.n_sv == 0:
-            return slots, carries
-        q = self._qrow(src, i)
+    cdef double _values_decide1(self, RowSource src, Py_ssize_t i, double* kv) noexcept nogil:
+        """One kernel, one column, n_sv >= 1: kv[s] = k(x_i, sv_s) for every SV (:meth:`_kernel_values`) and the
+        return value f = sum_s coef[s, 0] kv[s] summed in slot order (:meth:`coef_dot` on that row, the same bits),
+        each block summed while its values are hot (the sum's dependency chain overlaps the next block's
+        products, as in :meth:`_decide_single`).  Counts n_sv kernel evaluations."""
+        cdef Py_ssize_t s0 = 0, s1, s
+        cdef double acc = 0.0
+        cdef const double* q = self._qrow(src, i)
         if self.sparse:
             self._scatter(src, i, 1.0)
         self._query(src, i)
-        for s in range(self.n_sv):
-            for j in range(nc):
-                c = cols[j]
-                a = self.coef[s, c]
-                if a == 0.0:
-                    continue
-                k = self.col_kernel[c]
-                m = self.kmeas[k]
-                kr = self._kval_at(k, q, src.n_features, s)
-                krr = self._kval(k, self.mnorm[s, m], self.mnorm[s, m], self.mnorm[s, m])
-                evals += 1
-                if ktt[j] > 0.0:
-                    score = a * a * (krr - kr * kr / ktt[j])
-                else:
-                    score = a * a * krr
-                if sl[j] < 0 or score < bs[j]:
-                    bs[j] = score
-                    sl[j] = s
-                    bk[j] = kr
-                    ba[j] = a
+        while s0 < self.n_sv:
+            s1 = s0 + BLOCK if s0 + BLOCK < self.n_sv else self.n_sv
+            self._block_values(q, src.n_features, s0, s1, &kv[s0])
+            for s in range(s0, s1):
+                acc += self.coef[s, 0] * kv[s]
+            s0 = s1
         if self.sparse:
             self._scatter(src, i, 0.0)
-        self.n_kernel_evals += evals
-        for j in range(nc):
-            if sl[j] >= 0 and ktt[j] > 0.0:
-                ca[j] = ba[j] * bk[j] / ktt[j]
-        return slots, carries
+        self.n_kernel_evals += self.n_sv
+        return acc
+
+    cdef double _self_kernel(self, RowSource src, Py_ssize_t i, Py_ssize_t k) noexcept nogil:
+        """k_k(x_i, x_i) (:meth:`self_kernel` without the checks)."""
+        cdef double qn = self._row_self(src, i, self.kmeas[k])
+        return self._kval(k, qn, qn, qn)
+
+    cdef const double* _begin_query(self, RowSource src, Py_ssize_t i) noexcept nogil:
+        """Start a pass of :meth:`_kernel_at` calls for row i of src: its self-products, the product stamps reset,
+        a sparse row scattered into ``work``; returns its dense row (NULL for sparse).  End with :meth:`_end_query`."""
+        cdef const double* q = self._qrow(src, i)
+        if self.sparse:
+            self._scatter(src, i, 1.0)
+        self._query(src, i)
+        return q
+
+    cdef void _end_query(self, RowSource src, Py_ssize_t i) noexcept nogil:
+        """Close a pass begun by :meth:`_begin_query` (clears the scattered sparse row)."""
+        if self.sparse:
+            self._scatter(src, i, 0.0)
+
+    cdef double _kernel_at(self, Py_ssize_t k, const double* q, Py_ssize_t qlen, Py_ssize_t s) noexcept nogil:
+        """k_k(x, sv_s) for the query of the current pass; each measure's product computed once per SV.  Not
+        counted in ``n_kernel_evals`` (the caller counts)."""
+        return self._kval_at(k, q, qlen, s)
 
     def kernel_row(self, RowSource src, Py_ssize_t i, Py_ssize_t k, const Py_ssize_t[::1] slots):
         """k_k(x_i, sv_s) for the given slots only (e.g. the SVs one classifier of a shared pool owns)."""
@@ -1292,8 +1385,7 @@ cdef class SVPool:
         """k_k(x_i, x_i)."""
         self._check_src(src, i)
         self._check_kernel(k)
-        cdef double qn = self._row_self(src, i, self.kmeas[k])
-        return self._kval(k, qn, qn, qn)
+        return self._self_kernel(src, i, k)
 
     def sv_kernel(self, Py_ssize_t a, Py_ssize_t b, Py_ssize_t k=0):
         """k_k(sv_a, sv_b) between two stored SVs."""

@@ -2,14 +2,16 @@
 
 Suites (``olk bench SUITE [options]``; ``olk bench SUITE --help`` lists a suite's options):
 
-* ``core`` (:mod:`olk.bench.core`): issue 13's fixed cases — the learning loop's time, kernel evaluations per
-  second and their fraction of the single-core limit measured in the same run by reference C loops, peak
-  memory, whole-process time, the authors' C++ library's times and the paper's; writes results/bench/core.csv.
+* ``core`` (:mod:`olk.bench.core`): six fixed cases (issues 13 and 29) — the learning loop's time, kernel
+  evaluations per second and their fraction of the single-core limit measured in the same run by reference C
+  loops, peak memory, whole-process time; with ``--vs-cpp PATH`` the authors' group's C++ library on the same
+  file in alternating pairs (cold and warm), with ``--baseline DIR`` before/after pairs; writes results/bench/.
 * ``learners`` (:mod:`olk.bench.learners`): every online classifier, one pass on a9a and codrna, next to the SPA
   paper's C++ times (Table 2); ``batch``: Table 3's training times.
-* ``multi`` (:mod:`olk.bench.multi`): the 16-kernel learners (DD, DDPA, BOMKC(SPA)), one shared pool vs 16
-  independent pools, next to the paper's Table 5 times.
-* ``klr`` (:mod:`olk.bench.klr`): sparse online KLR, NC vs Auxiliary, and the batch PCD/DCD baselines.
+* ``multi`` (:mod:`olk.bench.multi`): the 16-kernel learners (DD, DDPA, SD, SDPA, BOMKC(SPA)), one shared pool
+  vs 16 independent pools, next to the paper's Table 5 times; ``--baseline DIR``: before/after rounds.
+* ``klr`` (:mod:`olk.bench.klr`): sparse online KLR, NC vs Auxiliary, and the batch PCD/DCD baselines;
+  ``--baseline DIR``: PCD/DCD before/after pairs.
 * ``amkl`` (:mod:`olk.bench.amkl`): random-feature regression, time per example with 17 kernels.
 * ``all``: every suite in that order (``make bench``).
 """

@@ -1,42 +1,62 @@
-"""Core speed benchmark (issue 13): olk's learning loop against the limit of one core, measured in the same run.
+"""Core speed benchmark (issues 13 and 29): olk's learning loop against the limit of one core, and, with
+``--vs-cpp``, against the SPA authors' group's C++ library run on the same file in alternating pairs.
 
-    olk bench core                      # the four cases, 3 repeats each (medians), ~1-2 min on an idle machine
-    olk bench core --repeats 5 --cases perceptron_a9a,perceptron_codrna
-    olk bench core --quick              # 10% of each dataset, 1 repeat: a smoke test (times not comparable)
+    olk bench core                      # the six cases, 3 repeats each (medians)
+    olk bench core --cases perceptron_a9a,bpas_a9a_train --repeats 5
+    olk bench core --quick              # 10% of each file, 1 repeat: a smoke test (times not comparable)
+    olk bench core --vs-cpp ~/KOL/build/bin/KOL --pairs 5   # + the C++ library, cold and warm (README)
+    olk bench core --baseline ../olk-old --pairs 5           # + before/after pairs against another checkout
 
-Each repeat of a case runs in a fresh process (``python -m olk.bench.core --run CASE``), so its peak memory
-(ru_maxrss) is its own; inside it, olk's learning loop runs first, then the reference loops
-(:mod:`olk._core.refloop`: the same kernel Perceptron written as plain C loops, scalar exp / vectorised exp /
-our best), on the same data in the same order.  For a Perceptron case the reference loops must reproduce olk's
-SVs and mistakes exactly (checked).  Reported per case, medians over the repeats (min-max in the CSV):
+**The data.**  Every case reads one LIBSVM file in file order, written once under ``--data-dir`` (default
+``datasets/bench/`` of the project, not committed) and kept: ``a9a.libsvm`` (a9a train + test, 48,842 rows),
+``a9a.train.libsvm`` (32,561 rows) and ``codrna.pm1.shuffled.libsvm`` (cod-rna train, 59,535 rows, each feature
+min-max scaled to [-1, 1], written with 9 significant digits, and the rows shuffled once: permutation 0 of seed
+2018).  olk and the C++ library read the same bytes in the same order; each file's sha256 goes into the CSVs.
 
-* ``olk loop s``: olk's learning loop (predict + update for every example; no loading, no scoring);
-* ``M evals/s``: kernel evaluations per second of that loop; ``limit``: the best reference loop's rate on the
-  same case (for budget learners, the Perceptron reference on the same data stands in: the limit of the
-  kernel-sum loop they spend their time in); ``fraction``: olk's rate / limit — ratios within one process;
-* ``whole s``: a separate fresh process that imports olk, loads the data (olk's cache) and runs the loop,
-  timed from spawn to exit: what a user waits for; ``load s`` the data loading inside it;
-* ``peak MB``: the repeat process's peak resident memory;
-* ``C++ s``: the SPA authors' group's C++ library on the same case, as measured by the author of issue 13 on a
-  machine like this one (their table; it cannot be rebuilt here: reference data, not rerun), and
-  ``C++/olk`` = that time / olk's loop time.  The issue gives the C++ *whole-process* time only as a ratio to
-  olk's old one, so ``C++ loop / olk whole`` is reported as a conservative stand-in: the C++ process takes at
-  least its loop time, so a value > 1 means olk's whole process beats the C++ whole process;
-* ``paper s``: the SPA paper's C++ time (Table 2, a 3.2 GHz PC) where the case is the paper's (a9a, 48,842
-  rows), and ``paper/olk``.
+**The limit.**  Each repeat of a case runs in a fresh process (:mod:`olk.bench.runner`): olk's learning loop,
+then the reference loops (:mod:`olk._core.refloop`: the same kernel Perceptron written as plain C loops, scalar
+exp / vectorised exp / our best) on the same rows; for a Perceptron case they must reproduce olk's SVs and
+mistakes exactly (checked).  The fastest is the single-core limit (for the budget learners the Perceptron
+reference on the same file stands in: the limit of the kernel-sum loop they spend their time in).  Reported per
+case, medians over the repeats: ``olk loop s`` (predict + update for every example; no loading), ``M evals/s``,
+``limit``, and the fraction olk / limit measured within each process, from wall-clock times and from CPU times
+(``process_time``: on a loaded machine the CPU fraction is the steadier one); ``whole s`` a separate fresh
+process that imports olk, loads the file (olk's dataset cache warm) and runs the loop, from spawn to exit;
+``peak MB``; the SPA paper's C++ time (Table 2, a 3.2 GHz PC) where the case is the paper's.
 
-Wall-clock times on a shared machine are upper bounds; the CSV also records CPU times.  Ratios (fraction,
-C++/olk) are what the README quotes.  Results go to ``results/bench/core.csv`` (one row per case, this run).
+**Against the C++ library** (``--vs-cpp PATH``: its ``KOL`` executable, built as the README says; its
+``Cacher`` next to it is used for the parse line).  Per case, ``--pairs`` alternating pairs (olk first, then the
+C++ first, ...) of whole processes on the same file: *cold* (olk's dataset cache emptied: ``$OLK_CACHE`` points at
+a fresh empty directory, so olk parses the text like the C++ does) and then *warm* (olk's cache filled by one
+untimed run).  Each process is timed from spawn to exit (wall) and by its own CPU time (``wait4``); the loop
+times come from the same processes (olk's ``online_pass``, the library's "Learning time", which includes the
+parsing its reader thread does meanwhile).  Ratios C++ / olk are taken within each pair, then the median.  The
+two implementations differ in details (the library keeps features as 32-bit floats and its Forgetron/BOGD remove
+by their own rules), so #SV and mistakes are printed for both.  Every process goes to ``vs_cpp_runs.csv``.
+
+**Before / after** (``--baseline DIR``: another olk checkout with its extensions built): ``--pairs`` alternating
+pairs of whole processes (warm cache) of that checkout and this one on every case; loop and whole-process ratios
+old / new within each pair, every process in ``before_after_core.csv``.
+
+The reader line: if :mod:`olk.bench.reader` is importable, its ``measure_reader(path, repeats)`` (the LIBSVM
+reader's MB/s and rows/s, cold and warm) is printed for each file, with the C++ library's parse (its ``Cacher``:
+parse + a binary cache write, a whole process) when ``--vs-cpp`` is given.
+
+Wall-clock times on a shared machine are upper bounds; ratios measured within one process or one pair are what
+the README quotes.  Results go to ``results/bench/`` (``core.csv``: one row per case; ``core.md``: the tables as
+printed).
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,93 +65,208 @@ from . import parser
 
 
 @dataclass(frozen=True)
+class DataFile:
+    key: str
+    filename: str
+    description: str
+    sparse: bool                        # how olk stores it (a9a: CSR; cod-rna: dense, as the registry does)
+
+
+@dataclass(frozen=True)
 class Case:
     name: str
     algorithm: str
-    dataset: str
-    split: str | None                   # None: every part in file order (a9a: train + test, 48,842 rows)
-    order: str                          # "file" or "shuffled" (permutation 0 of seed 2018, as the engine draws it)
+    data: str                           # a DataFile key
     params: dict = field(default_factory=dict)
     gamma: float = 0.4
-    cpp_s: float | None = None          # issue 13's C++ library loop time (reference, not rerun)
-    cpp_whole_ratio: float | None = None  # issue 13's "whole process: C++ / olk" (old olk; reference)
-    paper_s: float | None = None        # SPA paper Table 2 (C++, 3.2 GHz)
+    cpp: tuple = ()                     # the C++ library's -opt and its options for the same learner
+    paper_s: float | None = None        # SPA paper Table 2 (C++, 3.2 GHz), where the case is the paper's
 
 
-#: issue 13's table (measured by the issue's author with the authors' group's C++ library, same machine class)
+DATA = {d.key: d for d in (
+    DataFile("a9a", "a9a.libsvm", "a9a train + test, file order", True),
+    DataFile("a9a_train", "a9a.train.libsvm", "a9a train, file order", True),
+    DataFile("codrna", "codrna.pm1.shuffled.libsvm",
+             "cod-rna train, each feature min-max scaled to [-1, 1], shuffled once (permutation 0, seed 2018)", False),
+)}
+
+#: budgets: SPA's mean #SV (Table 2: 1,350 on a9a, 822 on codrna); BOGD's eta / lambda: olk's defaults, given to both
 CASES = (
-    Case("perceptron_a9a", "perceptron", "a9a", None, "file", {}, cpp_s=14.50, cpp_whole_ratio=2.2, paper_s=19.93),
-    Case("rbp_a9a_train", "rbp", "a9a", "train", "file", {"budget": 1350}, cpp_s=2.67, cpp_whole_ratio=1.4),
-    Case("bpas_a9a_train", "bpas", "a9a", "train", "file", {"budget": 1350, "C": 1.0}, cpp_s=4.23,
-         cpp_whole_ratio=1.6),
-    Case("perceptron_codrna", "perceptron", "codrna", "train", "shuffled", {}, cpp_s=0.74, cpp_whole_ratio=0.54),
+    Case("perceptron_a9a", "perceptron", "a9a", {}, cpp=("kernel-perceptron",), paper_s=19.93),
+    Case("rbp_a9a_train", "rbp", "a9a_train", {"budget": 1350}, cpp=("kernel-rbp", "-B", "1350")),
+    Case("bpas_a9a_train", "bpas", "a9a_train", {"budget": 1350, "C": 1.0},
+         cpp=("kernel-bpas", "-B", "1350", "-cbpas", "1")),
+    Case("perceptron_codrna", "perceptron", "codrna", {}, cpp=("kernel-perceptron",)),
+    Case("forgetron_codrna", "forgetron", "codrna", {"budget": 822}, cpp=("kernel-forgetron", "-B", "822")),
+    Case("bogd_codrna", "bogd", "codrna", {"budget": 822, "eta": 0.1, "lam": 0.01},
+         cpp=("kernel-bogd", "-B", "822", "-eta", "0.1", "-lambda", "0.01")),
 )
 BY_NAME = {c.name: c for c in CASES}
 
 
-# ------------------------------------------------------------------------------------------ one repeat
-def _data(case: Case, scale: float):
-    from olk.data import load_dataset
-    from olk.experiment import seeds
-    t0 = time.perf_counter()
-    d = load_dataset(case.dataset, split=case.split)
-    X, y = d.X, d.y
-    if scale < 1:
-        idx = seeds.subsample(X.shape[0], scale, 2018, case.dataset)
-        X, y = X[idx], y[idx]
-    load_s = time.perf_counter() - t0
-    n = X.shape[0]
+# ------------------------------------------------------------------------------------------ the data files
+def _num(v: float) -> str:
+    """A value as LIBSVM text: an integer without a decimal point, else 9 significant digits (the C++ library's
+    parser accumulates a value's digits in a 32-bit int: ten or more digits overflow it)."""
+    return str(int(v)) if v == int(v) and abs(v) < 2 ** 31 else format(float(v), ".9g")
+
+
+def _write_libsvm(path: Path, X, y) -> None:
+    """Rows of X (CSR or dense; zeros left out) with labels +1 / -1, written atomically."""
+    import scipy.sparse as sp
+    A = sp.csr_matrix(X)
+    A.sort_indices()
+    lines = []
+    for i in range(A.shape[0]):
+        a, b = A.indptr[i], A.indptr[i + 1]
+        feats = " ".join(f"{j + 1}:{_num(v)}" for j, v in zip(A.indices[a:b].tolist(), A.data[a:b].tolist()) if v != 0)
+        lines.append(("+1" if y[i] > 0 else "-1") + (" " + feats if feats else ""))
+    from olk.fileio import atomic_write_text
+    atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def _source(key: str):
+    """(X, y) of a bench file, built from olk's registry datasets."""
     import numpy as np
-    order = np.arange(n) if case.order == "file" else seeds.permutation(n, 2018, case.dataset, 0)
-    return X, y, order, load_s
+    from olk.data import load_dataset
+    if key == "a9a":
+        d = load_dataset("a9a")                                   # train + test in file order
+        return d.X, d.y
+    if key == "a9a_train":
+        d = load_dataset("a9a", split="train")
+        return d.X, d.y
+    from olk.experiment import seeds
+    d = load_dataset("codrna", split="train")                     # unscaled, as LIBSVM distributes it
+    X = np.asarray(d.X, dtype=np.float64)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    Xs = np.where(hi > lo, 2.0 * (X - lo) / span - 1.0, 0.0)
+    perm = seeds.permutation(X.shape[0], 2018, "codrna", 0)
+    return Xs[perm], np.asarray(d.y)[perm]
 
 
-def _olk_loop(case: Case, X, y, order) -> dict:
-    from olk.algorithms import make
-    from olk.tasks import online_pass
-    model = make(case.algorithm, kernel={"type": "gaussian", "gamma": case.gamma}, random_state=1, **case.params)
-    c0 = time.process_time()
-    res = online_pass(model, X, y, order, n_checkpoints=2)
-    return {"time_s": res["time_s"], "cpu_s": time.process_time() - c0, "kernel_evals": res["kernel_evals"],
-            "n_sv": res["n_sv"], "mistakes": res["mistakes"]}
+def data_file(key: str, data_dir: Path, scale: float = 1.0) -> Path:
+    """The bench file `key` under data_dir, written on first use and kept (scale < 1: a row subsample of it,
+    file order kept, in its own file)."""
+    df = DATA[key]
+    full = data_dir / df.filename
+    if not full.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        X, y = _source(key)
+        _write_libsvm(full, X, y)
+    if scale >= 1.0:
+        return full
+    path = data_dir / f"{Path(df.filename).stem}.scale{scale:g}.libsvm"
+    if not path.exists():
+        from olk.data import load_dataset
+        from olk.experiment import seeds
+        d = load_dataset(full, sparse=df.sparse)
+        idx = seeds.subsample(d.X.shape[0], scale, 2018, key)
+        _write_libsvm(path, d.X[idx], d.y[idx])
+    return path
 
 
-def run_one(case: Case, scale: float, refs: bool) -> dict:
-    """One repeat of `case` in this process: olk's loop, then (refs) the reference loops."""
-    import resource
-    from olk._core.svpool import exp_simd_now
-    X, y, order, load_s = _data(case, scale)
-    out = {"case": case.name, "rows": int(X.shape[0]), "load_s": load_s, "exp_simd": exp_simd_now(),
-           "olk": _olk_loop(case, X, y, order)}
-    if refs:
-        from olk._core.refloop import VARIANTS, perceptron_pass
-        out["ref"] = {}
-        for v in VARIANTS:
-            c0 = time.process_time()
-            r = perceptron_pass(X, y, order, case.gamma, v)
-            r["cpu_s"] = time.process_time() - c0
-            out["ref"][v] = r
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    return out
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
-def _spawn(case: Case, scale: float, refs: bool) -> tuple[dict, float]:
-    """Run one repeat in a fresh interpreter; (its result, its wall time from spawn to exit)."""
-    cmd = [sys.executable, "-m", "olk.bench.core", "--run", case.name, "--scale", str(scale)]
-    if not refs:
-        cmd.append("--no-refs")
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    if p.returncode != 0:
+# ------------------------------------------------------------------------------------------ timed processes
+@dataclass
+class Proc:
+    wall: float                          # spawn to exit
+    cpu: float                           # the child's user + system time
+    maxrss_mb: float
+    code: int
+    stdout: str
+    stderr: str
+
+
+def timed(cmd: list[str], env: dict | None = None, cwd=None) -> Proc:
+    """Run `cmd`; its wall time from spawn to exit and its own CPU time and peak memory (``os.wait4``)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Proc(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, p.returncode, out.read(), err.read())
+
+
+_RUNNER = None
+
+
+def _runner_source() -> str:
+    global _RUNNER
+    if _RUNNER is None:
+        _RUNNER = (Path(__file__).with_name("runner.py")).read_text()
+    return _RUNNER
+
+
+def child_env(tree: Path | None = None, **extra) -> dict:
+    """The environment of a runner process: the olk of `tree` (default: this checkout) first on PYTHONPATH, olk's
+    data directories as seen from here in $OLK_DATA (another checkout's own search path may not reach them), and
+    `extra` (e.g. OLK_CACHE).  Runners start in a neutral directory, so the current one cannot shadow olk."""
+    import olk
+    from olk.data.search import search_path
+    root = Path(tree) if tree is not None else Path(olk.__file__).resolve().parents[1]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["OLK_DATA"] = os.pathsep.join(str(p) for p in search_path() if p.is_dir())
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run_spec(spec: dict, env: dict) -> Proc:
+    """:mod:`olk.bench.runner` on `spec` in a fresh interpreter (started in a neutral directory)."""
+    return timed([sys.executable, "-c", _runner_source(), json.dumps(spec)], env, cwd=tempfile.gettempdir())
+
+
+def olk_process(case: Case, path: Path, refs: bool, env: dict | None = None) -> tuple[dict, Proc]:
+    """One fresh interpreter running :mod:`olk.bench.runner` on `path`: (its JSON result, the process)."""
+    spec = {"file": str(path), "sparse": DATA[case.data].sparse, "algorithm": case.algorithm,
+            "params": case.params, "gamma": case.gamma, "refs": refs}
+    p = run_spec(spec, env if env is not None else child_env())
+    if p.code != 0:
         raise SystemExit(f"olk bench core: case {case.name} failed:\n{p.stderr[-2000:]}")
-    return json.loads(p.stdout.strip().splitlines()[-1]), wall
+    return json.loads(p.stdout.strip().splitlines()[-1]), p
+
+
+def cpp_process(exe: Path, case: Case, path: Path) -> tuple[dict, Proc]:
+    """The C++ library's KOL on `path`: its "Learning time", #SV and mistakes, and the process."""
+    from olk.errors import ConfigError
+    cmd = [str(exe), "-i", str(path), "-opt", case.cpp[0], "-gamma", str(case.gamma), *case.cpp[1:]]
+    p = timed(cmd)
+    got = {}
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("Learning time:"):
+            got["time_s"] = float(line.split(":")[1].split()[0])
+        elif line.startswith("#SV:"):
+            got["n_sv"] = int(line.split(":")[1])
+        elif line.startswith("Learn acuracy:") or line.startswith("Learn accuracy:"):
+            got["accuracy"] = float(line.split(":")[1].strip().rstrip("%"))
+        elif line.startswith("#Training Instances:"):
+            got["rows"] = int(line.split(":")[1])
+    if p.code != 0 or "time_s" not in got or "rows" not in got:
+        raise ConfigError(f"olk bench core: --vs-cpp {exe}: '{' '.join(cmd)}' exited {p.code} without the library's "
+                          f"'Learning time' line ({(p.stderr or p.stdout).strip()[-200:]!r}); give the KOL executable "
+                          f"built from the library's source (README, Speed)")
+    got["mistakes"] = round(got["rows"] * (100.0 - got.get("accuracy", 0.0)) / 100.0)
+    return got, p
 
 
 # ------------------------------------------------------------------------------------------ the suite
 def _median(xs):
     xs = sorted(xs)
     n = len(xs)
+    if n == 0:
+        return None
     return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
 
 
@@ -140,13 +275,13 @@ def _fmt(v, spec=".2f", none="-"):
 
 
 def summarise(case: Case, reps: list[dict], wholes: list[float], scale: float = 1.0) -> dict:
-    """One CSV row: medians (and min/max of the loop time) over the repeats of `case`.  The C++ and paper times
-    are for the full case, so they are left out at scale < 1."""
+    """One CSV row: medians (and min/max of the loop time) over the repeats of `case`.  The paper's time is for
+    the full case, so it is left out at scale < 1."""
     loop = [r["olk"]["time_s"] for r in reps]
     evals = reps[0]["olk"]["kernel_evals"]
     rate = evals / _median(loop) / 1e6 if _median(loop) > 0 else float("nan")
-    row = {"case": case.name, "algorithm": case.algorithm, "dataset": case.dataset, "split": case.split or "all",
-           "order": case.order, "params": json.dumps(case.params, sort_keys=True), "gamma": case.gamma,
+    row = {"case": case.name, "algorithm": case.algorithm, "data": DATA[case.data].filename,
+           "params": json.dumps(case.params, sort_keys=True), "gamma": case.gamma,
            "rows": reps[0]["rows"], "repeats": len(reps), "exp_simd": reps[0]["exp_simd"],
            "olk_loop_s": _median(loop), "olk_loop_s_min": min(loop), "olk_loop_s_max": max(loop),
            "olk_cpu_s": _median([r["olk"]["cpu_s"] for r in reps]), "kernel_evals": evals, "m_evals_per_s": rate,
@@ -160,11 +295,14 @@ def summarise(case: Case, reps: list[dict], wholes: list[float], scale: float = 
             best = max(best or 0.0, row[f"ref_{v}_m_evals_per_s"])
         row["limit_m_evals_per_s"] = best
         # the fraction within each process, then the median (a ratio measured in one run, not across runs)
-        fr = []
+        fr, fc = [], []
         for r in reps:
             lim = max(r["ref"][v]["kernel_evals"] / r["ref"][v]["time_s"] for v in r["ref"])
             fr.append((r["olk"]["kernel_evals"] / r["olk"]["time_s"]) / lim)
+            limc = max(r["ref"][v]["kernel_evals"] / r["ref"][v]["cpu_s"] for v in r["ref"])
+            fc.append((r["olk"]["kernel_evals"] / r["olk"]["cpu_s"]) / limc)
         row["fraction_of_limit"] = _median(fr)
+        row["fraction_of_limit_cpu"] = _median(fc)
         if case.algorithm == "perceptron":
             for v, r in reps[0]["ref"].items():
                 if (r["n_sv"], r["mistakes"]) != (row["n_sv"], row["mistakes"]):
@@ -173,31 +311,179 @@ def summarise(case: Case, reps: list[dict], wholes: list[float], scale: float = 
                                      f"same computation, the comparison would be meaningless")
     row["whole_process_s"] = _median(wholes) if wholes else None
     row["load_s"] = _median([r["load_s"] for r in reps])
-    if scale < 1:
-        case = Case(case.name, case.algorithm, case.dataset, case.split, case.order, case.params, case.gamma)
-    row["cpp_loop_s_issue13"] = case.cpp_s
-    row["cpp_over_olk_loop"] = case.cpp_s / row["olk_loop_s"] if case.cpp_s else None
-    row["cpp_loop_over_olk_whole"] = (case.cpp_s / row["whole_process_s"]
-                                      if case.cpp_s and row["whole_process_s"] else None)
-    row["paper_s"] = case.paper_s
-    row["paper_over_olk_loop"] = case.paper_s / row["olk_loop_s"] if case.paper_s else None
+    paper = case.paper_s if scale >= 1 else None
+    row["paper_s"] = paper
+    row["paper_over_olk_loop"] = paper / row["olk_loop_s"] if paper else None
     return row
 
 
-def print_table(rows: list[dict], file=sys.stdout) -> None:
-    head = ("case", "rows", "olk loop s", "M evals/s", "limit", "fraction", "C++ s", "C++/olk", "whole s",
-            "C++ loop/olk whole", "load s", "peak MB", "paper s", "paper/olk", "#SV", "mistakes")
-    print("| " + " | ".join(head) + " |", file=file)
-    print("|" + "|".join("---" for _ in head) + "|", file=file)
-    for r in rows:
-        cells = (r["case"], f"{r['rows']:,}", _fmt(r["olk_loop_s"]), _fmt(r["m_evals_per_s"], ".1f"),
-                 _fmt(r.get("limit_m_evals_per_s"), ".1f"), _fmt(r.get("fraction_of_limit"), ".2f"),
-                 _fmt(r["cpp_loop_s_issue13"]), _fmt(r["cpp_over_olk_loop"], ".1f") + ("x" if r["cpp_over_olk_loop"] else ""),
-                 _fmt(r["whole_process_s"]), _fmt(r["cpp_loop_over_olk_whole"], ".2f"), _fmt(r["load_s"], ".3f"),
-                 _fmt(r["peak_rss_mb"], ".0f"), _fmt(r["paper_s"]),
-                 _fmt(r["paper_over_olk_loop"], ".1f") + ("x" if r["paper_over_olk_loop"] else ""),
-                 f"{r['n_sv']:,}", f"{r['mistakes']:,}")
-        print("| " + " | ".join(cells) + " |", file=file, flush=True)
+def _table(head, rows) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|",
+            *("| " + " | ".join(r) + " |" for r in rows)]
+
+
+def limit_table(rows: list[dict]) -> list[str]:
+    head = ("case", "rows", "olk loop s", "M evals/s", "limit", "fraction (wall)", "fraction (CPU)", "whole s",
+            "load s", "peak MB", "paper C++ s", "paper/olk", "#SV", "mistakes")
+    return _table(head, [(
+        r["case"], f"{r['rows']:,}", _fmt(r["olk_loop_s"]), _fmt(r["m_evals_per_s"], ".1f"),
+        _fmt(r.get("limit_m_evals_per_s"), ".1f"), _fmt(r.get("fraction_of_limit"), ".2f"),
+        _fmt(r.get("fraction_of_limit_cpu"), ".2f"), _fmt(r["whole_process_s"]), _fmt(r["load_s"], ".3f"),
+        _fmt(r["peak_rss_mb"], ".0f"), _fmt(r["paper_s"]),
+        _fmt(r["paper_over_olk_loop"], ".1f") + ("x" if r["paper_over_olk_loop"] else ""),
+        f"{r['n_sv']:,}", f"{r['mistakes']:,}") for r in rows])
+
+
+def _ratio_cell(xs) -> str:
+    """The median of paired ratios and their range."""
+    if not xs:
+        return "-"
+    m = _median(xs)
+    return f"{m:.2f}" + (f" ({min(xs):.2f}-{max(xs):.2f})" if len(xs) > 1 else "")
+
+
+def pairs_vs_cpp(exe: Path, case: Case, path: Path, pairs: int, log: list[dict], tick=lambda: None) -> dict:
+    """Alternating pairs olk / C++ on `path`, cold then warm; every process appended to `log`."""
+    out = {"case": case.name}
+    with tempfile.TemporaryDirectory(prefix="olk-bench-cache-") as tmp:
+        for mode in ("cold", "warm"):
+            warm_dir = Path(tmp) / "warm"
+            if mode == "warm":
+                olk_process(case, path, False, child_env(OLK_CACHE=warm_dir))                # fill, untimed
+            ratios = {"loop": [], "whole": [], "whole_cpu": []}
+            olk_t, cpp_t = {"loop": [], "whole": [], "cpu": []}, {"loop": [], "whole": [], "cpu": []}
+            for k in range(pairs):
+                cache = warm_dir if mode == "warm" else Path(tmp) / f"cold{k}"               # cold: empty every time
+                env = child_env(OLK_CACHE=cache)
+                first_olk = k % 2 == 0
+                res = {}
+                for side in (("olk", "cpp") if first_olk else ("cpp", "olk")):
+                    if side == "olk":
+                        r, p = olk_process(case, path, False, env)
+                        res["olk"] = (r["olk"]["time_s"], p, r["olk"]["n_sv"], r["olk"]["mistakes"])
+                    else:
+                        r, p = cpp_process(exe, case, path)
+                        res["cpp"] = (r["time_s"], p, r["n_sv"], r["mistakes"])
+                    tick()
+                for side, (loop, p, nsv, mis) in res.items():
+                    log.append({"case": case.name, "mode": mode, "pair": k, "side": side,
+                                "position": 1 if (side == "olk") == first_olk else 2, "loop_s": loop,
+                                "whole_s": p.wall, "cpu_s": p.cpu, "peak_mb": p.maxrss_mb, "n_sv": nsv,
+                                "mistakes": mis})
+                    d = olk_t if side == "olk" else cpp_t
+                    d["loop"].append(loop)
+                    d["whole"].append(p.wall)
+                    d["cpu"].append(p.cpu)
+                ratios["loop"].append(res["cpp"][0] / res["olk"][0])
+                ratios["whole"].append(res["cpp"][1].wall / res["olk"][1].wall)
+                ratios["whole_cpu"].append(res["cpp"][1].cpu / res["olk"][1].cpu)
+                out["olk_sv_mistakes"] = (res["olk"][2], res["olk"][3])
+                out["cpp_sv_mistakes"] = (res["cpp"][2], res["cpp"][3])
+            out[mode] = {"ratios": ratios, "olk": olk_t, "cpp": cpp_t}
+    return out
+
+
+def cpp_table(results: list[dict]) -> list[str]:
+    head = ("case", "C++ loop s", "olk loop s", "loop C++/olk", "cold: C++ whole s", "olk whole s",
+            "whole C++/olk", "CPU C++/olk", "warm: olk whole s", "whole C++/olk", "CPU C++/olk",
+            "#SV / mistakes C++", "olk")
+    rows = []
+    for r in results:
+        c, w = r["cold"], r["warm"]
+        rows.append((r["case"], _fmt(_median(c["cpp"]["loop"] + w["cpp"]["loop"])),
+                     _fmt(_median(c["olk"]["loop"] + w["olk"]["loop"])),
+                     _ratio_cell(c["ratios"]["loop"] + w["ratios"]["loop"]),
+                     _fmt(_median(c["cpp"]["whole"])), _fmt(_median(c["olk"]["whole"])),
+                     _ratio_cell(c["ratios"]["whole"]), _ratio_cell(c["ratios"]["whole_cpu"]),
+                     _fmt(_median(w["olk"]["whole"])),
+                     _ratio_cell(w["ratios"]["whole"]), _ratio_cell(w["ratios"]["whole_cpu"]),
+                     "{:,} / {:,}".format(*r["cpp_sv_mistakes"]), "{:,} / {:,}".format(*r["olk_sv_mistakes"])))
+    return _table(head, rows)
+
+
+def pairs_baseline(tree: Path, case: Case, path: Path, pairs: int, log: list[dict], tick=lambda: None) -> dict:
+    """Alternating pairs: another checkout (`tree`, on PYTHONPATH) and this one, whole processes, warm cache."""
+    old_env, new_env = child_env(tree), child_env()
+    olk_process(case, path, False, old_env)                 # both caches warm, untimed
+    olk_process(case, path, False, new_env)
+    loop, whole, cpu = [], [], []
+    for k in range(pairs):
+        res = {}
+        for tree_name in (("old", "new") if k % 2 == 0 else ("new", "old")):
+            r, p = olk_process(case, path, False, old_env if tree_name == "old" else new_env)
+            res[tree_name] = (r, p)
+            log.append({"case": case.name, "pair": k, "tree": tree_name, "loop_s": r["olk"]["time_s"],
+                        "loop_cpu_s": r["olk"]["cpu_s"], "whole_s": p.wall, "cpu_s": p.cpu,
+                        "kernel_evals": r["olk"]["kernel_evals"], "n_sv": r["olk"]["n_sv"],
+                        "mistakes": r["olk"]["mistakes"]})
+            tick()
+        (ro, po), (rn, pn) = res["old"], res["new"]
+        if (ro["olk"]["n_sv"], ro["olk"]["mistakes"]) != (rn["olk"]["n_sv"], rn["olk"]["mistakes"]):
+            raise SystemExit(f"olk bench core: {case.name}: the baseline gives {ro['olk']['n_sv']} SVs / "
+                             f"{ro['olk']['mistakes']} mistakes, this checkout {rn['olk']['n_sv']} / "
+                             f"{rn['olk']['mistakes']}: not the same computation")
+        loop.append(ro["olk"]["time_s"] / rn["olk"]["time_s"])
+        whole.append(po.wall / pn.wall)
+        cpu.append(ro["olk"]["cpu_s"] / rn["olk"]["cpu_s"])
+    return {"case": case.name, "loop": loop, "whole": whole, "loop_cpu": cpu,
+            "evals": res["new"][0]["olk"]["kernel_evals"]}
+
+
+def baseline_table(results: list[dict]) -> list[str]:
+    head = ("case", "loop old/new (wall)", "loop old/new (CPU)", "whole process old/new")
+    return _table(head, [(r["case"], _ratio_cell(r["loop"]), _ratio_cell(r["loop_cpu"]), _ratio_cell(r["whole"]))
+                         for r in results])
+
+
+def reader_lines(paths: dict, repeats: int, cacher: Path | None) -> list[str]:
+    """The reader line per file: olk.bench.reader.measure_reader (if that module exists) and the C++ parse."""
+    try:
+        from olk.bench.reader import measure_reader
+    except ImportError:
+        return []
+    lines = []
+    for key, path in paths.items():
+        got = measure_reader(str(path), repeats)
+        parts = []
+        for k, v in (got.items() if isinstance(got, dict) else []):
+            if isinstance(v, dict):
+                parts.append(f"{k}: " + ", ".join(f"{kk} {_fmt(vv, ',.1f') if isinstance(vv, float) else vv}"
+                                                  for kk, vv in v.items()))
+            else:
+                parts.append(f"{k} {_fmt(v, ',.1f') if isinstance(v, float) else v}")
+        text = f"reader {path.name}: " + ("; ".join(parts) if parts else str(got))
+        if cacher is not None:
+            size = path.stat().st_size
+            rows = sum(1 for _ in open(path, "rb"))
+            walls = []
+            with tempfile.TemporaryDirectory(prefix="olk-bench-cacher-") as tmp:
+                for k in range(repeats):
+                    p = timed([str(cacher), str(path), str(Path(tmp) / f"c{k}")])
+                    walls.append(p.wall)
+            w = _median(walls)
+            text += (f"; C++ parse (Cacher, whole process, median of {repeats}): {size / w / 1e6:,.1f} MB/s, "
+                     f"{rows / w:,.0f} rows/s")
+        lines.append(text)
+    return lines
+
+
+def _resolve_cpp(path: str, ap) -> tuple[Path, Path | None]:
+    """--vs-cpp PATH: the KOL executable (or a directory holding it, or its bin/); Cacher beside it if built."""
+    p = Path(path).expanduser()
+    for cand in (p, p / "KOL", p / "bin" / "KOL"):
+        if cand.is_file() and os.access(cand, os.X_OK):
+            cacher = cand.with_name("Cacher")
+            return cand, (cacher if cacher.is_file() and os.access(cacher, os.X_OK) else None)
+    ap.error(f"--vs-cpp {path}: no executable KOL there; build the C++ library as the README says (Speed) and give "
+             f"the path of its KOL")
+
+
+def _check_tree(path: str, ap) -> Path:
+    p = Path(path).expanduser().resolve()
+    if not (p / "olk" / "__init__.py").is_file() or not list((p / "olk" / "_core").glob("svpool*.so")):
+        ap.error(f"--baseline {path}: not an olk checkout with its extensions built (no olk/_core/svpool*.so); "
+                 f"build it there first: python setup.py build_ext --inplace")
+    return p
 
 
 def main(argv=None):
@@ -205,15 +491,18 @@ def main(argv=None):
     ap.add_argument("--cases", default=",".join(c.name for c in CASES),
                     help=f"comma-separated, from {', '.join(c.name for c in CASES)}")
     ap.add_argument("--repeats", type=int, default=3, help="fresh processes per case (medians; default 3)")
-    ap.add_argument("--scale", type=float, default=1.0, help="fraction of each dataset's rows")
+    ap.add_argument("--scale", type=float, default=1.0, help="fraction of each file's rows (its own file)")
     ap.add_argument("--quick", action="store_true", help="--scale 0.1 --repeats 1 (a smoke test)")
-    ap.add_argument("--out", default=None, help="CSV file (default results/bench/core.csv; '-' for none)")
-    ap.add_argument("--run", default=None, help=argparse.SUPPRESS)          # internal: one repeat, JSON on stdout
-    ap.add_argument("--no-refs", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--data-dir", default=None, help="where the bench's LIBSVM files are written and kept "
+                                                     "(default datasets/bench/ of the project)")
+    ap.add_argument("--vs-cpp", default=None, metavar="PATH", help="the C++ library's KOL executable: alternating "
+                                                                   "pairs on the same file, cold and warm")
+    ap.add_argument("--baseline", default=None, metavar="DIR", help="another olk checkout (extensions built): "
+                                                                    "before/after pairs")
+    ap.add_argument("--pairs", type=int, default=5, help="alternating pairs per case and mode (default 5)")
+    ap.add_argument("--no-limit", action="store_true", help="skip the limit table (only --vs-cpp / --baseline)")
+    ap.add_argument("--out", default=None, help="directory of the CSVs (default results/bench; '-' for none)")
     args = ap.parse_args(argv)
-    if args.run:
-        print(json.dumps(run_one(BY_NAME[args.run], args.scale, not args.no_refs)))
-        return
     if args.quick:
         args.scale, args.repeats = 0.1, 1
     names = [c.strip() for c in args.cases.split(",") if c.strip()]
@@ -223,40 +512,105 @@ def main(argv=None):
         ap.error(f"unknown case '{bad[0]}'{did_you_mean(bad[0], list(BY_NAME))}; cases: {', '.join(BY_NAME)}")
     if args.repeats < 1:
         ap.error("--repeats must be >= 1")
-    from tqdm.auto import tqdm
-    rows = []
-    total = len(names) * args.repeats * 2
-    with tqdm(total=total, desc="olk bench core", unit="proc", disable=not sys.stderr.isatty(), leave=False) as bar:
-        for name in names:
-            case = BY_NAME[name]
-            reps, wholes = [], []
-            for _ in range(args.repeats):
-                rep, _wall = _spawn(case, args.scale, refs=True)
-                reps.append(rep)
-                bar.update()
-                _, wall = _spawn(case, args.scale, refs=False)      # the whole process a user runs: no references
-                wholes.append(wall)
-                bar.update()
-            rows.append(summarise(case, reps, wholes, args.scale))
-    print(f"olk bench core: {args.repeats} repeat(s), scale {args.scale:g}, exp {rows[0]['exp_simd'] if rows else '-'}, "
-          f"{platform.processor() or platform.machine()}, python {platform.python_version()}")
-    print_table(rows)
+    if args.pairs < 1:
+        ap.error("--pairs must be >= 1")
+    if not 0.0 < args.scale <= 1.0:
+        ap.error(f"--scale must be in (0, 1], got {args.scale:g}")
+    cpp, cacher = _resolve_cpp(args.vs_cpp, ap) if args.vs_cpp else (None, None)
+    tree = _check_tree(args.baseline, ap) if args.baseline else None
+    out_dir = None
     if args.out != "-":
-        out = Path(args.out) if args.out else _results_dir() / "core.csv"
-        out.parent.mkdir(parents=True, exist_ok=True)
+        from olk.fileio import check_writable_dir
+        out_dir = Path(args.out) if args.out else _results_dir()
+        check_writable_dir(out_dir, "--out")
+    data_dir = Path(args.data_dir) if args.data_dir else _project() / "datasets" / "bench"
+    from olk.fileio import check_writable_dir
+    check_writable_dir(data_dir, "--data-dir")
+    cases = [BY_NAME[n] for n in names]
+    paths = {c.data: data_file(c.data, data_dir, args.scale) for c in cases}
+    shas = {k: sha256(p) for k, p in paths.items()}
+
+    from tqdm.auto import tqdm
+    per_case = (0 if args.no_limit else 2 * args.repeats) + (4 * args.pairs + 1 if cpp else 0) + \
+        (2 * args.pairs + 2 if tree else 0)
+    md = [f"olk bench core: {args.repeats} repeat(s), {args.pairs} pair(s), scale {args.scale:g}, "
+          f"{platform.processor() or platform.machine()}, python {platform.python_version()}, load {_load()}",
+          *(f"data {paths[k].name}: {DATA[k].description}, sha256 {shas[k]}" for k in paths)]
+    for line in md:
+        print(line, flush=True)
+    rows, cpp_res, base_res, cpp_log, base_log = [], [], [], [], []
+    with tqdm(total=len(cases) * per_case, desc="olk bench core", unit="proc", disable=not sys.stderr.isatty(),
+              leave=False) as bar:
+        for case in cases:
+            path = paths[case.data]
+            if not args.no_limit:
+                reps, wholes = [], []
+                for _ in range(args.repeats):
+                    rep, _p = olk_process(case, path, True)
+                    reps.append(rep)
+                    bar.update()
+                    _, p = olk_process(case, path, False)      # the whole process a user runs: no references
+                    wholes.append(p.wall)
+                    bar.update()
+                row = summarise(case, reps, wholes, args.scale)
+                row["data_sha256"] = shas[case.data]
+                rows.append(row)
+            if cpp:
+                cpp_res.append(pairs_vs_cpp(cpp, case, path, args.pairs, cpp_log, bar.update))
+            if tree:
+                base_res.append(pairs_baseline(tree, case, path, args.pairs, base_log, bar.update))
+    if rows:
+        md += ["", *limit_table(rows)]
+        print("\n".join(limit_table(rows)), flush=True)
+    if cpp_res:
+        t = cpp_table(cpp_res)
+        md += ["", f"vs the C++ library ({cpp.name}): {args.pairs} alternating pair(s) per case and mode", *t]
+        print("\n".join(md[-len(t) - 1:]), flush=True)
+    if base_res:
+        t = baseline_table(base_res)
+        md += ["", f"before ({tree.name}) / after (this checkout): {args.pairs} alternating pair(s) per case", *t]
+        print("\n".join(md[-len(t) - 1:]), flush=True)
+    rl = reader_lines(paths, max(args.repeats, 3), cacher)
+    if rl:
+        md += ["", *rl]
+        print("\n".join(rl), flush=True)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        with open(out, "w", newline="") as f:
-            keys = list(dict.fromkeys(k for r in rows for k in r)) + ["date", "scale", "load_avg"]
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            for r in rows:
-                w.writerow({**r, "date": stamp, "scale": args.scale, "load_avg": _load()})
-        print(f"olk bench core: wrote {out}")
+        extra = {"date": stamp, "scale": args.scale, "load_avg": _load()}
+        written = []
+        if rows:
+            written.append(_write_csv(out_dir / "core.csv", rows, extra))
+        if cpp_log:
+            written.append(_write_csv(out_dir / "vs_cpp_runs.csv", cpp_log,
+                                      {**extra, "cpp": cpp.name, "pairs": args.pairs}))
+        if base_log:
+            written.append(_write_csv(out_dir / "before_after_core.csv", base_log,
+                                      {**extra, "baseline": tree.name, "pairs": args.pairs}))
+        from olk.fileio import atomic_write_text
+        written.append(atomic_write_text(out_dir / "core.md", "\n".join(md) + "\n"))
+        print("olk bench core: wrote " + ", ".join(str(w) for w in written))
+
+
+def _write_csv(path: Path, rows: list[dict], extra: dict) -> Path:
+    import io
+    from olk.fileio import atomic_write_text
+    buf = io.StringIO()
+    keys = list(dict.fromkeys(k for r in rows for k in r)) + list(extra)
+    w = csv.DictWriter(buf, fieldnames=keys)
+    w.writeheader()
+    for r in rows:
+        w.writerow({**r, **extra})
+    return atomic_write_text(path, buf.getvalue())
+
+
+def _project() -> Path:
+    from olk.paths import project_dir
+    return Path(project_dir())
 
 
 def _results_dir() -> Path:
-    from olk.paths import project_dir
-    return Path(project_dir()) / "results" / "bench"
+    return _project() / "results" / "bench"
 
 
 def _load() -> str:

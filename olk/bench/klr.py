@@ -188,17 +188,67 @@ def main(argv=None):
     ap.add_argument("--max-iter", type=int, default=50, help="most sweeps of PCD and DCD")
     ap.add_argument("--no-margin", action="store_true", help="leave Margin out of Part 1")
     ap.add_argument("--parts", default="online,batch", help="comma-separated: online (Part 1), batch (Part 2)")
+    ap.add_argument("--baseline", default=None, metavar="DIR", help="another olk checkout (extensions built): "
+                    "Part 2's PCD/DCD fits there and here in alternating fresh processes, instead of Parts 1-2")
+    ap.add_argument("--rounds", type=int, default=3, help="--baseline: pairs (old, new), alternating (default 3)")
+    ap.add_argument("--out", default=None, help="--baseline: directory of its CSV (default results/bench; '-': none)")
     args = ap.parse_args(argv)
     parts = args.parts.split(",")
     for p in parts:
         if p not in ("online", "batch"):
             ap.error(f"unknown part {p!r}; choose from online, batch")
+    if args.baseline:
+        from .core import _check_tree
+        if args.rounds < 1:
+            ap.error("--rounds must be >= 1")
+        before_after(_check_tree(args.baseline, ap), args)
+        return
     t_start = time.perf_counter()
     if "online" in parts:
         part_online(args)
     if "batch" in parts:
         part_batch(args)
     print(f"\nolk bench klr: total wall time: {time.perf_counter() - t_start:.0f} s", flush=True)
+
+
+def before_after(tree, args):
+    """PCD and DCD fits (Part 2's split, no probe) in another checkout and in this one, alternating fresh
+    processes: fit-time ratios old / new within each pair; sweeps, #SV and test accuracy of both printed."""
+    import json
+    from .core import _results_dir, _write_csv, child_env, run_spec
+    spec = {"mode": "klr_batch", "dataset": args.batch_dataset, "scale": args.scale, "seed": args.seed,
+            "lam": args.lam, "tol": args.tol, "max_iter": args.max_iter}
+    envs = {"old": child_env(tree), "new": child_env()}
+    log, got = [], {"old": [], "new": []}
+    print(f"before ({tree.name}) / after (this checkout): PCD and DCD on {args.batch_dataset} (scale {args.scale:g}), "
+          f"{args.rounds} alternating pair(s)", flush=True)
+    for r in range(args.rounds):
+        for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+            p = run_spec(spec, envs[name])
+            if p.code != 0:
+                raise SystemExit(f"olk bench klr: the {name} checkout failed:\n{p.stderr[-2000:]}")
+            res = json.loads(p.stdout.strip().splitlines()[-1])
+            got[name].append(res)
+            for label, v in res.items():
+                log.append({"round": r, "tree": name, "learner": label, **v})
+    print("| learner | old fit s | new fit s | old / new (wall) | (CPU) | sweeps old / new | test acc % old / new |")
+    print("|---|---|---|---|---|---|---|")
+    for label in got["new"][0]:
+        w = [o[label]["time_s"] / n[label]["time_s"] for o, n in zip(got["old"], got["new"])]
+        c = [o[label]["cpu_s"] / n[label]["cpu_s"] for o, n in zip(got["old"], got["new"])]
+        o0, n0 = got["old"][0][label], got["new"][0][label]
+        cell = lambda xs: f"{statistics.median(xs):.2f}" + (f" ({min(xs):.2f}-{max(xs):.2f})" if len(xs) > 1 else "")  # noqa: E731
+        print(f"| {label} | {statistics.median(o[label]['time_s'] for o in got['old']):.2f} | "
+              f"{statistics.median(n[label]['time_s'] for n in got['new']):.2f} | {cell(w)} | {cell(c)} | "
+              f"{o0['n_iter']} / {n0['n_iter']} | {100 * o0['accuracy']:.2f} / {100 * n0['accuracy']:.2f} |")
+    if args.out != "-":
+        from pathlib import Path
+        d = Path(args.out) if args.out else _results_dir()
+        d.mkdir(parents=True, exist_ok=True)
+        path = _write_csv(d / "before_after_klr.csv", log, {"baseline": tree.name, "dataset": args.batch_dataset,
+                                                            "scale": args.scale,
+                                                            "date": time.strftime("%Y-%m-%dT%H:%M:%S")})
+        print(f"olk bench klr: wrote {path}")
 
 
 if __name__ == "__main__":

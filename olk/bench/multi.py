@@ -1,8 +1,8 @@
 """Multi-kernel learning-loop benchmark: SPA TIST 2018 Table 5's learners with the 16 ``spa16`` kernels.
 
 One online pass per learner on a fixed permutation of real data (min-max scaled by ``load_dataset``, as the
-experiments do): DD (``omkc_dd``), DDPA (``omkc_ddpa``, eta 0.1) and BOMKC(SPA) (``bomkc_spa_dd``, alpha 1,
-beta 3, eta 0.1).  Part 1 prints the learning-loop time next to the paper's published C++ time (Table 5),
+experiments do): DD (``omkc_dd``), DDPA (``omkc_ddpa``, eta 0.1), SD (``omkc_sd``), SDPA (``omkc_sdpa``, eta
+0.1) and BOMKC(SPA) (``bomkc_spa_dd``, alpha 1, beta 3, eta 0.1).  Part 1 prints the learning-loop time next to the paper's published C++ time (Table 5),
 #SV summed over the 16 classifiers (``n_sv_output``), the distinct rows stored (``n_sv``), kernel
 evaluations and the online mistake rate.
 
@@ -19,6 +19,13 @@ hits both alike; the median of the paired time ratios independent / pooled is re
     olk bench multi --scale 0.1          # quick check
     olk bench multi --datasets german --pairs 7
     olk bench multi --datasets a9a --learners SPA --pairs-large 3
+    olk bench multi --baseline ../olk-old --rounds 3 --scale 0.25   # before/after: old pooled, old independent, new
+
+Part 3 (``--baseline DIR``, another olk checkout with its extensions built) runs each learner in fresh processes,
+``--rounds`` rounds of three in rotating order: that checkout's pooled layout, its independent layout and this
+checkout's pooled layout (the same data, permutation and seeds; identical mistakes and kernel evaluations
+asserted), and reports the loop-time ratios old / new within each round (wall and CPU time), every process in
+``results/bench/before_after_multi.csv``.
 
 Speed claims live here, never in unit tests.
 """
@@ -43,12 +50,14 @@ from .learners import bench_data  # noqa: E402
 LEARNERS = {
     "DD": ("omkc_dd", {}),
     "DDPA": ("omkc_ddpa", {"eta": 0.1}),
+    "SD": ("omkc_sd", {}),
+    "SDPA": ("omkc_sdpa", {"eta": 0.1}),
     "SPA": ("bomkc_spa_dd", {"alpha": 1.0, "beta": 3.0, "eta": 0.1}),
 }
 # SPA TIST 2018 Table 5: published C++ times in seconds (Lu et al.'s machine) — reference numbers only.
 PAPER_TIME = {
-    "a9a": {"DD": 1178.6, "DDPA": 3061.3, "SPA": 58.0},
-    "german": {"DD": 0.38, "DDPA": 0.70, "SPA": 0.16},
+    "a9a": {"DD": 1178.6, "DDPA": 3061.3, "SD": 778.9, "SDPA": 1051.6, "SPA": 58.0},
+    "german": {"DD": 0.38, "DDPA": 0.70, "SD": 0.34, "SDPA": 0.45, "SPA": 0.16},
 }
 
 
@@ -142,7 +151,7 @@ def check_dd_is_perceptron(res, X, y, order, where):
 def main(argv=None):
     ap = parser("multi", __doc__)
     ap.add_argument("--datasets", default="a9a,german")
-    ap.add_argument("--learners", default="DD,DDPA,SPA", help=f"comma-separated, from {', '.join(LEARNERS)}")
+    ap.add_argument("--learners", default="DD,DDPA,SD,SDPA,SPA", help=f"comma-separated, from {', '.join(LEARNERS)}")
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of each dataset's rows (quick check: 0.1)")
     ap.add_argument("--seed", type=int, default=2018)
     ap.add_argument("--pairs", type=int, default=5, help="pooled/independent pairs on datasets of <= 10,000 rows")
@@ -150,11 +159,22 @@ def main(argv=None):
     ap.add_argument("--perceptron-check", choices=("small", "all", "none"), default="small",
                     help="check each DD classifier against the Perceptron on its kernel: on datasets of <= 10,000 "
                          "rows (default), on all (adds ~100 s on full a9a) or none")
+    ap.add_argument("--baseline", default=None, metavar="DIR",
+                    help="another olk checkout (extensions built): before/after rounds instead of parts 1-2")
+    ap.add_argument("--rounds", type=int, default=3, help="--baseline: rounds of (old pooled, old independent, new)")
+    ap.add_argument("--out", default=None, help="--baseline: directory of its CSV (default results/bench; '-': none)")
     args = ap.parse_args(argv)
     labels = args.learners.split(",")
     for lab in labels:
         if lab not in LEARNERS:
             ap.error(f"unknown learner {lab!r}; choose from {', '.join(LEARNERS)}")
+    if args.baseline:
+        from .core import _check_tree
+        if args.rounds < 1:
+            ap.error("--rounds must be >= 1")
+        before_after(_check_tree(args.baseline, ap), args.datasets.split(","), labels, args.scale, args.seed,
+                     args.rounds, args.out)
+        return
     t_start = time.perf_counter()
     rows = []
     print("SPA TIST 2018 Table 5 learners, 16 kernels (spa16), one online pass.  'paper C++ s' = the paper's "
@@ -207,6 +227,64 @@ def main(argv=None):
     print(f"(evals/step: measured, equal in both layouts, since the pool evaluates a kernel only for the classifiers "
           f"that own an SV; all-kernel evals/step = 16 x pooled dots/step, computed: what a pool evaluating every kernel "
           f"for every pooled SV would pay)\nolk bench multi: total wall time: {time.perf_counter() - t_start:.0f} s", flush=True)
+
+
+def before_after(tree, datasets, labels, scale, seed, rounds, out):
+    """Part 3: rounds of (old pooled, old independent, new pooled) in fresh processes, rotating the order."""
+    import json
+    from .core import child_env, run_spec
+    env_old, env_new = child_env(tree), child_env()
+    runs = (("old", "pooled", env_old), ("old", "independent", env_old), ("new", "pooled", env_new))
+    log, table = [], []
+    print(f"before ({tree.name}) / after (this checkout): {rounds} round(s) of 3 processes per learner, scale {scale:g}",
+          flush=True)
+    for ds in datasets:
+        for lab in labels:
+            name, params = LEARNERS[lab]
+            spec = {"dataset": ds, "scale": scale, "seed": seed, "algorithm": name, "params": params,
+                    "kernels": "spa16"}
+            got = {}
+            for r in range(rounds):
+                for j in range(3):
+                    tree_name, layout, env = runs[(j + r) % 3]
+                    p = run_spec({**spec, "layout": layout}, env)
+                    if p.code != 0:
+                        raise SystemExit(f"olk bench multi: {ds}/{lab} ({tree_name}, {layout}) failed:\n"
+                                         f"{p.stderr[-2000:]}")
+                    o = json.loads(p.stdout.strip().splitlines()[-1])["olk"]
+                    log.append({"dataset": ds, "learner": lab, "round": r, "tree": tree_name, "layout": layout,
+                                "position": j + 1, "loop_s": o["time_s"], "loop_cpu_s": o["cpu_s"],
+                                "kernel_evals": o["kernel_evals"], "mistakes": o["mistakes"], "n_sv": o["n_sv"]})
+                    got.setdefault((tree_name, layout), []).append(o)
+            keys = {(o["mistakes"], o["kernel_evals"], o["n_sv"]) for v in got.values() for o in v}
+            assert len(keys) == 1, f"{ds}/{lab}: the layouts or checkouts differ in mistakes / evaluations / #SV: {keys}"
+            new = got[("new", "pooled")]
+            row = [ds, lab]
+            for k in (("old", "pooled"), ("old", "independent")):
+                row.append(statistics.median(o["time_s"] for o in got[k]))
+            row.append(statistics.median(o["time_s"] for o in new))
+            for k in (("old", "pooled"), ("old", "independent")):
+                w = [a["time_s"] / b["time_s"] for a, b in zip(got[k], new)]
+                c = [a["cpu_s"] / b["cpu_s"] for a, b in zip(got[k], new)]
+                row += [w, c]
+            table.append(row)
+            print(f"{ds:<8} {lab:<5} old pooled {row[2]:8.2f} s, old independent {row[3]:8.2f} s, new pooled "
+                  f"{row[4]:8.2f} s", flush=True)
+
+    def cell(xs):
+        return f"{statistics.median(xs):.2f}" + (f" ({min(xs):.2f}-{max(xs):.2f})" if len(xs) > 1 else "")
+    print("\n| dataset | learner | old pooled s | old indep. s | new pooled s | old pooled / new (wall) | (CPU) | "
+          "old indep. / new (wall) | (CPU) |\n|---|---|---|---|---|---|---|---|---|")
+    for ds, lab, op, oi, npd, wp, cp, wi, ci in table:
+        print(f"| {ds} | {lab} | {op:.2f} | {oi:.2f} | {npd:.2f} | {cell(wp)} | {cell(cp)} | {cell(wi)} | {cell(ci)} |")
+    if out != "-":
+        from pathlib import Path
+        from .core import _results_dir, _write_csv
+        d = Path(out) if out else _results_dir()
+        d.mkdir(parents=True, exist_ok=True)
+        path = _write_csv(d / "before_after_multi.csv", log, {"baseline": tree.name, "scale": scale,
+                                                             "date": time.strftime("%Y-%m-%dT%H:%M:%S")})
+        print(f"olk bench multi: wrote {path}")
 
 
 if __name__ == "__main__":

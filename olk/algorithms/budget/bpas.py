@@ -18,11 +18,10 @@ coefficient re-optimised) costs the PA objective least.  ``C=1`` is the SPA auth
 """
 from __future__ import annotations
 
-import numpy as np
-
+from ..._core.bpas import bpas_step
 from ..common.learner import OnlineKernelLearner
 from ..common.losses import hinge
-from .core import bpas_choice, budget_param, purge
+from .core import budget_param
 from ..registry import POSITIVE, Param, register
 
 
@@ -58,7 +57,8 @@ class BPAS(OnlineKernelLearner):
     linear/polynomial kernel) takes tau_t = C and scores alpha_r^2 k_rr.  Deterministic.
 
     Cost: at a full budget the B kernel values k(x_r, x_t) are computed once per step and give both
-    f_t(x_t) and the removal scores (no second pass).
+    f_t(x_t) and the removal scores (no second pass); that whole step is one call into the core
+    (:func:`olk._core.bpas.bpas_step`, bit for bit the reading above with :func:`~olk.algorithms.budget.core.bpas_choice`).
     """
 
     name = "bpas"
@@ -66,31 +66,20 @@ class BPAS(OnlineKernelLearner):
     style = ("#17becf", ">")
     aliases = ("bpa_s", "bpa")
     params = (budget_param(1), Param("C", 1.0, "aggressiveness (PA-I's soft-margin parameter)", **POSITIVE))
-    structural_params = ("budget",)      # sizes the kernel-value buffer: a new budget restarts the learner
-
-    def __init__(self, kernel=None, random_state=None, **params):
-        super().__init__(kernel=kernel, random_state=random_state, **params)
-        self._kv = np.zeros((1, self.budget + 1))            # k(x_t, x_s) per pool slot
+    structural_params = ("budget",)      # a new budget restarts the learner
 
     def step(self, i, y):
         self.t += 1
         pool, src = self.pool, self.src
-        n = pool.n_sv
-        full = n >= self.budget
-        if full:                                             # one pass: kernel row and f_t(x_t)
-            pool.kernel_values(src, i, self._kv)
-            f = pool.coef_dot(0, self._kv[0, :n])            # f_t(x_t), summed in slot order
-        else:
-            f = pool.decision1(src, i)
+        if pool.n_sv >= self.budget:                         # full: kernel row, f_t(x_t), removal, add in C
+            f, updated = bpas_step(pool, src, i, y, self.C, self.t)
+            self.n_updates += updated
+            return f
+        f = pool.decision1(src, i)
         loss = hinge(y, f)
         if loss > 0.0:
             ktt = pool.self_kernel(src, i)
             tau = min(self.C, loss / ktt) if ktt > 0.0 else self.C
-            coef = tau * y
-            if full:                                         # r = argmin alpha_r^2 (k_rr - k_rt^2 / k_tt)
-                r, carry = bpas_choice(pool, 0, 0, self._kv[0], ktt)
-                coef += carry
-                purge(pool, [r])
-            pool.add(src, i, coef, self.t)
+            pool.add(src, i, tau * y, self.t)
             self.n_updates += 1
         return f

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._core.svpool import dot, spmv_packed, spr_packed
+from ..._core.packed import spmv_packed, spr_packed
+from ..._core.svpool import dot
 from ..common.learner import OnlineKernelLearner
 from ..registry import Param
 

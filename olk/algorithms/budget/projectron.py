@@ -17,7 +17,7 @@ Adding x_t to S updates the inverse by the block (Schur complement) formula, O(|
 The pool only appends (neither algorithm removes an SV), so the pool's slot order is the row/column
 order of ``K^{-1}``.  K^{-1} is kept in LAPACK packed upper-triangular storage (column j = entries
 j(j+1)/2 .. j(j+1)/2 + j), so adding an SV *appends* its column.  d* = K^{-1} k_t, the rank-one term
-and every inner product run in olk's own fixed-order loops (``olk._core.svpool.spmv_packed``,
+and every inner product run in olk's own fixed-order loops (``olk._core.packed.spmv_packed``,
 ``spr_packed``, ``pool.coef_dot``), not BLAS: whether x_t is added or projected hangs on a threshold
 test of delta^2, one ulp can flip it, and OpenBLAS sums in a CPU-dependent order.  With these loops
 (and the core's portable exp) the runs are bit-identical on every host.  ``kernel_inverse`` returns

@@ -29,10 +29,9 @@ True
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from ..._core.klr import dcd_sweep
 from .batch import KLR_PARAMS, KernelColumns, KLRBatchLearner, primal_objective
 from ..registry import POSITIVE, Param, register
 
@@ -86,7 +85,8 @@ class KLRDCD(KLRBatchLearner):
     so it never has to come near C, and z_N <= 0 is answered by shrinking z: alpha stays strictly inside
     (0, C) (Yu et al.'s Theorem; ``alpha_`` after ``fit``).  A coordinate whose |g'| is already below eps_in
     is skipped without touching its kernel column (that is what the adaptive eps_in buys).  Each update is
-    O(n) given the column (cached, or O(n d) to compute).
+    O(n) given the column (cached, or O(n d) to compute); each sweep is one call into C
+    (:func:`olk._core.klr.dcd_sweep`).
 
     Readings we had to choose:
 
@@ -128,15 +128,15 @@ class KLRDCD(KLRBatchLearner):
         lam = self.lam
         C = 1.0 / (lam * n)
         self.C_ = C
-        diag = cols.diag.tolist()
-        ylist = y.tolist()
+        diag = cols.diag
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        K = cols.K if cols.cached else None
         alpha = np.full(n, min(1e-3 * C, 1e-8))
         alpha_c = C - alpha
-        f = cols.matvec(alpha * y)                 # K beta, beta = alpha * y
+        f = np.ascontiguousarray(cols.matvec(alpha * y))   # K beta, beta = alpha * y
         eps_in = 1e-2
         eps_min = min(1e-8, self.tol)
-        eta, max_inner, log = self.ETA, self.MAX_INNER, math.log
-        half_C = 0.5 * C
+        eta, max_inner = self.ETA, self.MAX_INNER
 
         def record(sweep: int) -> float:
             beta = alpha * y
@@ -152,37 +152,10 @@ class KLRDCD(KLRBatchLearner):
         record(0)
         t_count = updates = 0
         for sweep in range(1, self.max_iter + 1):
-            newton_steps = 0
-            for i in range(n):
-                t_count += 1
-                a, yi = diag[i], ylist[i]
-                b = yi * float(f[i])
-                ai, aci = float(alpha[i]), float(alpha_c[i])
-                if 0.5 * a * (aci - ai) + b < 0.0:        # optimum past C/2: move C - alpha_i instead
-                    z0, sign = aci, -1.0
-                else:
-                    z0, sign = ai, 1.0
-                z = 0.1 * z0 if C - z0 < half_C else z0
-                sb = sign * b
-                gp = a * (z - z0) + sb + log(z / (C - z))
-                inner = 0
-                while inner <= max_inner and abs(gp) >= eps_in:
-                    zn = z - gp / (a + C / ((C - z) * z))
-                    z = zn if zn > 0.0 else eta * z
-                    gp = a * (z - z0) + sb + log(z / (C - z))
-                    inner += 1
-                newton_steps += inner
-                if inner == 0:
-                    continue
-                if sign > 0:
-                    alpha[i], alpha_c[i] = z, C - z
-                    d = z - ai
-                else:
-                    alpha[i], alpha_c[i] = C - z, z
-                    d = aci - z                            # = new alpha_i - old alpha_i
-                if d != 0.0:
-                    f += (d * yi) * cols.col(i)
-                    updates += 1
+            ups, newton_steps = dcd_sweep(K, cols.pool, cols.src, y, diag, alpha, alpha_c, f, C, eps_in, eta,
+                                          max_inner)             # the sweep's n sub-problems, in C
+            t_count += n
+            updates += ups
             self.t, self.n_updates = t_count, updates
             P = record(sweep)
             if self.gap_ <= self.tol * abs(P):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.bpas import bpas_choose
 from ...errors import ConfigError
 from ..budget.core import ForgetronState, bpas_choice, discard_random, forget, purge
 from ..registry import POSITIVE, Param
@@ -122,14 +123,14 @@ class BoundedOMKC(OMKCCore):
     def _forget(self, i, victims, coefs):
         """The maintenance steps of ``victims`` (classifiers, in order; one may appear more than once in SD), each
         forgetting one of its SVs; returns the slots, for ``purge``.  BPA-S chooses for every distinct victim in
-        one pass over the pool (``pool.bpas_choose``: each SV's product with x_t computed once, not once per
+        one pass over the pool (``olk._core.bpas.bpas_choose``: each SV's product with x_t computed once, not once per
         classifier); forgetting in one column never changes another column's choice, and a classifier's second
         removal in the same step (SD) is chosen after its first, as one at a time would."""
         if self.maintenance != "bpas" or not victims:
             return [self._forget_one(i, v, coefs) for v in victims]
         first = list(dict.fromkeys(victims))
         ktt = np.array([self.pool.self_kernel(self.src, i, v) for v in first])
-        chosen, carry = self.pool.bpas_choose(self.src, i, np.array(first, dtype=np.intp), ktt)
+        chosen, carry = bpas_choose(self.pool, self.src, i, np.array(first, dtype=np.intp), ktt)
         pick = {v: j for j, v in enumerate(first)}
         out = []
         for v in victims:
