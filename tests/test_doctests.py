@@ -56,7 +56,8 @@ def test_every_learner_module_has_a_runnable_example(name):
         f"the examples of {module.__name__} never build {name}"
 
 
-FAMILIES = ("single", "budget", "batch", "multikernel", "omkl", "klr", "selection", "regression", "random_features")
+FAMILIES = ("single", "budget", "batch", "multikernel", "omkl", "klr", "selection", "regression", "random_features",
+            "approximation")
 
 
 def test_one_learner_per_module_named_after_it_in_its_family():

@@ -11,12 +11,14 @@ registers itself (``@register``).  The families follow the papers' structure:
 * ``klr/``: sparse online kernel logistic regression and its batch baselines;
 * ``selection/``: online kernel selection (OKS) and its baselines;
 * ``regression/``: online kernel regression on the SV pool (KOGD, OMKR);
-* ``random_features/``: random-feature online multi-kernel regression (Raker, OMKL-AKS, AMKL, AMKL-AKS).
+* ``random_features/``: random-feature online multi-kernel regression (Raker, OMKL-AKS, AMKL, AMKL-AKS);
+* ``approximation/``: online kernel learning by functional approximation (FOGD, NOGD: JMLR 2016).
 
 ``common/`` holds what learners share (the base classes, input checks, losses, averaged and projected outputs);
 ``registry.py`` the registry and parameter declarations; ``protocol.py`` the learner contract.
 """
-from . import batch, budget, klr, multikernel, omkl, random_features, regression, selection, single  # noqa: F401
+from . import (approximation, batch, budget, klr, multikernel, omkl, random_features, regression,  # noqa: F401
+               selection, single)
 from .common.learner import OnlineKernelLearner
 from .registry import REGISTRY, Param, available, get, make, register, validate_params
 
