@@ -90,6 +90,8 @@ def test_budget_never_exceeded_and_the_expansion_is_the_model():
         fa = m.fitted_attributes()
         G = m.kernels.gram(X, fa["support_vectors_"])[0]
         np.testing.assert_allclose(G @ fa["dual_coef_"][:, 0], m.decision_function(X), rtol=1e-9, atol=1e-9)
+        d = m.decision_function(X[399:400])[0]
+        assert m.step(399, float(y[399])) == d      # held-out scores are computed as the steps compute them
     # the logistic loss updates on every example, so the pool fills with the first B examples
     assert m.run_summary()["nystrom_t"] == 31
 

@@ -11,9 +11,10 @@ u_1..u_D drawn once and
 z(x)'z(x') = (1/D) sum_i [sin(u_i'x) sin(u_i'x') + cos(u_i'x) cos(u_i'x')] = (1/D) sum_i cos(u_i'(x - x')),
 an unbiased estimate of k(x, x'), and ||z(x)||^2 = 1 exactly, like k(x, x) = 1.  FOGD is then plain linear OGD
 on z: f_t(x) = w_t' z(x), w_{t+1} = w_t - eta dl(f_t(x_t), y_t)/df z(x_t) (:mod:`.core`).  The frequencies and
-the map are olk's shared random-feature machinery (:mod:`olk.algorithms.random_features.core`:
-``draw_frequencies`` with the ``rff`` sampler, ``feature_rng``, ``feature_map``), drawn from a stream of their
-own seeded by ``random_state``.
+the data handling are olk's shared random-feature machinery (:mod:`olk.algorithms.random_features.core`:
+``RandomFeatureLearner``, ``draw_frequencies`` with the ``rff`` sampler, ``feature_rng``: the same draw as Raker's
+with ``sampler: rff``), from a stream of their own seeded by ``random_state``; the per-example projection U x and
+w'z run in olk's own loops (:mod:`olk._core.approx`: one thread, a sparse row costs its nonzeros).
 
 >>> from olk.algorithms import make
 >>> from olk.data import load_dataset
@@ -29,10 +30,13 @@ own seeded by ``random_state``.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ..._core.approx import dot, project
 from ..common.inputs import check_finite_X, n_rows
-from ..random_features.core import RandomFeatureLearner, feature_map
+from ..random_features.core import RandomFeatureLearner
 from ..registry import Param, register
 from .core import APPROX_REPRODUCIBILITY, ETA, LOSS, loss_slope
 
@@ -75,27 +79,43 @@ class FOGD(RandomFeatureLearner):
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
         self._w = np.zeros(2 * self.n_rf)       # w_1 = 0
+        self._UT: np.ndarray | None = None      # U' (d x D), the layout of the projection loop; derived from V
 
     def step(self, i, y):
         self.t += 1
-        z = self._features(i)[0]                # z(x_t), 2D entries
-        f = float(self._w @ z)                  # f_t(x_t) = w_t' z(x_t): predict first ...
+        z = self._z(self.src[i])                # z(x_t), 2D entries
+        f = dot(self._w, z)                     # f_t(x_t) = w_t' z(x_t): predict first ...
         s = loss_slope(self.loss, y, f)         # ... then s = -dl/df
         if s != 0.0:
             self._w += (self.eta * s) * z       # w_{t+1} = w_t - eta grad l(w_t; z(x_t), y_t)
             self.n_updates += 1
         return f
 
+    def _z(self, x: np.ndarray) -> np.ndarray:
+        """z(x) = [sin(U x); cos(U x)] / sqrt(D) of one dense row (U x: olk's projection loop, which costs the
+        row's nonzeros; :mod:`olk._core.approx`).  A buffer, overwritten by the next call."""
+        if self._UT is None:                    # first use (or after olk.load: the transpose is not saved)
+            self._UT = np.ascontiguousarray(self._V.T)
+        D = self.n_rf
+        project(self._UT, x, self._proj)
+        z = self._Z[0]
+        np.sin(self._proj, out=z[:D])
+        np.cos(self._proj, out=z[D:])
+        z *= 1.0 / math.sqrt(D)
+        return z
+
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
-        """f(x) = w' z(x) of every row of X (one matrix product per block of 1,024 rows)."""
+        """f(x) = w' z(x) of every row of X, computed as ``step`` computes it (the same bits)."""
         if self._V is None:
             check_finite_X(X)
             return np.zeros(n_rows(X))
         A = self._source_for(X)
-        out = np.empty(A.shape[0])
-        for a in range(0, A.shape[0], 1024):
-            out[a:a + 1024] = feature_map(self._V, A[a:a + 1024], self.n_rf, True)[:, 0, :] @ self._w
-        return out
+        return np.array([dot(self._w, self._z(A[r])) for r in range(A.shape[0])], dtype=np.float64)
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["_UT"] = None                     # V's transpose: rebuilt on first use, not stored twice
+        return state
 
     @classmethod
     def fitted_names(cls) -> tuple[str, ...]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.approx import dot, project
 from ...errors import ConfigError
 from ..budget.core import budget_param
 from ..common.learner import OnlineKernelLearner
@@ -108,7 +109,7 @@ class NOGD(OnlineKernelLearner):
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
-        self._M: np.ndarray | None = None       # the Nystrom map M = L^-1/2 V' (k x B), built once the pool is full
+        self._Mt: np.ndarray | None = None      # M' (B x k) of the Nystrom map M = L^-1/2 V', built once the pool is full
         self._w: np.ndarray | None = None       # the linear model on z(x) = M k_S(x)
         self._t_map = 0                         # the example t at which the map was built (0: not yet)
         self._gram_evals = 0                    # kernel evaluations of the B x B matrix K
@@ -121,12 +122,12 @@ class NOGD(OnlineKernelLearner):
     @property
     def rank_(self) -> int | None:
         """The rank of the Nystrom map (None before it is built)."""
-        return None if self._M is None else int(self._M.shape[0])
+        return None if self._Mt is None else int(self._Mt.shape[1])
 
     # ------------------------------------------------------------------------------------- the algorithm
     def step(self, i, y):
         self.t += 1
-        if self._M is None:                                 # phase 1: kernel OGD on the SV pool
+        if self._Mt is None:                                # phase 1: kernel OGD on the SV pool
             f = self.pool.decision1(self.src, i)
             s = loss_slope(self.loss, y, f)
             if s != 0.0:
@@ -134,11 +135,11 @@ class NOGD(OnlineKernelLearner):
                     self.pool.add(self.src, i, self.eta * s, self.t)    # alpha_t = eta s
                 else:
                     self._build_map()                       # the budget is full: z(x) = M k_S(x) from now on
-                    self._w += (self.eta * s) * self._z(i)
+                    self._w += (self.eta * s) * self._z(self.src, i)
                 self.n_updates += 1
             return f
-        z = self._z(i)                                      # phase 2: linear OGD on z
-        f = float(self._w @ z)
+        z = self._z(self.src, i)                            # phase 2: linear OGD on z
+        f = dot(self._w, z)
         s = loss_slope(self.loss, y, f)
         if s != 0.0:
             self._w += (self.eta * s) * z
@@ -150,39 +151,35 @@ class NOGD(OnlineKernelLearner):
         w = L^1/2 V' alpha (the expansion carried over)."""
         K = self.kernels.gram(self.pool.support_vectors())[0]
         self._gram_evals += K.shape[0] * K.shape[0]
-        self._M, L, V = nystrom_map(K, self.k_target)
-        self._w = np.sqrt(L) * (V.T @ self.pool.coefs[:, 0])
+        M, L, V = nystrom_map(K, self.k_target)
+        self._Mt = np.ascontiguousarray(M.T)                # the layout of olk's projection loop
+        self._w = np.empty(L.shape[0])
+        project(np.ascontiguousarray(V), np.ascontiguousarray(self.pool.coefs[:, 0]), self._w)     # V' alpha
+        self._w *= np.sqrt(L)                               # w = L^1/2 V' alpha
         self._t_map = self.t
 
-    def _z(self, i: int) -> np.ndarray:
-        """z(x_i) = M k_S(x_i) (k entries) for row i of the bound data."""
+    def _z(self, src, i: int) -> np.ndarray:
+        """z(x_i) = M k_S(x_i) (k entries) for row i of `src` (the pool's kernel values, olk's projection loop)."""
         row = np.empty((1, self.pool.n_sv))
-        self.pool.kernel_values(self.src, i, row)
-        return self._M @ row[0]
+        self.pool.kernel_values(src, i, row)
+        z = np.empty(self._Mt.shape[1])
+        project(self._Mt, row[0], z)
+        return z
 
     # ------------------------------------------------------------------------------------------ scoring
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
-        """f(x) of every row of X: the kernel expansion before the map, w'M k_S(x) after it."""
-        if self._M is None:
+        """f(x) of every row of X: the kernel expansion before the map, w'M k_S(x) after it (computed as ``step``
+        computes it: the same bits)."""
+        if self._Mt is None:
             return super().decision_function(X, output)
         src = self._source_for(X)
-        n, B = src.n_rows, self.pool.n_sv
-        out = np.empty(n)
-        row = np.empty((1, B))
-        block = np.empty((min(n, 1024), B))
-        for a in range(0, n, 1024):
-            m = min(1024, n - a)
-            for r in range(m):
-                self.pool.kernel_values(src, a + r, row)
-                block[r] = row[0]
-            out[a:a + m] = (block[:m] @ self._M.T) @ self._w
-        return out
+        return np.array([dot(self._w, self._z(src, r)) for r in range(src.n_rows)], dtype=np.float64)
 
     def _expansion_coefs(self) -> np.ndarray:
         """alpha before the map; M'w after it (f(x) = (M'w)' k_S(x)): one column."""
-        if self._M is None:
+        if self._Mt is None:
             return self.pool.coefs
-        return (self._M.T @ self._w)[:, None]
+        return (self._Mt @ self._w)[:, None]
 
     @property
     def kernel_evals(self) -> int:
