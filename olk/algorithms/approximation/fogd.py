@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from ..._core.approx import dot, project
+from ..._core.approx import dot, fourier_map
 from ..common.inputs import check_finite_X, n_rows
 from ..random_features.core import RandomFeatureLearner
 from ..registry import Param, register
@@ -92,16 +92,12 @@ class FOGD(RandomFeatureLearner):
         return f
 
     def _z(self, x: np.ndarray) -> np.ndarray:
-        """z(x) = [sin(U x); cos(U x)] / sqrt(D) of one dense row (U x: olk's projection loop, which costs the
-        row's nonzeros; :mod:`olk._core.approx`).  A buffer, overwritten by the next call."""
+        """z(x) = [sin(U x); cos(U x)] / sqrt(D) of one dense row, in olk's own loop (:mod:`olk._core.approx`:
+        the projection costs the row's nonzeros, one pass of sin and cos).  A buffer, overwritten by the next call."""
         if self._UT is None:                    # first use (or after olk.load: the transpose is not saved)
             self._UT = np.ascontiguousarray(self._V.T)
-        D = self.n_rf
-        project(self._UT, x, self._proj)
         z = self._Z[0]
-        np.sin(self._proj, out=z[:D])
-        np.cos(self._proj, out=z[D:])
-        z *= 1.0 / math.sqrt(D)
+        fourier_map(self._UT, x, 1.0 / math.sqrt(self.n_rf), z)
         return z
 
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
