@@ -75,6 +75,7 @@ class FOGD(RandomFeatureLearner):
     #: the paper's map: i.i.d. Gaussian frequencies (the ``rff`` sampler), z / sqrt(D)
     sampler = "rff"
     normalize_features = True
+    kernel_hint = "one Gaussian kernel, e.g. {type: gaussian, gamma: 0.4}"
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)

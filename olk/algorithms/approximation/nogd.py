@@ -109,7 +109,7 @@ class NOGD(OnlineKernelLearner):
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
-        self._Mt: np.ndarray | None = None      # M' (B x k) of the Nystrom map M = L^-1/2 V', built once the pool is full
+        self._Mt: np.ndarray | None = None      # M' (B x k), M = L^-1/2 V' the Nystrom map, built when the pool is full
         self._w: np.ndarray | None = None       # the linear model on z(x) = M k_S(x)
         self._t_map = 0                         # the example t at which the map was built (0: not yet)
         self._gram_evals = 0                    # kernel evaluations of the B x B matrix K

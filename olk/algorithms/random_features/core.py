@@ -97,12 +97,12 @@ def feature_rng(random_state) -> np.random.Generator:
     return np.random.default_rng(random_state)
 
 
-def kernel_scales(kernels, where: str) -> np.ndarray:
-    """s_k = 1/sigma_k = sqrt(2 gamma_k) of every kernel (all must be Gaussian: a one-line ConfigError otherwise)."""
+def kernel_scales(kernels, where: str, hint: str = "kernel: amkl17 or {type: gaussian, gamma: ...}") -> np.ndarray:
+    """s_k = 1/sigma_k = sqrt(2 gamma_k) of every kernel (all must be Gaussian: a one-line ConfigError otherwise,
+    ending in `hint`)."""
     for k in kernels:
         if k.kind != "gaussian":
-            raise ConfigError(f"{where}: random Fourier features need Gaussian kernels, got {k.label()}; use "
-                              f"kernel: amkl17 or {{type: gaussian, gamma: ...}}")
+            raise ConfigError(f"{where}: random Fourier features need Gaussian kernels, got {k.label()}; use {hint}")
         if k.view is not None and k.cols is None:
             raise ConfigError(f"{where}: kernel {k.label()}: view '{k.view}' is not resolved to columns; give "
                               f"view: [lo, hi] (0-based column range)")
@@ -189,10 +189,12 @@ class RandomFeatureLearner(OnlineLearner):
         return 8 * (n_train * n_features + n_kernels * (d2 * n_features + 4 * d2))
 
     stochastic = True
+    #: the end of the one-line error for a non-Gaussian kernel: what to give instead
+    kernel_hint = "kernel: amkl17 or {type: gaussian, gamma: ...}"
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
-        kernel_scales(self.kernels, where or self.name)     # refuses non-Gaussian kernels (one-line ConfigError)
+        kernel_scales(self.kernels, where or self.name, self.kernel_hint)    # refuses non-Gaussian kernels
         self._V: np.ndarray | None = None       # [V_1; ...; V_K], drawn at the first bind
         self._d: int | None = None              # the width V was drawn for
         K, D = len(self.kernels), self.n_rf
