@@ -22,6 +22,7 @@ extensions = [
     _core("klr"),                           # the batch KLR baselines' coordinate sweeps (PCD, DCD)
     _core("refloop"),                       # olk bench's reference loops (the single-core limit)
     _core("libsvm_reader"),                 # the LIBSVM text parser (olk.data.libsvm)
+    _core("approx"),                        # the per-example loops of FOGD and NOGD (olk.algorithms.approximation)
 ]
 
 setup(

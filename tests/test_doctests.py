@@ -61,7 +61,7 @@ def test_every_learner_module_has_a_runnable_example(name):
 
 
 FAMILIES = ("single", "budget", "batch", "multikernel", "omkl", "klr", "selection", "regression", "random_features",
-            "multiclass")
+            "multiclass", "approximation")
 
 
 def test_one_learner_per_module_named_after_it_in_its_family():

@@ -15,6 +15,7 @@ subpackage, with no import line to edit.  The families follow the papers' struct
 * ``random_features/``: random-feature online multi-kernel regression (Raker, OMKL-AKS, AMKL, AMKL-AKS);
 * ``multiclass/``: multi-class online kernel classifiers (K class scores on one pool: Perceptron, PA-I, SPA and
   the budget learners RBP, Forgetron, BPA-S, BOGD).
+* ``approximation/``: online kernel learning by functional approximation (FOGD, NOGD: JMLR 2016).
 
 ``common/`` holds what learners share (the base classes, input checks, losses, averaged and projected outputs);
 ``registry.py`` the registry and parameter declarations; ``protocol.py`` the learner contract.

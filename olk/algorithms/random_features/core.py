@@ -97,12 +97,12 @@ def feature_rng(random_state) -> np.random.Generator:
     return np.random.default_rng(random_state)
 
 
-def kernel_scales(kernels, where: str) -> np.ndarray:
-    """s_k = 1/sigma_k = sqrt(2 gamma_k) of every kernel (all must be Gaussian: a one-line ConfigError otherwise)."""
+def kernel_scales(kernels, where: str, hint: str = "kernel: amkl17 or {type: gaussian, gamma: ...}") -> np.ndarray:
+    """s_k = 1/sigma_k = sqrt(2 gamma_k) of every kernel (all must be Gaussian: a one-line ConfigError otherwise,
+    ending in `hint`)."""
     for k in kernels:
         if k.kind != "gaussian":
-            raise ConfigError(f"{where}: random Fourier features need Gaussian kernels, got {k.label()}; use "
-                              f"kernel: amkl17 or {{type: gaussian, gamma: ...}}")
+            raise ConfigError(f"{where}: random Fourier features need Gaussian kernels, got {k.label()}; use {hint}")
         if k.view is not None and k.cols is None:
             raise ConfigError(f"{where}: kernel {k.label()}: view '{k.view}' is not resolved to columns; give "
                               f"view: [lo, hi] (0-based column range)")
@@ -167,35 +167,16 @@ RF_REPRODUCIBILITY = Reproducibility(
     "test changes rho by 1/T)")
 
 
-class RandomFeatureMKL(OnlineLearner):
-    """The Raker core (Shen et al. 2019; AMKL paper eqs. 14-22; spec Section 2): K random-feature kernel
-    regressors f_k(x) = theta_k' z_k(x) (16) and exponential weights over them, shared by ``raker``, ``omkl_aks``,
-    ``amkl`` and ``amkl_aks`` (which differ only in how they predict and whether they learn a round).
-
-    State: theta_k in R^{2D} (theta_1,k = 0), log-weights log w_k (w_1,k = 1), kept as logs so that no weight
-    under- or overflows; q_k = w_k / sum_j w_j (22) is computed from them (``weights_``, kernel order).
-
-    One learning round on (x_t, y_t) (``_update``), every kernel:
-        e_k = f_k(x_t) - y_t
-        theta_k <- theta_k - eta_l (2 e_k z_k(x_t) + 2 lambda theta_k)     (17), gradient of the loss (18)
-        log w_k <- log w_k - eta_g e_k^2                                   (21), the UNREGULARISED squared
-                   error (the authors' ``omkl_rs_final.m``/``ofl_function.m``; INFERRED).  The labelled option
-                   ``weight_loss: regularised`` uses e_k^2 + lambda ||theta_k||^2 (theta_k before this round's
-                   step: the local loss (18) at theta_t,k), as Ghari's Python Raker does.
-
-    Parameters (57): D = 50, eta_l = eta_g = 1/sqrt(T), lambda = 0.01 (INFERRED from the authors' code and
-    Theorem 1's rates, spec Section 2).  T = ``horizon`` or, if 0, the rows of the data the learner is bound to
-    (the engine binds the whole stream once; ``partial_fit`` in chunks sees each chunk's rows: set ``horizon``).
-
-    Stability note (spec Section 2): with the unnormalised z, ||z_k||^2 = D exactly, and the update of f_k(x_t)
-    is an LMS step with gain 2 eta_l D; it is stable only if eta_l D < 1, i.e. T > D^2 = 2,500 with eta_l =
-    1/sqrt(T).  Shorter streams (quick/CI runs) diverge with the literal steps; ``eta_cap`` (default none = the
-    literal eq. 57) caps eta_l, e.g. ``eta_cap: 0.01`` = 0.5/D.
+class RandomFeatureLearner(OnlineLearner):
+    """An online learner on random Fourier features of its Gaussian kernel(s), shared by the Raker core
+    (:class:`RandomFeatureMKL`) and FOGD (``olk.algorithms.approximation.fogd``): the frequencies V, drawn once at
+    the first ``bind`` (:func:`draw_frequencies` with the subclass's ``n_rf``, ``sampler`` and
+    ``feature_rng(random_state)``), the rows kept as one dense array, and z_k(x_t) for every kernel
+    (:meth:`_features`, with the subclass's ``normalize_features``).
 
     Not a kernel expansion: there are no support vectors (``n_sv`` = 0) and no kernel evaluations
-    (``kernel_evals`` = 0); the model is theta (K x 2D) and the weights.  ``bind`` keeps the rows as one dense
-    float64 array (sparse input is densified); a narrower matrix later is padded with zero columns, a wider one
-    refused.
+    (``kernel_evals`` = 0).  ``bind`` keeps the rows as one dense float64 array (sparse input is densified); a
+    narrower matrix later is padded with zero columns, a wider one refused.
     """
 
     @classmethod
@@ -207,21 +188,16 @@ class RandomFeatureMKL(OnlineLearner):
         d2 = 2 * int(params.get("n_rf", 50))         # dense rows, and per kernel: D frequencies, 2D weights
         return 8 * (n_train * n_features + n_kernels * (d2 * n_features + 4 * d2))
 
-    task = "regression"
-    max_kernels = 1_000_000
     stochastic = True
-    reproducibility = RF_REPRODUCIBILITY
-    params = CORE_PARAMS
-    structural_params = _STRUCTURAL     # V and theta depend on them: set_params restarts the learner
+    #: the end of the one-line error for a non-Gaussian kernel: what to give instead
+    kernel_hint = "kernel: amkl17 or {type: gaussian, gamma: ...}"
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
-        kernel_scales(self.kernels, where or self.name)     # refuses non-Gaussian kernels (one-line ConfigError)
+        kernel_scales(self.kernels, where or self.name, self.kernel_hint)    # refuses non-Gaussian kernels
         self._V: np.ndarray | None = None       # [V_1; ...; V_K], drawn at the first bind
         self._d: int | None = None              # the width V was drawn for
         K, D = len(self.kernels), self.n_rf
-        self._theta = np.zeros((K, 2 * D))      # theta_k, one row per kernel
-        self._logw = np.zeros(K)                # log w_k
         self._proj = np.empty(K * D)            # V x_t (reused every step)
         self._Z = np.empty((K, 2 * D))          # z_k(x_t), one row per kernel (reused every step)
         self._rows = 0                          # rows of the bound data (T of the 'auto' steps)
@@ -266,6 +242,70 @@ class RandomFeatureMKL(OnlineLearner):
         self._rows = A.shape[0]
         return A
 
+    @property
+    def frequencies_(self) -> np.ndarray | None:
+        """The drawn [V_1; ...; V_K] (K*D x d), a copy; None before the first bind."""
+        return None if self._V is None else self._V.copy()
+
+    def _features(self, i: int) -> np.ndarray:
+        """z_k(x_i) for every kernel, (K, 2D): one (K*D x d) product, then sin and cos (10)."""
+        if i < 0:
+            raise IndexError(f"row {i} is negative")
+        D = self.n_rf
+        np.dot(self._V, self.src[i], out=self._proj)
+        P = self._proj.reshape(-1, D)
+        Z = self._Z
+        np.sin(P, out=Z[:, :D])
+        np.cos(P, out=Z[:, D:])
+        if self.normalize_features:
+            Z *= 1.0 / math.sqrt(D)
+        return Z
+
+    @property
+    def n_features_in_(self) -> int | None:
+        return self._d
+
+
+class RandomFeatureMKL(RandomFeatureLearner):
+    """The Raker core (Shen et al. 2019; AMKL paper eqs. 14-22; spec Section 2): K random-feature kernel
+    regressors f_k(x) = theta_k' z_k(x) (16) and exponential weights over them, shared by ``raker``, ``omkl_aks``,
+    ``amkl`` and ``amkl_aks`` (which differ only in how they predict and whether they learn a round).
+
+    State: theta_k in R^{2D} (theta_1,k = 0), log-weights log w_k (w_1,k = 1), kept as logs so that no weight
+    under- or overflows; q_k = w_k / sum_j w_j (22) is computed from them (``weights_``, kernel order).
+
+    One learning round on (x_t, y_t) (``_update``), every kernel:
+        e_k = f_k(x_t) - y_t
+        theta_k <- theta_k - eta_l (2 e_k z_k(x_t) + 2 lambda theta_k)     (17), gradient of the loss (18)
+        log w_k <- log w_k - eta_g e_k^2                                   (21), the UNREGULARISED squared
+                   error (the authors' ``omkl_rs_final.m``/``ofl_function.m``; INFERRED).  The labelled option
+                   ``weight_loss: regularised`` uses e_k^2 + lambda ||theta_k||^2 (theta_k before this round's
+                   step: the local loss (18) at theta_t,k), as Ghari's Python Raker does.
+
+    Parameters (57): D = 50, eta_l = eta_g = 1/sqrt(T), lambda = 0.01 (INFERRED from the authors' code and
+    Theorem 1's rates, spec Section 2).  T = ``horizon`` or, if 0, the rows of the data the learner is bound to
+    (the engine binds the whole stream once; ``partial_fit`` in chunks sees each chunk's rows: set ``horizon``).
+
+    Stability note (spec Section 2): with the unnormalised z, ||z_k||^2 = D exactly, and the update of f_k(x_t)
+    is an LMS step with gain 2 eta_l D; it is stable only if eta_l D < 1, i.e. T > D^2 = 2,500 with eta_l =
+    1/sqrt(T).  Shorter streams (quick/CI runs) diverge with the literal steps; ``eta_cap`` (default none = the
+    literal eq. 57) caps eta_l, e.g. ``eta_cap: 0.01`` = 0.5/D.
+
+    Not a kernel expansion (:class:`RandomFeatureLearner`): the model is theta (K x 2D) and the weights.
+    """
+
+    task = "regression"
+    max_kernels = 1_000_000
+    reproducibility = RF_REPRODUCIBILITY
+    params = CORE_PARAMS
+    structural_params = _STRUCTURAL     # V and theta depend on them: set_params restarts the learner
+
+    def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
+        super().__init__(kernel, random_state, where=where, **params)
+        K, D = len(self.kernels), self.n_rf
+        self._theta = np.zeros((K, 2 * D))      # theta_k, one row per kernel
+        self._logw = np.zeros(K)                # log w_k
+
     def learn_one(self, x, y):
         """As the base class; the 'auto' steps 1/sqrt(T) need the stream's length: set ``horizon`` for a stream."""
         if self.horizon == 0 and AUTO in (self.eta_l, self.eta_g):
@@ -296,25 +336,6 @@ class RandomFeatureMKL(OnlineLearner):
     def theta_(self) -> np.ndarray:
         """theta_k (K x 2D; sin part first), a copy."""
         return self._theta.copy()
-
-    @property
-    def frequencies_(self) -> np.ndarray | None:
-        """The drawn [V_1; ...; V_K] (K*D x d), a copy; None before the first bind."""
-        return None if self._V is None else self._V.copy()
-
-    def _features(self, i: int) -> np.ndarray:
-        """z_k(x_i) for every kernel, (K, 2D): one (K*D x d) product, then sin and cos (10)."""
-        if i < 0:
-            raise IndexError(f"row {i} is negative")
-        D = self.n_rf
-        np.dot(self._V, self.src[i], out=self._proj)
-        P = self._proj.reshape(-1, D)
-        Z = self._Z
-        np.sin(P, out=Z[:, :D])
-        np.cos(P, out=Z[:, D:])
-        if self.normalize_features:
-            Z *= 1.0 / math.sqrt(D)
-        return Z
 
     def _outputs(self, Z: np.ndarray) -> np.ndarray:
         """f_k(x) = theta_k' z_k(x) (16), every kernel."""
@@ -355,10 +376,6 @@ class RandomFeatureMKL(OnlineLearner):
         return self.kernel_outputs(X) @ self.weights_
 
     # ------------------------------------------------------------------------------ inspection
-    @property
-    def n_features_in_(self) -> int | None:
-        return self._d
-
     @classmethod
     def fitted_names(cls) -> tuple[str, ...]:
         return ("coef_", "kernel_weights_")
