@@ -11,6 +11,13 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3", "-ffp-contract=off"],
     ),
+    Extension(                              # BSGD's merging: squared distances, golden-section search
+        "olk._core.merge",
+        ["olk/_core/merge.pyx"],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3", "-ffp-contract=off"],
+    ),
     Extension(                              # olk bench's reference loops (the single-core limit)
         "olk._core.refloop",
         ["olk/_core/refloop.pyx"],
