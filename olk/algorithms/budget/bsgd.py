@@ -146,7 +146,7 @@ class BSGD(OnlineKernelLearner):
         if params.get("maintenance") == "projection":
             return 2 * 8 * b * (b + 1) // 2          # the packed K^-1 and its copy while it grows
         if params.get("maintenance", "merging") == "merging":
-            return 12 * b * n_features + 16 * b * n_features   # merged SVs up to dense; one copy of the SVs
+            return 2 * 12 * b * n_features           # merged SVs (up to dense rows) and the search's copy of them
         return 0
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
