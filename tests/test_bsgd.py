@@ -241,6 +241,8 @@ def test_a_new_lambda_keeps_the_model():
     before = m.decision_function(X)
     m.set_params(lam=0.01)
     np.testing.assert_allclose(m.decision_function(X), before, rtol=1e-12)
+    m.set_params(maintenance="projection")          # structural: projection's K^-1 must be kept from the start
+    assert m.n_sv == 0 and m.t == 0 and m.maintenance == "projection"
 
 
 @pytest.mark.parametrize("maintenance", ["removal", "projection", "merging"])
