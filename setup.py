@@ -23,6 +23,7 @@ extensions = [
     _core("refloop"),                       # olk bench's reference loops (the single-core limit)
     _core("libsvm_reader"),                 # the LIBSVM text parser (olk.data.libsvm)
     _core("approx"),                        # the per-example loops of FOGD and NOGD (olk.algorithms.approximation)
+    _core("merge"),                         # BSGD's merging: squared distances, golden-section search
 ]
 
 setup(
