@@ -12,6 +12,7 @@ BENCH_CORE ?=
 BENCH_MULTI ?=
 BENCH_KLR ?=
 BENCH_AMKL ?=
+BENCH_CANON ?=
 
 .PHONY: install demo test regress bench reproduce-all clean help
 
@@ -51,6 +52,7 @@ bench: $(STAMP)
 	$(OLK) bench multi $(BENCH_MULTI)
 	$(OLK) bench klr $(BENCH_KLR)
 	$(OLK) bench amkl $(BENCH_AMKL)
+	$(OLK) bench canon $(BENCH_CANON)
 
 # each config shows its progress bar (runs done / total, elapsed, ETA: tqdm, on stderr, only on a terminal)
 reproduce-all: $(STAMP)

@@ -118,9 +118,25 @@ def test_bench_core_vs_cpp_pairs_and_the_reader_hook(tmp_path, monkeypatch):
     (["bench", "klr", "--baseline", "/nonexistent"], "--baseline /nonexistent: not an olk checkout"),
     (["bench", "multi", "--baseline", ".", "--rounds", "0"], "--rounds must be >= 1"),
     (["bench", "multi", "--bogus"], "olk bench multi: unrecognized arguments: --bogus"),
+    (["bench", "canon", "--scale", "2"], "--scale must be in (0, 1]"),
 ])
 def test_bench_bad_options_are_one_line(args, msg):
     r = subprocess.run([sys.executable, "-m", "olk.cli", *args], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("olk: error: ") and msg in lines[0], r.stderr
+
+
+def test_bench_canon_runs_every_learner_at_spas_budget():
+    """`olk bench canon` (issue 28): FOGD, NOGD and the three BSGDs run at SPA's #SV on a9a; no time asserted."""
+    r = subprocess.run([sys.executable, "-m", "olk.cli", "bench", "canon", "--scale", "0.02", "--repeats", "1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    head, *rows = r.stdout.strip().splitlines()
+    budget = int(head.split("B = SPA's #SV = ")[1].split(",")[0])
+    table = {line.split()[0]: line.split() for line in rows[1:]}
+    assert list(table) == ["SPA", "FOGD", "NOGD", "BSGD-remove", "BSGD-project", "BSGD-merge"]
+    assert int(table["FOGD"][5].replace(",", "")) == 4 * budget                  # D = 4B
+    for label in ("SPA", "NOGD", "BSGD-remove", "BSGD-project", "BSGD-merge"):
+        assert int(table[label][5].replace(",", "")) == budget                     # the same #SV
+    assert all(50 < float(table[label][4]) <= 100 for label in table)            # accuracies, not garbage

@@ -13,11 +13,13 @@ Suites (``olk bench SUITE [options]``; ``olk bench SUITE --help`` lists a suite'
 * ``klr`` (:mod:`olk.bench.klr`): sparse online KLR, NC vs Auxiliary, and the batch PCD/DCD baselines;
   ``--baseline DIR``: PCD/DCD before/after pairs.
 * ``amkl`` (:mod:`olk.bench.amkl`): random-feature regression, time per example with 17 kernels.
+* ``canon`` (:mod:`olk.bench.canon`): FOGD, NOGD and BSGD (removal, projection, merging) against SPA on a9a at
+  SPA's memory: time per example (and its ratio to SPA's, same run), accuracy, model size, peak memory.
 * ``all``: every suite in that order (``make bench``).
 """
 import argparse
 
-SUITES = ("core", "learners", "batch", "multi", "klr", "amkl")
+SUITES = ("core", "learners", "batch", "multi", "klr", "amkl", "canon")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -384,6 +384,22 @@ def comparisons_of(entries: list[Entry], published: Path | None = None) -> dict[
 
 
 # ----------------------------------------------------------------------------- the report
+def _beyond_md(e: Entry, ctx: _Ctx) -> list[str]:
+    """A finished experiment that names no published table: its description, provenance, hand-written note
+    (results/notes/<name>.md) and the table ``olk run`` wrote (results/<name>/table.md, its table lines and the
+    mean ± std line under it)."""
+    out = [f"## {md_escape(e.meta.get('description') or e.name)}", ""]
+    out += _provenance_md(e, ctx)
+    note = ctx.results_root / NOTES_DIR / f"{e.name}.md"
+    if note.is_file() and note.read_text(encoding="utf-8").strip():
+        out += [note.read_text(encoding="utf-8").strip("\n"), ""]
+    lines = (e.path / "table.md").read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        if line.startswith("|") or line.startswith("Mean ±") or (line == "" and out[-1] != ""):
+            out.append(line)
+    return out + [""]
+
+
 def render_report(results_root: Path, out_dir: Path, include_quick: bool = False,
                   configs_dir: Path | None = None, published: Path | None = None,
                   project: Path | None = None) -> tuple[str, list[Path]]:
@@ -441,7 +457,15 @@ def render_report(results_root: Path, out_dir: Path, include_quick: bool = False
     if fig_body:
         body += ["# Figures", "", "The papers' figures have no numbers to compare cell by cell; ours are drawn "
                  "from the runs below with `olk plot`.", ""] + fig_body
-    others = [e for e in entries if e.kind != "reproduction" and e not in figs
+    beyond = [e for e in entries if e.kind == "unmatched" and not e.key and e.results is not None
+              and e.meta.get("status") == "finished" and (e.path / "table.md").is_file()
+              and not quick_reason(e.name, e.path.name, e.meta, e.results)]
+    if beyond:
+        body += ["# Beyond the papers", "", "Experiments no paper publishes (learners and data beyond the five "
+                 "papers): our numbers only, nothing to judge.", ""]
+        for e in sorted(beyond, key=lambda e: e.name):
+            body += _beyond_md(e, ctx)
+    others = [e for e in entries if e.kind != "reproduction" and e not in figs and e not in beyond
               and not (e.kind == "in_progress" and e.key in set(tables))]
     tail: list[str] = []
     if others:

@@ -2,7 +2,8 @@
 Section 6.2.3; OMKC of Hoi, Jin, Zhao & Yang, Machine Learning 2013, SPA ref [20]).  Stochastic update as
 OMKC(SD): classifier i is sampled with probability (1 - delta) theta_i / max theta + delta (delta = 0.001); a
 sampled classifier takes the PA-I step tau_i = min(eta, l_i / k_i(x_t, x_t)) on a margin error and is discounted
-on a mistake.
+on a mistake (``hedge: mistake``, y f_i <= 0, the default) or, as the SPA paper's Algorithms print the indicator
+and as its Table 5 SDPA row behaves, only when y f_i < 0 (``hedge: strict``; configs/spa_table5.yaml).
 
 >>> from olk.algorithms import make
 >>> from olk.data import load_dataset
@@ -11,10 +12,13 @@ on a mistake.
 >>> m = make("omkc_sdpa", kernel="spa16", random_state=0).partial_fit(X, y)
 >>> m.n_sv_output, float((m.predict(X_test) == y_test).mean())
 (9642, 0.814)
+>>> s = make("omkc_sdpa", kernel="spa16", random_state=0, hedge="strict").partial_fit(X, y)
+>>> s.n_sv_output <= m.n_sv_output                        # a classifier scoring exactly 0 is never discounted
+True
 """
 from __future__ import annotations
 
-from .core import COMBINE, DELTA, DISCOUNT, ETA, OMKCCore
+from .core import COMBINE, DELTA, DISCOUNT, ETA, HEDGE, OMKCCore
 from ..registry import register
 
 
@@ -26,5 +30,5 @@ class OMKCSDPA(OMKCCore):
     display = "OMKC(SDPA)"
     style = ("#f7b6d2", "8")
     stochastic = True
-    params = (DISCOUNT, DELTA, ETA, COMBINE)
+    params = (DISCOUNT, DELTA, ETA, COMBINE, HEDGE)
     component = "pa"
