@@ -97,6 +97,8 @@ class FOGD(RandomFeatureLearner):
         the projection costs the row's nonzeros, one pass of sin and cos).  A buffer, overwritten by the next call."""
         if self._UT is None:                    # first use (or after olk.load: the transpose is not saved)
             self._UT = np.ascontiguousarray(self._V.T)
+        if not self._Z.flags.writeable:         # loaded read-only (a memory-mapped pickle): a buffer of our own
+            self._Z = self._Z.copy()
         z = self._Z[0]
         fourier_map(self._UT, x, 1.0 / math.sqrt(self.n_rf), z)
         return z
