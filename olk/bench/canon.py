@@ -7,8 +7,8 @@ ones ``configs/canon.yaml``'s tuning chose on a9a (SPA eta 0.1, FOGD eta 0.1, NO
 
 Printed per learner: the learning loop's time (median of ``--repeats`` passes, the learners taking turns so that
 machine load hits them alike), microseconds per example, its ratio to SPA's time measured in the same run, online
-accuracy, #SV (D for FOGD), the floats the model keeps to predict (SVs stored densely in the pool x features,
-coefficients, FOGD's D x d frequencies and D weights, NOGD's B x k map and k weights) and the peak memory the
+accuracy, #SV (D for FOGD), the numbers the model keeps to predict (the SVs' stored non-zeros and their
+coefficients; FOGD's D x d frequencies and 2D weights; NOGD's B x k map and k weights too) and the peak memory the
 pass allocates (``tracemalloc``, a separate untimed pass; the data set itself is allocated before and not
 counted).
 
@@ -22,6 +22,8 @@ from __future__ import annotations
 import statistics
 import time
 import tracemalloc
+
+import numpy as np
 
 from olk.algorithms import make
 from olk.tasks import online_pass
@@ -46,15 +48,17 @@ def _params(params: dict, budget: int) -> dict:
     return {k: sub.get(v, v) if isinstance(v, str) else v for k, v in params.items()}
 
 
-def _model_floats(model, n_features: int) -> int:
-    """The float64 values `model` keeps to predict (see the module docstring)."""
-    name = model.name
-    if name == "fogd":
-        return model.n_rf * n_features + 2 * model.n_rf               # frequencies; weights on cos and sin parts
-    n_sv = int(model.n_sv)
-    if name == "nogd" and getattr(model, "_Mt", None) is not None:
-        return n_sv * n_features + model._Mt.size + model._Mt.shape[1]
-    return n_sv * (n_features + 1) * (2 if getattr(model, "output", "last") == "avg" else 1)
+def _model_values(model, n_features: int) -> int:
+    """The numbers `model` keeps to predict (see the module docstring): FOGD its D x d frequencies and 2D
+    weights; an SV learner its SVs' stored non-zeros and their coefficients (every column: SPA's averaged output
+    keeps two), NOGD once its map is built also the map's B x k entries and k weights."""
+    if model.name == "fogd":
+        return model.n_rf * n_features + 2 * model.n_rf
+    pool, n_sv = model.pool, int(model.n_sv)
+    values = pool.nnz() + np.asarray(pool.coefs).size
+    if model.name == "nogd" and model._Mt is not None:
+        values += model._Mt.size + model._Mt.shape[1]
+    return values
 
 
 def one_pass(name: str, params: dict, X, y, order):
@@ -96,14 +100,14 @@ def main(argv=None):
             last[label] = (res, model)
     spa_t = statistics.median(times["SPA"])
     print(f"{'learner':13s} {'time s':>8s} {'us/ex':>7s} {'/ SPA':>6s} {'acc %':>6s} {'#SV or D':>9s} "
-          f"{'model floats':>13s} {'peak MB':>8s}")
+          f"{'model values':>13s} {'peak MB':>8s}")
     for label, name, params in LEARNERS:
         res, model = last[label]
         t = statistics.median(times[label])
         size = model.n_rf if name == "fogd" else int(res["n_sv"])
         mb = peak_mb(name, _params(params, budget), X, y, order)
         print(f"{label:13s} {t:8.2f} {1e6 * t / T:7.1f} {t / spa_t:6.1f} {res['accuracy']:6.2f} {size:9,d} "
-              f"{_model_floats(model, d):13,d} {mb:8.1f}")
+              f"{_model_values(model, d):13,d} {mb:8.1f}")
 
 
 if __name__ == "__main__":
