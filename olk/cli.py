@@ -49,6 +49,7 @@ def _csv_list(value: str | None) -> list[str] | None:
 def parse_set_options(items) -> dict[str, list]:
     """'beta=5,10,20' -> {'beta': [5.0, 10.0, 20.0]} (numbers parsed with YAML rules)."""
     import yaml
+
     from ._lazy import yaml_load
     out: dict[str, list] = {}
     for it in items or ():
@@ -335,6 +336,7 @@ def _kernel_option(text: str | None):
     if text is None:
         return None
     import yaml
+
     from ._lazy import yaml_load
     from .kernels import kernel_spec
     try:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from .errors import ConfigError, did_you_mean
 
@@ -183,6 +183,7 @@ class KernelSet:
         """
         import numpy as np
         import scipy.sparse as sp
+
         from ._core.svpool import RowSource, SVPool
         B = A if B is None else B
         self.check_data(A, "A")

@@ -5,10 +5,10 @@ import scipy.sparse as sp
 from sklearn.svm import SVC
 
 from olk.algorithms import available, make
-from olk.algorithms.common.learner import OnlineKernelLearner
-from olk.algorithms.common.batch import BatchKernelLearner
 from olk.algorithms.batch.libsvm import LibSVM
 from olk.algorithms.batch.pegasos import Pegasos
+from olk.algorithms.common.batch import BatchKernelLearner
+from olk.algorithms.common.learner import OnlineKernelLearner
 from olk.data import load_dataset
 from olk.errors import ConfigError, DataError
 

@@ -251,6 +251,7 @@ def test_pooled_bpas_choice_equals_one_column_at_a_time():
     """olk._core.bpas.bpas_choose (every distinct victim in one pass) picks, for each column, the slot and carry that
     budget.bpas_choice picks from that column's own kernel_row: bit for bit, ties to the lowest slot."""
     import numpy as np
+
     from olk._core.bpas import bpas_choose
     from olk._core.svpool import RowSource, SVPool
     from olk.algorithms.budget.core import bpas_choice

@@ -216,8 +216,8 @@ def test_bpas_removal_minimises_the_pa_objective_by_brute_force():
 def _bpas_python_step(m, i, y):
     """BPA-S's step as the Python reading writes it (kernel_values, coef_dot, hinge, bpas_choice, purge, add):
     the reference olk._core.bpas.bpas_step must match bit for bit."""
-    from olk.algorithms.common.losses import hinge
     from olk.algorithms.budget.core import bpas_choice, purge
+    from olk.algorithms.common.losses import hinge
     m.t += 1
     pool, src = m.pool, m.src
     n = pool.n_sv

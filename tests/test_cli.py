@@ -1,6 +1,5 @@
 """The CLI end to end on bundled data, and one clear line for every kind of bad input."""
 import pytest
-
 from _cli import run_cli
 
 GOOD = """

@@ -262,8 +262,9 @@ def test_small_libsvm_files_are_not_cached(_env, monkeypatch, capsys):
     assert second.meta["cache"]["dataset"] is True and np.array_equal(second.X, first.X)
     monkeypatch.setenv("OLK_CACHE_MIN", "0")
     assert load_dataset("toy2").meta["cache"]["dataset"] is False and load_dataset("toy2").meta["cache"]["dataset"]
-    from olk.data.cli import cache_group
     from click.testing import CliRunner
+
+    from olk.data.cli import cache_group
     out = CliRunner().invoke(cache_group, ["info"]).output
     assert "every file is cached ($OLK_CACHE_MIN=0)" in out
     monkeypatch.setenv("OLK_CACHE_MIN", "1M")

@@ -8,9 +8,8 @@ import pytest
 from olk.algorithms import registry
 from olk.algorithms.common.learner import OnlineKernelLearner
 from olk.algorithms.registry import Param
-from olk.experiment import Runner, load_config, parse_config
+from olk.experiment import Runner, load_config, parse_config, seeds
 from olk.experiment import runner as runner_mod
-from olk.experiment import seeds
 from olk.tasks import checkpoints
 
 CFG = """

@@ -372,6 +372,7 @@ def test_the_estimator_classes_are_importable_documented_and_made_without_exec()
     import inspect
     import pickle
     from pathlib import Path
+
     import olk.estimators as est
     from olk.estimators import SPAClassifier
     doc = (Path(__file__).resolve().parents[1] / "docs" / "estimators.md").read_text()

@@ -17,15 +17,14 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
-import os
 import re
 import shutil
 import time
 from pathlib import Path
 
 import pytest
-
 from _cli import REPO, run_cli, use_bundled_data
+
 from olk.data import cache, load_dataset
 
 SAMPLE = REPO / "datasets" / "samples" / "a9a-small.libsvm.xz"

@@ -305,7 +305,9 @@ def test_no_probing_of_learners_outside_the_algorithms_package():
     contract's members are read directly."""
     import re
     from pathlib import Path
-    from olk.algorithms.protocol import BatchLearner, OnlineLearner, members as contract
+
+    from olk.algorithms.protocol import BatchLearner, OnlineLearner
+    from olk.algorithms.protocol import members as contract
     members = contract(OnlineLearner) | contract(BatchLearner)
     pattern = re.compile(r"""(?:hasattr|getattr)\([^,()]+,\s*["'](\w+)["']""")
     root = Path(__file__).resolve().parents[1] / "olk"

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from olk.algorithms import make
 from olk.persist import ModelFileError, allowed_classes, load, save

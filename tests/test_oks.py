@@ -10,7 +10,7 @@ import pytest
 
 from olk.algorithms import make
 from olk.algorithms.omkl.core import sample_one
-from olk.algorithms.selection.core import C_GRID, BETA_GRID, validation_score
+from olk.algorithms.selection.core import BETA_GRID, C_GRID, validation_score
 from olk.errors import ConfigError, DataError
 from olk.kernels import KernelSet
 

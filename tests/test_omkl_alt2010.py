@@ -11,9 +11,9 @@ import pytest
 from test_omkc_dd import TWO, X4, Y4, Draws, run
 
 from olk.algorithms import make
-from olk.algorithms.omkl.omkl_o_sua import theorem10_ab
-from olk.algorithms.omkl.core import doubling_beta
 from olk.algorithms.omkl import bounds as B
+from olk.algorithms.omkl.core import doubling_beta
+from olk.algorithms.omkl.omkl_o_sua import theorem10_ab
 from olk.data import load_dataset
 from olk.kernels import KernelSet
 from olk.tasks import online_pass

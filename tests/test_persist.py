@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _cli import run_cli
 from click.testing import CliRunner
 
 import olk
@@ -20,7 +21,6 @@ from olk import persist
 from olk.algorithms import REGISTRY, available, make
 from olk.cli import cli
 from olk.errors import OlkError
-from _cli import run_cli
 
 ALL = available()
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,8 +15,8 @@ import pytest
 import scipy.sparse as sp
 
 from olk._core.svpool import RowSource, SVPool
-from olk.kernels import Kernel, KernelSet
 from olk.algorithms import REGISTRY, available, make
+from olk.kernels import KernelSet
 
 ALL = available()
 SMALL = {"budget": 5}          # small budgets so budget learners reach their removal/projection code

@@ -19,11 +19,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from olk.report.cli import report_cmd
-from olk.report.paper import list_tables
 from olk.report.catalogue import PAPERS
+from olk.report.cli import report_cmd
 from olk.report.html import markdown_to_html
 from olk.report.markdown import GENERATED
+from olk.report.paper import list_tables
 from olk.report.report import build_report
 
 FIX = Path(__file__).parent / "report_fixtures"

@@ -13,7 +13,6 @@ import resource
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import numpy as np

@@ -34,8 +34,6 @@ Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-from . import parser
-import os
 import statistics
 import sys
 import time
@@ -49,6 +47,7 @@ from olk.experiment.config import WidthRef
 from olk.experiment.data import kernel_width
 from olk.tasks import online_pass
 
+from . import parser
 from .learners import bench_data  # noqa: E402
 
 R = 1000.0
@@ -156,8 +155,8 @@ def part_batch(args):
         best = max(c for _, _, c in curve)
         print(f"{label:<10} {elapsed:>8.2f} {model.n_iter_:>6} {model.n_sv:>7,} {100 * curve[-1][2] / n_te:>10.2f}"
               f"   (best {100 * best / n_te:.2f} %; kernel matrix cached: {model.kernel_cached_})", flush=True)
-    print(f"\nTime for the batch solver to first reach the online learner's final test accuracy (probe after each "
-          f"sweep, probe time excluded), / the online pass time")
+    print("\nTime for the batch solver to first reach the online learner's final test accuracy (probe after each "
+          "sweep, probe time excluded), / the online pass time")
     print(f"{'batch':<6} {'online':<10} {'target %':>8} {'online s':>8} {'batch s':>8} {'sweep':>5} {'ratio':>8}")
     out = {}
     for b, curve in curves.items():
@@ -215,6 +214,7 @@ def before_after(tree, args):
     """PCD and DCD fits (Part 2's split, no probe) in another checkout and in this one, alternating fresh
     processes: fit-time ratios old / new within each pair; sweeps, #SV and test accuracy of both printed."""
     import json
+
     from .core import _results_dir, _write_csv, child_env, run_spec
     spec = {"mode": "klr_batch", "dataset": args.batch_dataset, "scale": args.scale, "seed": args.seed,
             "lam": args.lam, "tol": args.tol, "max_iter": args.max_iter}

@@ -13,18 +13,16 @@ Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-from . import parser
-import os
-import sys
 import time
 
 import numpy as np
-
 
 from olk.algorithms import REGISTRY, available, make
 from olk.data import load_dataset
 from olk.experiment import seeds
 from olk.tasks import online_pass
+
+from . import parser
 
 # SPA TIST 2018 Table 2 (published C++ times in seconds, and the budget B = SPA's #SV) — reference only.
 PAPER_TIME = {

@@ -31,10 +31,7 @@ Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-from . import parser
-import os
 import statistics
-import sys
 import time
 
 import numpy as np
@@ -44,6 +41,7 @@ from olk.algorithms import make
 from olk.kernels import KernelSet
 from olk.tasks import online_pass
 
+from . import parser
 from .learners import bench_data  # noqa: E402
 
 #: Table 5 rows: label -> (registered learner, its parameters)
@@ -213,8 +211,8 @@ def main(argv=None):
                 del r["model"]                              # free the SVs before the next learner
             ratios = [ti / tp for tp, ti in zip(times["pooled"], times["independent"])]
             rows.append((ds, lab, times, ratios, first))
-    print(f"\nLayout: time of 16 independent single-kernel pools / time of the pooled core (same run, alternated; "
-          f"identical mistakes, #SV and weights asserted)")
+    print("\nLayout: time of 16 independent single-kernel pools / time of the pooled core (same run, alternated; "
+          "identical mistakes, #SV and weights asserted)")
     print(f"{'dataset':<8} {'learner':<5} {'pairs':>5} {'pooled s (median)':>17} {'indep. s (median)':>17} "
           f"{'ratio median':>12} {'ratio range':>13} {'dots/step pooled':>16} {'dots/step indep.':>16} {'rows pooled':>11} "
           f"{'rows indep.':>11} {'evals/step':>10} {'all-kernel evals/step':>21}")
@@ -232,6 +230,7 @@ def main(argv=None):
 def before_after(tree, datasets, labels, scale, seed, rounds, out):
     """Part 3: rounds of (old pooled, old independent, new pooled) in fresh processes, rotating the order."""
     import json
+
     from .core import child_env, run_spec
     env_old, env_new = child_env(tree), child_env()
     runs = (("old", "pooled", env_old), ("old", "independent", env_old), ("new", "pooled", env_new))
@@ -279,6 +278,7 @@ def before_after(tree, datasets, labels, scale, seed, rounds, out):
         print(f"| {ds} | {lab} | {op:.2f} | {oi:.2f} | {npd:.2f} | {cell(wp)} | {cell(cp)} | {cell(wi)} | {cell(ci)} |")
     if out != "-":
         from pathlib import Path
+
         from .core import _results_dir, _write_csv
         d = Path(out) if out else _results_dir()
         d.mkdir(parents=True, exist_ok=True)

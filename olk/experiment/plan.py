@@ -29,11 +29,11 @@ import numpy as np
 
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean
-from ..kernels import build_kernel, is_kernel_set, kernel_count, resolve_views
-from . import seeds
-from .config import ExperimentConfig, MatchRef, algorithm_params, grid, width_key, with_widths
-from .spec import RunSpec
+from ..kernels import build_kernel, kernel_count, resolve_views
 from ..tasks import task_of
+from . import seeds
+from .config import ExperimentConfig, MatchRef, algorithm_params, width_key, with_widths
+from .spec import RunSpec
 
 # ----------------------------------------------------------------------------- config variants
 

@@ -26,10 +26,11 @@ import numpy as np
 
 from ..algorithms import registry as algo_registry
 from ..errors import OlkError
+from ..fileio import atomic_write_text
 from ..paths import project_dir
 from .config import load_config
 from .runner import Runner
-from ..fileio import atomic_write_text
+
 
 @dataclass
 class RegressReport:

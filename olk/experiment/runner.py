@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import ConfigError, Interrupted, OlkError
+from ..fileio import DirLock, atomic_write_text, check_writable_dir, write_error
 from ..paths import project_dir
 from . import dask_backend, fingerprint, memory
 from .config import ExperimentConfig
@@ -31,7 +32,6 @@ from .data import kernel_widths, prepare_data
 from .execute import execute_all, execute_run
 from .plan import Planner
 from .spec import RunSpec
-from ..fileio import DirLock, atomic_write_text, check_writable_dir, write_error
 from .store import RunStore
 
 # ------------------------------------------------------------------------- the runner

@@ -40,8 +40,17 @@ from olk.report.annotations import CATEGORIES, Annotations, load_annotations
 from olk.report.results import METRICS, Results, aggregate, load_results
 from olk.report.sizes import SizeCheck, size_checks
 from olk.report.tables import format_cell, format_value
-from olk.report.tolerance import (DEFAULT_TOLERANCES, PAPER_METRIC, Tolerance, describe_rule, describe_tol,
-                                  judge, margin, parse_compare, parse_tolerances)
+from olk.report.tolerance import (
+    DEFAULT_TOLERANCES,
+    PAPER_METRIC,
+    Tolerance,
+    describe_rule,
+    describe_tol,
+    judge,
+    margin,
+    parse_compare,
+    parse_tolerances,
+)
 from olk.tasks import TASKS
 
 __all__ = ["DEFAULT_TOLERANCES", "PAPER_METRIC", "Comparison", "cell_texts", "compare", "load_paper_table",

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 #: Metrics the report knows: name -> (column header, kind).  ``kind`` selects the number format
 #: (see :func:`olk.report.tables.format_cell`) and the comparison tolerance family.
 #: ``mistake_rate`` is derived: 100 * mistakes / n_examples (else 100 - accuracy); so is ``sparsity``,

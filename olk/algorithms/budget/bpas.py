@@ -21,8 +21,8 @@ from __future__ import annotations
 from ..._core.bpas import bpas_step
 from ..common.learner import OnlineKernelLearner
 from ..common.losses import hinge
-from .core import budget_param
 from ..registry import POSITIVE, Param, register
+from .core import budget_param
 
 
 @register

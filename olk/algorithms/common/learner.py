@@ -18,7 +18,6 @@ Support vectors live in one shared Cython :class:`~olk._core.svpool.SVPool`; a l
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..._core.svpool import RowSource, SVPool
@@ -27,8 +26,19 @@ from ...errors import ConfigError
 from ...kernels import KernelSet
 from ...tasks import TASKS
 from ..registry import EXACT, check_params_of
-from .inputs import (InputError, ParamError, as_data, check_finite_X, check_finite_y, check_train_shape, label_text,
-                     labels_text, n_features, n_rows, same_label)
+from .inputs import (
+    InputError,
+    ParamError,
+    as_data,
+    check_finite_X,
+    check_finite_y,
+    check_train_shape,
+    label_text,
+    labels_text,
+    n_features,
+    n_rows,
+    same_label,
+)
 
 
 class KernelEstimator:
@@ -245,6 +255,7 @@ class KernelEstimator:
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             import warnings
+
             from sklearn.exceptions import DataConversionWarning
             warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape (n, 1) is read "
                           "as its single column (use y.ravel())", DataConversionWarning, stacklevel=4)

@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 
 from ..._core.svpool import pexp
-from .core import KLR_PARAMS, OnlineKLR, expit_neg, logit_loss
 from ..registry import Param, Reproducibility, register
+from .core import KLR_PARAMS, OnlineKLR, expit_neg, logit_loss
 
 #: the auxiliary functions of the paper's Section "Auxiliary function based approach"
 AUX_FUNCTIONS = {

@@ -32,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.klr import dcd_sweep
-from .batch import KLR_PARAMS, KernelColumns, KLRBatchLearner, primal_objective
 from ..registry import POSITIVE, Param, register
+from .batch import KLR_PARAMS, KernelColumns, KLRBatchLearner, primal_objective
 
 
 def dual_objective(lam: float, beta: np.ndarray, f: np.ndarray, alpha: np.ndarray, alpha_c: np.ndarray,

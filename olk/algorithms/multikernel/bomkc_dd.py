@@ -33,9 +33,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ConfigError
-from .core import DISCOUNT
 from ..registry import register
 from .bounded import C_PA, ETA, LAM, MAINTENANCE, TOTAL_BUDGET, BoundedOMKC
+from .core import DISCOUNT
 
 
 @register

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .omkl_aks import combine
-from .core import CORE_PARAMS, RandomFeatureMKL
 from ..registry import Param, register
+from .core import CORE_PARAMS, RandomFeatureMKL
+from .omkl_aks import combine
 
 EPSILON = Param("epsilon", 0.005, "confidence threshold: skip the label if C_t < epsilon (33); 0.005 (59, INFERRED "
                 "from the authors' main_DAMKL.m); 0 = ask every label = Raker", check=lambda v: v >= 0,

@@ -23,9 +23,9 @@ True
 """
 from __future__ import annotations
 
-from .amkl import ActiveMKL
-from .omkl_aks import DELTA, R, AKSSubsets
 from ..registry import register
+from .amkl import ActiveMKL
+from .omkl_aks import DELTA, AKSSubsets, R
 
 
 @register

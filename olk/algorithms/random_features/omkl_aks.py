@@ -33,8 +33,8 @@ import math
 
 import numpy as np
 
-from .core import CORE_PARAMS, RandomFeatureMKL
 from ..registry import NumberOr, Param, register
+from .core import CORE_PARAMS, RandomFeatureMKL
 
 ONE_OVER_K = "1/K"
 R_EQUALS_P = "p"

@@ -19,8 +19,6 @@ loss vector (E[z_i m_i / p_i] = z_i), as in EXP3 (Auer et al. 2003).
 """
 from __future__ import annotations
 
-
-
 from ..registry import register
 from .oks_core import OKSCore
 

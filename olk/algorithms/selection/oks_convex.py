@@ -14,8 +14,8 @@ What it shares with Algorithm 2 (sampling, importance weights, selection) is ``O
 from __future__ import annotations
 
 from ..klr.core import expit_neg, logit_loss
-from .oks_core import OKSCore
 from ..registry import Param, register
+from .oks_core import OKSCore
 
 
 @register

@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 
-from .oks_svm import DELTAS
 from ..omkl.omkl_sua import OMKLSUA
 from ..registry import register
 from .core import BETA_GRID, KernelSelection, run_epochs, vote_score
+from .oks_svm import DELTAS
 
 
 @register
