@@ -199,7 +199,7 @@ def test_bpas_removal_minimises_the_pa_objective_by_brute_force():
         kt = K(X[rows], X[i:i + 1])[:, 0]
         best = []
         for r in range(B):
-            def obj(beta, r=r):
+            def obj(beta, r=r, alpha=alpha, kt=kt, i=i, f=f):
                 dist = alpha[r] ** 2 + beta ** 2 - 2 * alpha[r] * beta * kt[r]
                 return 0.5 * dist + C * max(0.0, 1 - y[i] * (f - alpha[r] * kt[r] + beta))
             res = minimize_scalar(obj, bounds=(-20, 20), method="bounded", options={"xatol": 1e-12})

@@ -221,7 +221,8 @@ def test_registry_checksum_still_checked_on_a_cached_load(_env):
     load_dataset("toy2")
     assert load_dataset("toy2").meta["cache"]["dataset"] is True
     sha = checksum_mod.sha256_file(_env / "data" / "toy.train")
-    reg.write_text(TOY_REG.replace("{path: toy.train, rows: 6}", "{path: toy.train, rows: 6, sha256: " + "a" * 64 + "}"))
+    reg.write_text(TOY_REG.replace("{path: toy.train, rows: 6}",
+                                   "{path: toy.train, rows: 6, sha256: " + "a" * 64 + "}"))
     with pytest.raises(Exception, match="sha256 mismatch"):
         load_dataset("toy2")
     reg.write_text(TOY_REG.replace("{path: toy.train, rows: 6}", "{path: toy.train, rows: 6, sha256: " + sha + "}"))

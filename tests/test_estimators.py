@@ -329,7 +329,8 @@ def test_a_learner_file_written_before_the_estimators_still_loads(name):
     rng = np.random.default_rng(0)
     X = rng.random((60, 5))
     assert type(m) is REGISTRY[name]
-    np.testing.assert_array_equal(m.decision_function(X), np.load(here / f"{name}_format1_before_estimators.scores.npy"))
+    np.testing.assert_array_equal(m.decision_function(X),
+                                  np.load(here / f"{name}_format1_before_estimators.scores.npy"))
     assert set(m.fitted_attributes()) == set(REGISTRY[name].fitted_names())
 
 

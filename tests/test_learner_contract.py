@@ -63,7 +63,8 @@ def test_no_parameter_is_named_like_an_attribute_or_method():
         clashes += [f"{name}.{p.name}" for p in cls.params if p.name in reserved]
         m = _make(name)
         # a parameter overwritten by an attribute of the same name in a subclass __init__ would not read back
-        clashes += [f"{name}.{p.name} (overwritten)" for p in cls.params if getattr(m, p.name) is not m.hyperparams[p.name]]
+        clashes += [f"{name}.{p.name} (overwritten)" for p in cls.params
+                    if getattr(m, p.name) is not m.hyperparams[p.name]]
     assert clashes == []
 
 

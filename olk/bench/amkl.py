@@ -23,9 +23,9 @@ import time
 
 import numpy as np
 
-from olk.algorithms import make  # noqa: E402
-from olk.data import load_dataset  # noqa: E402
-from olk.tasks import TASKS  # noqa: E402
+from olk.algorithms import make
+from olk.data import load_dataset
+from olk.tasks import TASKS
 
 from . import parser
 

@@ -442,7 +442,7 @@ def reader_lines(paths: dict, repeats: int, cacher: Path | None) -> list[str]:
     except ImportError:
         return []
     lines = []
-    for key, path in paths.items():
+    for _key, path in paths.items():
         got = measure_reader(str(path), repeats)
         parts = []
         for k, v in (got.items() if isinstance(got, dict) else []):

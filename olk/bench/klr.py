@@ -48,7 +48,7 @@ from olk.experiment.data import kernel_width
 from olk.tasks import online_pass
 
 from . import parser
-from .learners import bench_data  # noqa: E402
+from .learners import bench_data
 
 R = 1000.0
 #: label -> (registered learner, its parameters); R is added
@@ -77,7 +77,8 @@ def part_online(args):
     T = len(order)
     w = kernel_width(X, WIDTH, args.seed, ds)
     print(f"Part 1: online KLR, one pass over {ds} ({T:,} rows, permutation 0, seed {args.seed}); Gaussian sigma = "
-          f"{w['sigma']:.4g} (5th pct of pairwise distances, {w['sample']} rows), gamma = {w['gamma']:.4g}, R = {args.R:g}")
+          f"{w['sigma']:.4g} (5th pct of pairwise distances, {w['sample']} rows), gamma = {w['gamma']:.4g}, "
+          f"R = {args.R:g}")
     print(f"{'learner':<10} {'eta':>7} {'time s':>8} {'#SV':>9} {'sparsity':>8} {'kernel evals':>15} "
           f"{'M evals/s':>9} {'online acc %':>12}", flush=True)
     times = {"NC": [], "Auxiliary": []}
@@ -124,9 +125,9 @@ def part_batch(args):
     n_te = len(te)
     w = kernel_width(Xtr, WIDTH, args.seed, ds)
     gamma = w["gamma"]
-    print(f"\nPart 2: batch vs online KLR on {ds}, seeded stratified 80/20 split ({len(tr):,} train, {n_te:,} test rows); "
-          f"gamma = {gamma:.4g} (sigma = {w['sigma']:.4g}), R = {args.R:g}, lam = {args.lam:g}, tol = {args.tol:g}, "
-          f"max_iter = {args.max_iter}")
+    print(f"\nPart 2: batch vs online KLR on {ds}, seeded stratified 80/20 split ({len(tr):,} train, {n_te:,} test "
+          f"rows); gamma = {gamma:.4g} (sigma = {w['sigma']:.4g}), R = {args.R:g}, lam = {args.lam:g}, "
+          f"tol = {args.tol:g}, max_iter = {args.max_iter}")
     print(f"{'learner':<10} {'train s':>8} {'sweeps':>6} {'#SV':>7} {'test acc %':>10}", flush=True)
     online = {}
     order = seeds.permutation(len(tr), args.seed, ds, 0)
@@ -143,7 +144,7 @@ def part_batch(args):
         curve = []
         clock = {"t0": 0.0, "paused": 0.0}
 
-        def probe():
+        def probe(curve=curve, model=model, clock=clock):      # bound to this iteration's (fit calls it)
             tp = time.perf_counter()
             curve.append((model.n_iter_, tp - clock["t0"] - clock["paused"], correct(model, Xte, yte)))
             clock["paused"] += time.perf_counter() - tp
@@ -163,7 +164,8 @@ def part_batch(args):
         for o, r in online.items():
             hit = next(((k, t) for k, t, c in curve if c >= r["correct"]), None)
             if hit is None:
-                print(f"{b:<6} {o:<10} {100 * r['correct'] / n_te:>8.2f} {r['time']:>8.3f} {'not reached':>14} {'-':>8}")
+                print(f"{b:<6} {o:<10} {100 * r['correct'] / n_te:>8.2f} {r['time']:>8.3f} {'not reached':>14} "
+                      f"{'-':>8}")
                 out[(b, o)] = None
             else:
                 ratio = hit[1] / max(r["time"], 1e-9)

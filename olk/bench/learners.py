@@ -7,7 +7,8 @@ per second, #SV and online accuracy, next to the SPA paper's C++ time (Table 2, 
     olk bench learners --datasets a9a --algorithms perceptron,pa1,spa
     olk bench learners --scale 0.2                      # quicker
     olk bench batch                          # Table 3: training time on the train part (LIBSVM, Pegasos, ...)
-    olk bench multi                            # Table 5: the 16-kernel learners (DD, DDPA, BOMKC(SPA)), pooled vs independent pools
+    olk bench multi                            # Table 5: the 16-kernel learners (DD, DDPA, BOMKC(SPA)), pooled vs
+                                               # independent pools
 
 Speed claims live here, never in unit tests.
 """

@@ -402,7 +402,8 @@ def _ranking(cells: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
             r = kendalltau(both["ours_mean"].to_numpy(), both["paper_mean"].to_numpy())
             tau, pval = float(r.statistic), float(r.pvalue)
         desc = metric not in LOWER_IS_BETTER
-        order = lambda col: " > ".join(both.sort_values(col, ascending=not desc, kind="stable")["display"])
+        order = lambda col, both=both, desc=desc: " > ".join(
+            both.sort_values(col, ascending=not desc, kind="stable")["display"])
         recs.append({"dataset": ds, "metric": metric, "n_algorithms": n, "tau": tau, "p_value": pval,
                      "ours_order": order("ours_mean"), "paper_order": order("paper_mean")})
     return pd.DataFrame.from_records(recs, columns=RANK_COLUMNS)

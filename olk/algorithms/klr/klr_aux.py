@@ -72,7 +72,7 @@ class Auxiliary(OnlineKLR):
     def h(self, z: float) -> float:
         """The auxiliary function h(z), without overflow."""
         g = self.gamma
-        if self.aux == "shift":                   # ln(gamma + e^-z) = ln gamma + ln(1 + e^-z / gamma): = l(z) at gamma = 1
+        if self.aux == "shift":             # ln(gamma + e^-z) = ln gamma + ln(1 + e^-z / gamma): = l(z) at gamma = 1
             return math.log(g) + math.log1p(pexp(-z) / g) if z >= 0.0 else -z + math.log1p(g * pexp(z))
         if self.aux == "scale":                                       # ln(1 + gamma e^-z) = l(z - ln gamma)
             return logit_loss(z - math.log(g))
