@@ -39,6 +39,7 @@ demo: $(STAMP)
 # pyproject.toml), lint (ruff) and the public API's types (mypy), then the tests
 test: $(STAMP)
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check olk tests
 	$(VENV)/bin/mypy
 	$(PY) -m pytest tests
 

@@ -184,7 +184,7 @@ def predict(model_path: str, data: str, *, out: str | None = None, proba: bool =
     sink, close = _sink(out, write)
     stats = {"rows": 0, "correct": 0, "sq_error": 0.0, "comparable": True}
     try:
-        for X, y, src in _chunks(data):
+        for X, y, _src in _chunks(data):
             pred = m.predict(X)
             lines = [repr(float(v)) for v in pred] if regression else [_text(v) for v in pred]
             if proba:

@@ -28,10 +28,12 @@ from .errors import ConfigError, Interrupted, OlkError, excerpt
 # (tests/test_startup.py checks it against the commands themselves).
 _LAZY_COMMANDS = {
     "datasets": ("olk.data.cli", "datasets", "List, verify, fetch and describe the registered datasets."),
-    "cache": ("olk.data.cli", "cache_group", "Show or empty olk's dataset cache (parsed arrays, capped at $OLK_CACHE_MAX)."),
+    "cache": ("olk.data.cli", "cache_group",
+              "Show or empty olk's dataset cache (parsed arrays, capped at $OLK_CACHE_MAX)."),
     "table": ("olk.report.cli", "table_cmd", "Paper-style mean ± std table of RESULTS_DIR."),
     "compare": ("olk.report.cli", "compare_cmd", "Compare RESULTS_DIR with the published table it reproduces."),
-    "plot": ("olk.report.cli", "plot_cmd", "Figures of RESULTS_DIR as PNG and PDF (default into RESULTS_DIR/figures/)."),
+    "plot": ("olk.report.cli", "plot_cmd",
+             "Figures of RESULTS_DIR as PNG and PDF (default into RESULTS_DIR/figures/)."),
     "report": ("olk.report.cli", "report_cmd",
                "Reproduction report over every results directory: results/REPRODUCTION.md (+ .html)."),
 }
@@ -49,6 +51,7 @@ def _csv_list(value: str | None) -> list[str] | None:
 def parse_set_options(items) -> dict[str, list]:
     """'beta=5,10,20' -> {'beta': [5.0, 10.0, 20.0]} (numbers parsed with YAML rules)."""
     import yaml
+
     from ._lazy import yaml_load
     out: dict[str, list] = {}
     for it in items or ():
@@ -115,11 +118,13 @@ def run_options(f):
         click.option("--datasets", "-d", default=None, help="Comma-separated subset of the config's datasets."),
         click.option("--algorithms", "-a", default=None,
                      help="Comma-separated subset of the config's algorithm labels (entries they match on are kept)."),
-        click.option("--scale", type=float, default=None, help="Use a reproducible fraction of each dataset (quick mode)."),
+        click.option("--scale", type=float, default=None,
+                     help="Use a reproducible fraction of each dataset (quick mode)."),
         click.option("--out", "-o", type=click.Path(file_okay=False), default=None, help="Results directory."),
         click.option("--resume", is_flag=True, help="Keep finished runs of this results directory and run the rest."),
         click.option("--force", is_flag=True, help="Discard existing runs in the results directory."),
-        click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal)."),
+        click.option("--progress/--no-progress", default=None,
+                     help="Progress bar (default: when stderr is a terminal)."),
         click.option("--quiet", "-q", is_flag=True,
                      help="Do not print the table, and no progress bar unless --progress is given."),
     ]
@@ -204,8 +209,8 @@ def cli():
 @run_options
 @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
               help="Set a parameter for every algorithm that has it (or LABEL.PARAM for one); repeatable.")
-def run(config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, algorithms, scale, out, resume, force, progress,
-        quiet, sets):
+def run(config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, algorithms, scale, out, resume, force,
+        progress, quiet, sets):
     """Run the experiment described by CONFIG (a YAML file) and print its table."""
     from .experiment import Runner
     cfg = _prepare(config, repeats, datasets, scale, sets, algorithms)
@@ -221,8 +226,8 @@ def run(config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, alg
 @click.option("--set", "sets", multiple=True, metavar="PARAM=V1,V2,...",
               help="Values to sweep, e.g. --set beta=5,10,20 or --set spa.alpha=0.5,1; repeat for a grid.")
 @click.pass_context
-def sweep(ctx, config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, algorithms, scale, out, resume, force,
-          progress, quiet, sets):
+def sweep(ctx, config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, algorithms, scale, out, resume,
+          force, progress, quiet, sets):
     """Run CONFIG once per value (grid) of one or more parameters, into one results directory.
 
     Any parameter can also be given as an option of its own: --beta 5,10,20 is --set beta=5,10,20
@@ -278,7 +283,8 @@ def algorithms(names):
         doc = (cls.__doc__ or "").strip().splitlines()[0]
         click.echo(f"{name:<14} {cls.display:<14} {doc}")
         for p in cls.params:
-            extra = f" (one of {', '.join(p.choices)})" if p.choices else (f" ({p.requirement})" if p.requirement else "")
+            extra = (f" (one of {', '.join(p.choices)})" if p.choices else
+                     f" ({p.requirement})" if p.requirement else "")
             click.echo(f"    {p.name:<10} default {p.default!r:<8} {p.doc}{extra}")
 
 
@@ -335,6 +341,7 @@ def _kernel_option(text: str | None):
     if text is None:
         return None
     import yaml
+
     from ._lazy import yaml_load
     from .kernels import kernel_spec
     try:
@@ -379,8 +386,9 @@ def regress(update, config_dir, baseline_dir, n_jobs):
     reports = do_regress(config_dir, baseline_dir, update=update, n_jobs=n_jobs, log=lambda m: click.echo(m, err=True))
     bad = [r for r in reports if not r.ok]
     if bad:
-        raise OlkError(f"regression: {sum(len(r.failures) for r in bad)} check(s) failed in {', '.join(r.config for r in bad)}"
-                       f"; fix the change or run 'olk regress --update' if it is intended")
+        raise OlkError(f"regression: {sum(len(r.failures) for r in bad)} check(s) failed in "
+                       f"{', '.join(r.config for r in bad)}; fix the change or run 'olk regress --update' if it is "
+                       f"intended")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,

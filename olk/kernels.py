@@ -13,7 +13,8 @@ can be written per view: ``{views: [fou, kar], each: [linear, chi2], normalize: 
 
 >>> k = make_kernel({"type": "rbf", "gamma": 0.4})
 >>> k, k.label()
-(Kernel(kind='gaussian', gamma=0.4, degree=2.0, coef0=1.0, view=None, cols=None, normalize=False), 'gaussian(gamma=0.4)')
+(Kernel(kind='gaussian', gamma=0.4, degree=2.0, coef0=1.0, view=None, cols=None, normalize=False),
+ 'gaussian(gamma=0.4)')
 >>> ks = KernelSet.of([{"type": "linear"}, {"type": "poly", "degree": 3}])
 >>> len(ks), ks.pool_args()["codes"]
 (2, [0, 2])
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from .errors import ConfigError, did_you_mean
 
@@ -156,7 +157,8 @@ class KernelSet:
         >>> len(ks), [k.kind for k in ks].count("polynomial"), [k.kind for k in ks].count("gaussian")
         (16, 3, 13)
         >>> ks.label().split(" + ")[:4]
-        ['poly(degree=1, coef0=0, gamma=1)', 'poly(degree=2, coef0=0, gamma=1)', 'poly(degree=3, coef0=0, gamma=1)', 'gaussian(gamma=2048)']
+        ['poly(degree=1, coef0=0, gamma=1)', 'poly(degree=2, coef0=0, gamma=1)', 'poly(degree=3, coef0=0, gamma=1)',
+         'gaussian(gamma=2048)']
         """
         return kernel_preset(name)
 
@@ -183,6 +185,7 @@ class KernelSet:
         """
         import numpy as np
         import scipy.sparse as sp
+
         from ._core.svpool import RowSource, SVPool
         B = A if B is None else B
         self.check_data(A, "A")
@@ -285,8 +288,9 @@ def make_kernel(spec, where: str = "kernel") -> Kernel:
     kind = str(spec.pop("type", spec.pop("kind", "gaussian"))).lower()
     kind = _ALIASES.get(kind, kind)
     if kind not in KERNEL_TYPES:
-        raise ConfigError(f"{where}.type: unknown kernel '{kind}'{did_you_mean(kind, [*KINDS, *KERNEL_PRESETS])}; choose "
-                          f"one of {', '.join(KINDS)}, or a kernel set for multi-kernel learners: {', '.join(KERNEL_PRESETS)}")
+        raise ConfigError(f"{where}.type: unknown kernel '{kind}'{did_you_mean(kind, [*KINDS, *KERNEL_PRESETS])}; "
+                          f"choose one of {', '.join(KINDS)}, or a kernel set for multi-kernel learners: "
+                          f"{', '.join(KERNEL_PRESETS)}")
     kt = KERNEL_TYPES[kind]
     vals = dict(kt.params)
     extra = _kernel_fields(spec, where)
@@ -363,7 +367,8 @@ def expand_views(spec: dict, where: str = "kernel") -> list:
         for i, k in enumerate(each):
             k = {"type": k} if isinstance(k, str) else k
             if not isinstance(k, dict):
-                raise ConfigError(f"{where}.each[{i}]: expected a kernel like {{type: gaussian, gamma: 0.4}}, got {k!r}")
+                raise ConfigError(f"{where}.each[{i}]: expected a kernel like {{type: gaussian, gamma: 0.4}}, "
+                                  f"got {k!r}")
             k = {**k, "view": list(v) if isinstance(v, (list, tuple)) else v}
             if "normalize" in spec and "normalize" not in k:
                 k["normalize"] = spec["normalize"]

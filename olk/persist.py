@@ -114,7 +114,6 @@ import sys
 import zipfile
 import zlib
 from pathlib import Path
-
 from typing import Any
 
 import numpy as np
@@ -278,8 +277,8 @@ class _Encoder:
         return key
 
     def _object_state(self, obj, where: str) -> dict:
-        from .algorithms.common.learner import KernelEstimator
         from ._core.svpool import RowSource
+        from .algorithms.common.learner import KernelEstimator
         state = obj.__getstate__()
         if not isinstance(state, dict):
             raise self._refuse(obj, where, " (its state is not a dict of attributes)")

@@ -127,6 +127,7 @@ def test_predicting_on_wider_data_scores_the_unseen_features_as_zero_in_every_sv
     """Wider data than the training data (issue 25; the full table is tests/test_wider_data.py): the extra
     features are 0 in every SV, so the scores are those of the SVs zero-padded to the wider width."""
     import scipy.sparse as sp
+
     from olk.algorithms import make
     X = sp.random(30, 5, density=0.5, format="csr", random_state=0)
     y = np.where(np.arange(30) % 2 == 0, 1.0, -1.0)

@@ -12,8 +12,8 @@ import scipy.sparse as sp
 
 from olk.algorithms import make
 from olk.algorithms.random_features.amkl import confidence
-from olk.algorithms.random_features.omkl_aks import balls_bins, sample_bin, subset_pmf, subset_size
 from olk.algorithms.random_features.core import draw_frequencies, feature_map, feature_rng
+from olk.algorithms.random_features.omkl_aks import balls_bins, sample_bin, subset_pmf, subset_size
 from olk.errors import ConfigError, DataError
 from olk.kernels import KernelSet
 from olk.tasks import TASKS

@@ -5,10 +5,10 @@ import scipy.sparse as sp
 from sklearn.svm import SVC
 
 from olk.algorithms import available, make
-from olk.algorithms.common.learner import OnlineKernelLearner
-from olk.algorithms.common.batch import BatchKernelLearner
 from olk.algorithms.batch.libsvm import LibSVM
 from olk.algorithms.batch.pegasos import Pegasos
+from olk.algorithms.common.batch import BatchKernelLearner
+from olk.algorithms.common.learner import OnlineKernelLearner
 from olk.data import load_dataset
 from olk.errors import ConfigError, DataError
 
@@ -91,7 +91,8 @@ def test_libsvm_toy_matches_svc_and_sign_convention():
 
 @pytest.mark.parametrize("kernel,svc_args", [
     (LIN, dict(kernel="linear")),
-    ({"type": "polynomial", "degree": 3, "gamma": 0.5, "coef0": 1.0}, dict(kernel="poly", degree=3, gamma=0.5, coef0=1.0)),
+    ({"type": "polynomial", "degree": 3, "gamma": 0.5, "coef0": 1.0},
+     dict(kernel="poly", degree=3, gamma=0.5, coef0=1.0)),
 ])
 def test_libsvm_kernel_mapping(kernel, svc_args):
     X, y = _toy()
@@ -117,7 +118,8 @@ def test_libsvm_a9a_small_matches_svc(a9a_split):
     np.testing.assert_allclose(m.decision_function(narrow),
                                ref.decision_function(sp.hstack([narrow, sp.csr_matrix((Xte.shape[0], 3))]).tocsr()),
                                rtol=1e-10, atol=1e-10)
-    with pytest.raises(DataError, match="data has 246 features but LIBSVM's model was trained with 123 and its solver cannot score wider rows"):
+    with pytest.raises(DataError, match="data has 246 features but LIBSVM's model was trained with 123 and its solver "
+                                        "cannot score wider rows"):
         m.decision_function(sp.hstack([Xte, Xte]).tocsr())
 
 

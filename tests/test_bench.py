@@ -96,6 +96,7 @@ def test_bench_core_vs_cpp_pairs_and_the_reader_hook(tmp_path, monkeypatch):
 
     # the reader line: olk.bench.reader.measure_reader when that module exists, the C++ parse beside it
     import types
+
     from olk.bench import core
     fake = types.ModuleType("olk.bench.reader")
     fake.measure_reader = lambda path, repeats: {"cold": {"MB/s": 1.5, "rows/s": 10.0}, "warm": {"MB/s": 3.0}}

@@ -1,5 +1,5 @@
-"""Bounded OMKC (olk/algorithms/multikernel/bomkc_dd.py, bomkc_sd.py: SPA TIST 2018 Algorithms 3 and 4, Table 6): by hand on
-tiny streams, against the single-kernel budget learners whose code they reuse, and the budget as a property
+"""Bounded OMKC (olk/algorithms/multikernel/bomkc_dd.py, bomkc_sd.py: SPA TIST 2018 Algorithms 3 and 4, Table 6): by
+hand on tiny streams, against the single-kernel budget learners whose code they reuse, and the budget as a property
 over seeds and maintenance algorithms."""
 import pickle
 
@@ -119,7 +119,8 @@ def test_bad_budgets_and_parameters_are_one_line_errors():
 @pytest.mark.parametrize("maintenance", MAINT)
 def test_pickle_midway_continues_identically(small, maintenance):
     X, y, Xt, _ = small
-    a = make("bomkc_sd", kernel="spa16", maintenance=maintenance, budget=64, random_state=1).partial_fit(X[:300], y[:300])
+    a = make("bomkc_sd", kernel="spa16", maintenance=maintenance, budget=64,
+             random_state=1).partial_fit(X[:300], y[:300])
     b = pickle.loads(pickle.dumps(a))
     a.partial_fit(X[300:], y[300:])
     b.partial_fit(X[300:], y[300:])

@@ -1,5 +1,5 @@
-"""The budget maintenance inside bounded OMKC (olk/algorithms/multikernel/bomkc_dd.py, bomkc_sd.py: SPA TIST 2018 Algorithms
-3 and 4) by hand: Forgetron, BOGD and BPA-S on a tiny 1-d stream with two kernels, k_0(x, x') = x x' and
+"""The budget maintenance inside bounded OMKC (olk/algorithms/multikernel/bomkc_dd.py, bomkc_sd.py: SPA TIST 2018
+Algorithms 3 and 4) by hand: Forgetron, BOGD and BPA-S on a tiny 1-d stream with two kernels, k_0(x, x') = x x' and
 k_1(x, x') = (x x' + 1)^2 (tests/test_omkc_dd.py's TWO), for bomkc_dd (B/m each) and bomkc_sd (one total B, with
 delta = 1 so that every classifier is sampled); and bomkc_sd with one kernel against the single-kernel budget
 learner.  (RBP by hand, the budget property over seeds and bomkc_dd with one kernel: tests/test_bomkc_bounded.py.)
@@ -251,6 +251,7 @@ def test_pooled_bpas_choice_equals_one_column_at_a_time():
     """olk._core.bpas.bpas_choose (every distinct victim in one pass) picks, for each column, the slot and carry that
     budget.bpas_choice picks from that column's own kernel_row: bit for bit, ties to the lowest slot."""
     import numpy as np
+
     from olk._core.bpas import bpas_choose
     from olk._core.svpool import RowSource, SVPool
     from olk.algorithms.budget.core import bpas_choice
@@ -258,7 +259,8 @@ def test_pooled_bpas_choice_equals_one_column_at_a_time():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(60, 5))
     X[7] = X[3]                                            # a duplicated row: equal scores, the tie rule
-    ks = KernelSet.of([{"type": "gaussian", "gamma": g} for g in (0.1, 0.5, 2.0)] + [{"type": "polynomial", "degree": 2}])
+    ks = KernelSet.of([{"type": "gaussian", "gamma": g} for g in (0.1, 0.5, 2.0)]
+                      + [{"type": "polynomial", "degree": 2}])
     src = RowSource(X)
     for trial in range(3):
         pool = SVPool(5, False, col_kernel=[0, 1, 2, 3], **ks.pool_args())

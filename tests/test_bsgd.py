@@ -146,7 +146,8 @@ def test_golden_section_h_equals_the_grid_optimum(same_sign):
         obj = s * (am * np.exp(-gd2 * (1 - grid) ** 2) + an * np.exp(-gd2 * grid ** 2))
         assert abs(h[0] - grid[np.argmax(obj)]) < 1e-3
         az = am * kmz[0] + an * knz[0]
-        assert kmz[0] == pytest.approx(math.exp(-gd2 * (1 - h[0]) ** 2)) and knz[0] == pytest.approx(math.exp(-gd2 * h[0] ** 2))
+        assert kmz[0] == pytest.approx(math.exp(-gd2 * (1 - h[0]) ** 2)) \
+            and knz[0] == pytest.approx(math.exp(-gd2 * h[0] ** 2))
         assert wd[0] == pytest.approx(am * am + an * an + 2 * am * an * math.exp(-gd2) - az * az)
         assert wd[0] <= am * am + 1e-12                # never worse than removing m (Section 6.3)
 

@@ -199,7 +199,7 @@ def test_bpas_removal_minimises_the_pa_objective_by_brute_force():
         kt = K(X[rows], X[i:i + 1])[:, 0]
         best = []
         for r in range(B):
-            def obj(beta, r=r):
+            def obj(beta, r=r, alpha=alpha, kt=kt, i=i, f=f):
                 dist = alpha[r] ** 2 + beta ** 2 - 2 * alpha[r] * beta * kt[r]
                 return 0.5 * dist + C * max(0.0, 1 - y[i] * (f - alpha[r] * kt[r] + beta))
             res = minimize_scalar(obj, bounds=(-20, 20), method="bounded", options={"xatol": 1e-12})
@@ -216,8 +216,8 @@ def test_bpas_removal_minimises_the_pa_objective_by_brute_force():
 def _bpas_python_step(m, i, y):
     """BPA-S's step as the Python reading writes it (kernel_values, coef_dot, hinge, bpas_choice, purge, add):
     the reference olk._core.bpas.bpas_step must match bit for bit."""
-    from olk.algorithms.common.losses import hinge
     from olk.algorithms.budget.core import bpas_choice, purge
+    from olk.algorithms.common.losses import hinge
     m.t += 1
     pool, src = m.pool, m.src
     n = pool.n_sv

@@ -1,6 +1,5 @@
 """The CLI end to end on bundled data, and one clear line for every kind of bad input."""
 import pytest
-
 from _cli import run_cli
 
 GOOD = """
@@ -26,7 +25,8 @@ def test_run_table_and_sweep(tmp_path, capsys):
     assert (tmp_path / "r" / "runs.csv").is_file() and (tmp_path / "r" / "table.md").is_file()
     code, out, err = _run(["table", str(tmp_path / "r"), "--format", "latex"], capsys)
     assert code == 0 and "\\begin{tabular}" in out
-    code, out, err = _run(["sweep", str(cfg), "--beta", "5,10", "--out", str(tmp_path / "s"), "--no-progress", "-q"], capsys)
+    code, out, err = _run(["sweep", str(cfg), "--beta", "5,10", "--out", str(tmp_path / "s"), "--no-progress", "-q"],
+                          capsys)
     assert code == 0, err
     import pandas as pd
     df = pd.read_csv(tmp_path / "s" / "runs.csv")
@@ -58,7 +58,7 @@ def test_bad_config_gives_one_line_and_exit_2(tmp_path, capsys, text, msg):
     cfg.write_text(text)
     code, out, err = _run(["run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress"], capsys)
     assert code == 2
-    lines = [l for l in err.strip().splitlines() if l]
+    lines = [line for line in err.strip().splitlines() if line]
     assert len(lines) == 1 and lines[0].startswith("olk: error:"), err
     assert msg in lines[0]
     assert "bad.yaml" in lines[0] or "dataset" in lines[0]

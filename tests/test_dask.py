@@ -8,9 +8,9 @@ import logging
 from pathlib import Path
 
 import pytest
+from _cli import run_cli, use_bundled_data
 
 from olk.cli import main
-from _cli import run_cli, use_bundled_data
 
 distributed = pytest.importorskip("distributed")
 

@@ -221,7 +221,8 @@ def test_registry_checksum_still_checked_on_a_cached_load(_env):
     load_dataset("toy2")
     assert load_dataset("toy2").meta["cache"]["dataset"] is True
     sha = checksum_mod.sha256_file(_env / "data" / "toy.train")
-    reg.write_text(TOY_REG.replace("{path: toy.train, rows: 6}", "{path: toy.train, rows: 6, sha256: " + "a" * 64 + "}"))
+    reg.write_text(TOY_REG.replace("{path: toy.train, rows: 6}",
+                                   "{path: toy.train, rows: 6, sha256: " + "a" * 64 + "}"))
     with pytest.raises(Exception, match="sha256 mismatch"):
         load_dataset("toy2")
     reg.write_text(TOY_REG.replace("{path: toy.train, rows: 6}", "{path: toy.train, rows: 6, sha256: " + sha + "}"))
@@ -262,8 +263,9 @@ def test_small_libsvm_files_are_not_cached(_env, monkeypatch, capsys):
     assert second.meta["cache"]["dataset"] is True and np.array_equal(second.X, first.X)
     monkeypatch.setenv("OLK_CACHE_MIN", "0")
     assert load_dataset("toy2").meta["cache"]["dataset"] is False and load_dataset("toy2").meta["cache"]["dataset"]
-    from olk.data.cli import cache_group
     from click.testing import CliRunner
+
+    from olk.data.cli import cache_group
     out = CliRunner().invoke(cache_group, ["info"]).output
     assert "every file is cached ($OLK_CACHE_MIN=0)" in out
     monkeypatch.setenv("OLK_CACHE_MIN", "1M")

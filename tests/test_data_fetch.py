@@ -166,7 +166,8 @@ def test_a_registry_path_cannot_write_outside_the_destination(tmp_path, monkeypa
     outside D (issue 30): refused in one line before anything is downloaded."""
     base, _ = server
     reg = tmp_path / "reg.yaml"
-    reg.write_text("datasets:\n  evil:\n    description: x\n    labels: [-1, 1]\n    storage: sparse\n    task: binary\n    format: libsvm\n    n_features: 5\n"
+    reg.write_text("datasets:\n  evil:\n    description: x\n    labels: [-1, 1]\n    storage: sparse\n"
+                   "    task: binary\n    format: libsvm\n    n_features: 5\n"
                    f"    files:\n      all: {{path: '{path}', rows: 3, url: '{base}/german-small.libsvm'}}\n")
     monkeypatch.setenv("OLK_REGISTRY", str(reg))
     from olk.data import registry as reg_mod

@@ -16,7 +16,8 @@ SHARED = REPO.parent / "shared" / "datasets"
 # rows x features the papers report, for the default split (split=None)
 PAPER_SHAPES = {
     "a9a": (48842, 123), "w7a": (49749, 300), "codrna": (59535, 8), "covtype": (581012, 54),
-    "kdd08": (102294, 117), "ijcnn1": (141691, 22), "ijcnn1_train": (49990, 22), "german": (1000, 24), "svmguide3": (1243, 21),
+    "kdd08": (102294, 117), "ijcnn1": (141691, 22), "ijcnn1_train": (49990, 22), "german": (1000, 24),
+    "svmguide3": (1243, 21),
     "madelon": (2000, 500), "magic04": (19020, 10), "mushrooms": (8124, 112), "rcv1": (697641, 47236),
     "codrna_test": (271617, 8), "susy": (5000000, 18), "mfeat": (2000, 649), "twitter": (13813, 77),
     "twitter_l": (98704, 77), "tom": (9725, 96), "air": (7322, 13), "energy": (18604, 25), "naval": (11934, 16),

@@ -30,7 +30,8 @@ def _doctests(module) -> list[doctest.DocTest]:
 
 
 def test_every_module_is_found():
-    assert {"olk.kernels", "olk.algorithms.single.spa", "olk.algorithms.budget.projectronpp", "olk.data"} <= set(MODULES)
+    assert {"olk.kernels", "olk.algorithms.single.spa", "olk.algorithms.budget.projectronpp",
+            "olk.data"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

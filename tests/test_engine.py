@@ -8,9 +8,8 @@ import pytest
 from olk.algorithms import registry
 from olk.algorithms.common.learner import OnlineKernelLearner
 from olk.algorithms.registry import Param
-from olk.experiment import Runner, load_config, parse_config
+from olk.experiment import Runner, load_config, parse_config, seeds
 from olk.experiment import runner as runner_mod
-from olk.experiment import seeds
 from olk.tasks import checkpoints
 
 CFG = """
@@ -204,7 +203,8 @@ def test_seeds_of_gives_an_entry_the_random_draws_of_another(tmp_path):
         assert seed["oskl_crn", p] == seed["oskl", p] != seed["oskl_own", p]
         assert df.loc[("oskl_crn", p), "mistakes"] == df.loc[("oskl", p), "mistakes"]
         assert df.loc[("oskl_crn", p), "n_sv"] == df.loc[("oskl", p), "n_sv"]
-    assert (df.xs("oskl_own", level="label")["n_sv"].to_numpy() != df.xs("oskl", level="label")["n_sv"].to_numpy()).any()
+    assert (df.xs("oskl_own", level="label")["n_sv"].to_numpy()
+            != df.xs("oskl", level="label")["n_sv"].to_numpy()).any()
     assert all("seeds_of" not in r for r in recs if r["label"] != "oskl_crn")
     with pytest.raises(Exception, match=r"seeds_of: no algorithm labelled 'oskl_cr' \(did you mean"):
         _cfg(tmp_path, SEEDS_OF.replace("seeds_of: oskl}", "seeds_of: oskl_cr}"), "bad.yaml")

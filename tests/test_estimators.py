@@ -329,7 +329,8 @@ def test_a_learner_file_written_before_the_estimators_still_loads(name):
     rng = np.random.default_rng(0)
     X = rng.random((60, 5))
     assert type(m) is REGISTRY[name]
-    np.testing.assert_array_equal(m.decision_function(X), np.load(here / f"{name}_format1_before_estimators.scores.npy"))
+    np.testing.assert_array_equal(m.decision_function(X),
+                                  np.load(here / f"{name}_format1_before_estimators.scores.npy"))
     assert set(m.fitted_attributes()) == set(REGISTRY[name].fitted_names())
 
 
@@ -372,6 +373,7 @@ def test_the_estimator_classes_are_importable_documented_and_made_without_exec()
     import inspect
     import pickle
     from pathlib import Path
+
     import olk.estimators as est
     from olk.estimators import SPAClassifier
     doc = (Path(__file__).resolve().parents[1] / "docs" / "estimators.md").read_text()

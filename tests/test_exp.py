@@ -84,6 +84,7 @@ def test_blocked_decision_is_bit_identical_to_one_sv_at_a_time():
     block, and skips the product for binary (all-ones) sparse data: check every path against the one-SV-at-a-
     time definition, to the bit, with SV counts that cross block and group-of-four boundaries."""
     import scipy.sparse as sp
+
     from olk._core.svpool import RowSource, SVPool
     from olk.kernels import KernelSet
     rng = np.random.default_rng(3)

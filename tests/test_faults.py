@@ -62,7 +62,8 @@ def _one_error_line(stderr: str) -> str:
 def test_an_alias_bomb_in_any_key_is_refused_fast_in_one_line(tmp_path, key):
     cfg = tmp_path / "bomb.yaml"
     body = _bomb().replace("l0:", "x0:", 0)
-    cfg.write_text(body + f"{key}: [*l9, *l9, *l9, *l9, *l9, *l9, *l9, *l9, *l9, *l9]\n" + QUICK.replace("name: q\n", ""))
+    cfg.write_text(body + f"{key}: [*l9, *l9, *l9, *l9, *l9, *l9, *l9, *l9, *l9, *l9]\n"
+                   + QUICK.replace("name: q\n", ""))
     t0 = time.perf_counter()
     r = _capped("run", str(cfg), "--out", str(tmp_path / "out"), cwd=tmp_path, mem=1 << 30, timeout=60)
     assert time.perf_counter() - t0 < 30

@@ -320,6 +320,7 @@ def test_yaml_load_bounds_every_document_of_aliases(body, repeats):
     """olk's one YAML loader: an anchored value used `repeats` times at several depths either loads (equal to
     PyYAML's own result) or is refused as a YAMLError naming the expansion bound."""
     import yaml
+
     from olk._lazy import YAML_MAX_VALUES, yaml_load
     text = f"a: &a {body}\nb: &b [{', '.join(['*a'] * repeats) or '1'}]\nc: [{', '.join(['*b'] * repeats) or '1'}]\n"
     try:

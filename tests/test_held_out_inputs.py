@@ -17,15 +17,14 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
-import os
 import re
 import shutil
 import time
 from pathlib import Path
 
 import pytest
-
 from _cli import REPO, run_cli, use_bundled_data
+
 from olk.data import cache, load_dataset
 
 SAMPLE = REPO / "datasets" / "samples" / "a9a-small.libsvm.xz"
@@ -119,6 +118,7 @@ def test_make_demo_writes_outside_results_and_the_report_never_sees_it(tmp_path)
 
 def test_readme_examples_write_only_under_scratch():
     text = (REPO / "README.md").read_text()
-    written = re.findall(r"(?:-o|--out)\s+(\S+\.(?:olk|txt))", text) + re.findall(r'olk\.save\([^,]+,\s*"([^"]+)"', text)
+    written = (re.findall(r"(?:-o|--out)\s+(\S+\.(?:olk|txt))", text)
+               + re.findall(r'olk\.save\([^,]+,\s*"([^"]+)"', text))
     assert written, "the README shows models being saved"
     assert all(w.startswith("scratch/") for w in written), written

@@ -9,8 +9,8 @@ from scipy.spatial.distance import pdist
 from olk.data import load_dataset
 from olk.errors import ConfigError
 from olk.experiment import Runner, parse_config, seeds
-from olk.experiment.data import kernel_width
 from olk.experiment.config import WidthRef
+from olk.experiment.data import kernel_width
 
 CFG = {
     "name": "klr_protocol", "mode": "batch", "seed": 5, "repeats": 3, "test_curve": 4,

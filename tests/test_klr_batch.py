@@ -17,10 +17,10 @@ from scipy.special import expit
 
 from olk.algorithms import make
 from olk.algorithms.common.batch import BatchKernelLearner
+from olk.algorithms.common.logistic import LogisticOutput
+from olk.algorithms.klr.batch import primal_objective
 from olk.algorithms.klr.klr_dcd import KLRDCD, dual_objective
 from olk.algorithms.klr.klr_pcd import KLRPCD
-from olk.algorithms.klr.batch import primal_objective
-from olk.algorithms.common.logistic import LogisticOutput
 from olk.algorithms.registry import REGISTRY
 from olk.errors import ConfigError
 

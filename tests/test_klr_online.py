@@ -176,7 +176,8 @@ def test_eta_rule_and_its_errors():
     X, y = _stream(n=100)
     m = make("klr_nc", kernel=G1, R=3.0, eta="R/sqrt(T)").partial_fit(X, y)
     assert m.eta_ == pytest.approx(3.0 / 10.0)
-    assert make("klr_nc", kernel=G1, R=3.0, eta="R/sqrt(T)", horizon=400).partial_fit(X, y).eta_ == pytest.approx(3.0 / 20.0)
+    assert make("klr_nc", kernel=G1, R=3.0, eta="R/sqrt(T)", horizon=400).partial_fit(X, y).eta_ \
+        == pytest.approx(3.0 / 20.0)
     with pytest.raises(ConfigError, match="eta < 2"):
         make("klr_margin", kernel=G1, eta=2.0)
     with pytest.raises(ConfigError, match=r"R/sqrt\(T\) = 30/sqrt\(100\) = 3"):
@@ -188,5 +189,6 @@ def test_eta_rule_and_its_errors():
     m = make("klr_nc", kernel=G1, eta="R/sqrt(T)", horizon=100, R=3.0)
     for i in range(100):
         m.learn_one(X[i], y[i])
-    np.testing.assert_allclose(m.decision_function(X), make("klr_nc", kernel=G1, eta="R/sqrt(T)", R=3.0).partial_fit(X, y)
+    np.testing.assert_allclose(m.decision_function(X),
+                               make("klr_nc", kernel=G1, eta="R/sqrt(T)", R=3.0).partial_fit(X, y)
                                .decision_function(X), rtol=1e-12)

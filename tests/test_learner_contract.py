@@ -63,7 +63,8 @@ def test_no_parameter_is_named_like_an_attribute_or_method():
         clashes += [f"{name}.{p.name}" for p in cls.params if p.name in reserved]
         m = _make(name)
         # a parameter overwritten by an attribute of the same name in a subclass __init__ would not read back
-        clashes += [f"{name}.{p.name} (overwritten)" for p in cls.params if getattr(m, p.name) is not m.hyperparams[p.name]]
+        clashes += [f"{name}.{p.name} (overwritten)" for p in cls.params
+                    if getattr(m, p.name) is not m.hyperparams[p.name]]
     assert clashes == []
 
 
@@ -305,7 +306,9 @@ def test_no_probing_of_learners_outside_the_algorithms_package():
     contract's members are read directly."""
     import re
     from pathlib import Path
-    from olk.algorithms.protocol import BatchLearner, OnlineLearner, members as contract
+
+    from olk.algorithms.protocol import BatchLearner, OnlineLearner
+    from olk.algorithms.protocol import members as contract
     members = contract(OnlineLearner) | contract(BatchLearner)
     pattern = re.compile(r"""(?:hasattr|getattr)\([^,()]+,\s*["'](\w+)["']""")
     root = Path(__file__).resolve().parents[1] / "olk"

@@ -11,11 +11,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from olk.errors import ConfigError
-from olk import units
-from olk.experiment import memory
 from _cli import run_cli, use_bundled_data
+
+from olk import units
+from olk.errors import ConfigError
+from olk.experiment import memory
 
 REPO = Path(__file__).resolve().parents[1]
 CFG = ("name: m\nrepeats: 2\nkernel: {type: gaussian, gamma: 0.4}\ndatasets: [a9a-small, codrna-small]\n"

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from olk.algorithms import make
 from olk.persist import ModelFileError, allowed_classes, load, save
@@ -84,7 +85,7 @@ def test_a_crafted_tempfile_closer_deletes_nothing_and_is_refused_in_one_line(tm
 
 @pytest.mark.parametrize("name", ["olk.experiment.runner:subprocess.Popen",
                                   "olk.data.checksum:tempfile._TemporaryFileCloser",
-                                  "olk.algorithms.common.learner:np.lib",            # a module reached through an attribute
+                                  "olk.algorithms.common.learner:np.lib",    # a module reached through an attribute
                                   "builtins:eval", "os:system", "olk.persist:ModelFileError",
                                   "olk.algorithms.single.perceptron:KernelPerceptron.__init__"])
 def test_classes_outside_the_allow_list_are_refused_before_anything_is_built(tmp_path, name, monkeypatch):
@@ -200,7 +201,8 @@ def test_the_zip_is_still_checked(tmp_path):
 
 _JSON = st.recursive(st.none() | st.booleans() | st.integers(min_value=-2 ** 70, max_value=2 ** 70)
                      | st.floats(allow_nan=False) | st.text(max_size=8),
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                     lambda inner: (st.lists(inner, max_size=3)
+                                    | st.dictionaries(st.text(max_size=5), inner, max_size=3)),
                      max_leaves=6)
 
 

@@ -8,13 +8,12 @@ import json
 
 import numpy as np
 import pytest
+from _cli import run_cli
 
 import olk
 from olk.algorithms import REGISTRY, available, make
 from olk.errors import DataError
 from olk.tasks import TASKS, class_indices, predicted_class
-
-from _cli import run_cli
 
 MULTICLASS = [n for n in available() if REGISTRY[n].task == "multiclass"]
 RBF = {"type": "gaussian", "gamma": 0.5}

@@ -159,7 +159,7 @@ def test_matches_numpy_reference_and_norms_are_quadratic_forms(p, kw):
     ref = reference(X, y, specs, model.q_, eta=kw.get("eta"), lam=kw.get("lam", 0.0),
                     rule=kw.get("step_rule", "constant"))
     Ks = [gram(X, s) for s in specs]
-    for (f, a, sq, c), (rf, ra, rsq, rc) in zip(h, ref):
+    for (f, a, sq, c), (rf, ra, _rsq, rc) in zip(h, ref):
         assert f == pytest.approx(rf, rel=1e-9, abs=1e-12)
         np.testing.assert_allclose(a, ra, rtol=1e-10, atol=1e-13)
         # the incremental ||theta_j||^2 is alpha' K_j alpha after every step
@@ -179,7 +179,7 @@ def test_global_scale_renormalisation_keeps_theta():
     model.renormalise_below = 0.5                          # fold sigma into the coefficients every few steps
     h = run(model, X, y)
     Ks = [gram(X, s) for s in specs]
-    for (f, a, sq, c), (rf, ra, rsq, rc) in zip(h, reference(X, y, specs, model.q_, lam=0.1)):
+    for (f, a, sq, _c), (rf, ra, _rsq, _rc) in zip(h, reference(X, y, specs, model.q_, lam=0.1)):
         assert f == pytest.approx(rf, rel=1e-9, abs=1e-12)
         np.testing.assert_allclose(a, ra, rtol=1e-10, atol=1e-13)
         np.testing.assert_allclose(sq, [a @ K @ a for K in Ks], rtol=1e-9, atol=1e-12)

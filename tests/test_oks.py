@@ -10,7 +10,7 @@ import pytest
 
 from olk.algorithms import make
 from olk.algorithms.omkl.core import sample_one
-from olk.algorithms.selection.core import C_GRID, BETA_GRID, validation_score
+from olk.algorithms.selection.core import BETA_GRID, C_GRID, validation_score
 from olk.errors import ConfigError, DataError
 from olk.kernels import KernelSet
 
@@ -54,7 +54,7 @@ def test_algorithm2_by_hand_weights_probabilities_and_coefficients():
     np.testing.assert_allclose(oks.weights_, w / w.sum(), rtol=1e-14)
     stored = oks.pool.coefs
     assert len(stored) == len(coef) == oks.n_updates
-    for row, (t, k, c) in zip(stored, coef):
+    for row, (_t, k, c) in zip(stored, coef):
         assert row[k] == pytest.approx(c, rel=1e-15) and row[1 - k] == 0.0
 
 
@@ -164,14 +164,14 @@ def test_algorithm1_weights_and_coefficients_by_hand():
     np.testing.assert_allclose(m.weights_, w / w.sum(), rtol=1e-13)
     stored = m.pool.coefs
     assert len(stored) == len(coef) == m.n_updates
-    for row, (t, k, c) in zip(stored, coef):
+    for row, (_t, k, c) in zip(stored, coef):
         assert row[k] == pytest.approx(c, rel=1e-15) and row[1 - k] == 0.0
     assert m.selected_kernel_ == int(np.argmax(w))
 
 
 def test_algorithm1_hinge_and_logistic_updates():
     X = np.array([[1.0, 0.0], [0.5, 0.5]])
-    y = np.array([1.0, 1.0])
+    y = np.array([1.0, 1.0])          # noqa: F841 - the stream's labels, for the reader: step() takes literals
     m = make("oks_convex", kernel=[LIN], loss="hinge", lam=0.5, eta=0.1, random_state=0)
     m.bind(X)
     m.step(0, 1.0)                                      # f = 0: loss 1, coefficient lam y / p = 0.5
@@ -317,7 +317,7 @@ def run_experiment(path, out, n_jobs=1):
 def test_a_multi_view_experiment_runs_with_dataset_labels_views_widths_and_epochs(tmp_path):
     out = run_experiment(str(_oks_config(tmp_path)), tmp_path / "res")
     import json
-    runs = [json.loads(l) for l in (Path(out) / "runs.jsonl").read_text().splitlines()]
+    runs = [json.loads(line) for line in (Path(out) / "runs.jsonl").read_text().splitlines()]
     main = [r for r in runs if r["phase"] == "main"]
     assert {r["dataset"] for r in main} == {"m3v5", "m6v9"}
     oks = [r for r in main if r["label"] == "oks_svm"]

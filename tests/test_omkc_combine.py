@@ -1,14 +1,15 @@
-"""``combine: vote | vote_plus | real`` of the unbounded OMKC learners (olk/algorithms/multikernel/omkc_dd.py, COMBINE): the default vote
-sum_i theta_i sign(f_i(x)) (sign(0) = 0), the vote with sign(0) = +1, and the real-valued sum_i theta_i f_i(x), by hand on the tiny stream of
-tests/test_omkc_dd.py, and 'the combination changes the prediction only' on real data."""
+"""``combine: vote | vote_plus | real`` of the unbounded OMKC learners (olk/algorithms/multikernel/omkc_dd.py,
+COMBINE): the default vote sum_i theta_i sign(f_i(x)) (sign(0) = 0), the vote with sign(0) = +1, and the real-valued
+sum_i theta_i f_i(x), by hand on the tiny stream of tests/test_omkc_dd.py, and 'the combination changes the prediction
+only' on real data."""
 import numpy as np
 import pytest
+from test_omkc_dd import TWO, X4, Y4, Draws, run
 
 from olk.algorithms import make
 from olk.data import load_dataset
 from olk.errors import ConfigError
 from olk.kernels import KernelSet
-from test_omkc_dd import TWO, X4, Y4, Draws, run
 
 UNBOUNDED = ["omkc_dd", "omkc_u", "omkc_ddpa", "omkc_sd", "omkc_sdpa"]
 

@@ -2,11 +2,11 @@
 checks: tests/test_omkc_dd.py)."""
 import numpy as np
 import pytest
+from test_omkc_dd import TWO, run
 
 from olk.algorithms import make
 from olk.data import load_dataset
 from olk.kernels import KernelSet
-from test_omkc_dd import TWO, X4, Y4, run
 
 
 def test_ddpa_by_hand():

@@ -2,13 +2,11 @@
 tests/test_omkc_dd.py)."""
 import numpy as np
 import pytest
+from test_omkc_dd import TWO, Draws, run
 
 from olk.algorithms import make
 from olk.data import load_dataset
 from olk.kernels import KernelSet
-from test_omkc_dd import TWO, X4, Y4, Draws, run
-
-
 
 
 def test_sd_by_hand():

@@ -2,12 +2,12 @@
 tests/test_omkc_dd.py)."""
 import numpy as np
 import pytest
+from test_omkc_dd import TWO, run
+from test_omkc_sd import Draws
 
 from olk.algorithms import make
 from olk.data import load_dataset
 from olk.kernels import KernelSet
-from test_omkc_dd import TWO, run
-from test_omkc_sd import Draws
 
 
 def test_sdpa_by_hand():

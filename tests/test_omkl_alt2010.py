@@ -11,9 +11,9 @@ import pytest
 from test_omkc_dd import TWO, X4, Y4, Draws, run
 
 from olk.algorithms import make
-from olk.algorithms.omkl.omkl_o_sua import theorem10_ab
-from olk.algorithms.omkl.core import doubling_beta
 from olk.algorithms.omkl import bounds as B
+from olk.algorithms.omkl.core import doubling_beta
+from olk.algorithms.omkl.omkl_o_sua import theorem10_ab
 from olk.data import load_dataset
 from olk.kernels import KernelSet
 from olk.tasks import online_pass
@@ -199,7 +199,7 @@ def test_omkl_o_sua_by_hand():
     # t=4 x=0 y=+1: f = (0, 0) (k0(x, 0) = 0; f1(0) = (2/sqrt 11)(1 - 1)): score 0 -> update; u .9 -> i=1,
     #     step .5/p1;  ||f1~||^2 = 4 + 0 + step^2 k1(0,0) = 4 + step^2 > 4: f1 *= 2/sqrt(4 + step^2)
     q1 = math.exp(-9) / (1 + math.exp(-9))
-    p0, p1 = 0.5 * (1 - q1) + 0.25, 0.5 * q1 + 0.25
+    p0, p1 = 0.5 * (1 - q1) + 0.25, 0.5 * q1 + 0.25     # noqa: F841 - p1 is the comment's (t=4), not asserted
     assert scores == pytest.approx([0.0, 4.5, -q1 * 2 / math.sqrt(11), 0.0], rel=1e-12, abs=1e-15)
     assert m.weights_ == pytest.approx([1 - q1, q1], rel=1e-12)
     assert m.eta_ == 0.5 and m.n_updates == m.n_sv == 4 and m.sv_per_kernel_.tolist() == [1, 3]

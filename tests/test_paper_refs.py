@@ -171,14 +171,15 @@ def test_shape_matches_the_paper(allpub, key):
 
 def test_oks_metric_pattern(allpub):
     df = allpub[allpub.paper == OKS]
-    for (table, ds), g in df.groupby(["table", "dataset"]):
+    for (_table, _ds), g in df.groupby(["table", "dataset"]):
         assert list(dict.fromkeys(g[g.algorithm != "-"].algorithm)) == OKS_ALGS
         for alg, h in g.groupby("algorithm"):
             ms = set(h.metric)
             if alg == "-":
                 assert ms == {"n_instances"}
             elif alg in ("som_svm", "oks_svm"):
-                assert ms == {"time", "time_selection", "time_svm", "accuracy"} | {f"opt_kernel_{i}" for i in range(1, 6)}
+                assert ms == ({"time", "time_selection", "time_svm", "accuracy"}
+                              | {f"opt_kernel_{i}" for i in range(1, 6)})
                 tot, a, b = (h[h.metric == m]["mean"].item() for m in ("time", "time_selection", "time_svm"))
                 assert tot == pytest.approx(a + b)
                 assert h[h.metric == "accuracy"]["std"].notna().all()

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _cli import run_cli
 from click.testing import CliRunner
 
 import olk
@@ -20,7 +21,6 @@ from olk import persist
 from olk.algorithms import REGISTRY, available, make
 from olk.cli import cli
 from olk.errors import OlkError
-from _cli import run_cli
 
 ALL = available()
 ROOT = Path(__file__).resolve().parents[1]
@@ -211,7 +211,7 @@ def test_a_corrupted_or_foreign_file_is_a_one_line_error_naming_it(tmp_path):
     }
     for name, content in cases.items():
         (tmp_path / name).write_bytes(content)
-        _one_line_error(lambda: olk.load(tmp_path / name), name, "not an olk model file")
+        _one_line_error(lambda name=name: olk.load(tmp_path / name), name, "not an olk model file")
     np.save(tmp_path / "array.npy", np.arange(3))
     _one_line_error(lambda: olk.load(tmp_path / "array.npy"), "array.npy", "not an olk model file")
     np.savez(tmp_path / "plain.npz", x=np.arange(3))

@@ -15,8 +15,8 @@ import pytest
 import scipy.sparse as sp
 
 from olk._core.svpool import RowSource, SVPool
-from olk.kernels import Kernel, KernelSet
 from olk.algorithms import REGISTRY, available, make
+from olk.kernels import KernelSet
 
 ALL = available()
 SMALL = {"budget": 5}          # small budgets so budget learners reach their removal/projection code
@@ -120,7 +120,8 @@ EDGE_SCRIPT = textwrap.dedent('''
             m = make(name, kernel={"type": "gaussian", "gamma": 1.0}, random_state=0, **kw)
             attempt(where + " empty-model predict", lambda: m.predict(conv(X)))
             attempt(where + " empty-model pickle", lambda: pickle.loads(pickle.dumps(m)).predict(conv(X)))
-            attempt(where + " zero-width fit", lambda: make(name, random_state=0, **kw).fit(conv(np.zeros((4, 0))), y[:4]))
+            attempt(where + " zero-width fit",
+                    lambda: make(name, random_state=0, **kw).fit(conv(np.zeros((4, 0))), y[:4]))
             attempt(where + " zero-row predict", lambda: m.predict(conv(np.zeros((0, 4)))))
             attempt(where + " one-example fit", lambda: make(name, random_state=0, **kw).fit(conv(X[:1]), y[:1]))
             m2 = make(name, kernel={"type": "gaussian", "gamma": 1.0}, random_state=0, **kw)

@@ -15,7 +15,6 @@ differently) while olk's exp does not; the second runs ``olk regress`` in it aga
 baselines.  Before olk had its own exp and fixed-order Projectron algebra, Projectron++ moved by one
 mistake on ``w7a`` under this environment, so this test would have caught issue 15.
 """
-import hashlib
 import os
 import shutil
 import subprocess

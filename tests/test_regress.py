@@ -1,8 +1,7 @@
 """Regression CI: committed baselines hold, and a small change to an update rule is caught."""
-import pytest
 
-from olk.algorithms.single import pa1
 from olk.algorithms.common.losses import hinge
+from olk.algorithms.single import pa1
 from olk.experiment.regress import regress
 from olk.paths import project_dir
 

@@ -75,7 +75,7 @@ def ref_omkr(Ks, y, lam, eta, beta, budget=0):
 def test_kogd_reg_by_hand():
     # linear kernel k(x, x') = x x' on 1-d rows; horizon 4 -> eta = 1/sqrt(4) = 0.5; lam = 0.01 -> shrink 0.995
     X = np.array([[1.0], [2.0], [-1.0]])
-    y = np.array([1.0, 0.0, 2.0])
+    y = np.array([1.0, 0.0, 2.0])     # noqa: F841 - the stream's labels, for the reader: step() takes literals
     m = make("kogd_reg", kernel=LIN, horizon=4, lam=0.01)
     m.bind(X)
     # t=1 x=1 y=1: f = 0; a = -2 * .5 * (0 - 1) = 1                              alpha = [1]

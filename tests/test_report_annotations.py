@@ -15,8 +15,7 @@ import pytest
 
 from olk.errors import OlkError
 from olk.report.annotations import load_annotations, stale_annotations
-from olk.report.compare import reproduction_comparisons
-from olk.report.compare import compare
+from olk.report.compare import compare, reproduction_comparisons
 
 REPO = Path(__file__).resolve().parent.parent
 FIX = Path(__file__).parent / "report_fixtures"

@@ -19,11 +19,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from olk.report.cli import report_cmd
-from olk.report.paper import list_tables
 from olk.report.catalogue import PAPERS
+from olk.report.cli import report_cmd
 from olk.report.html import markdown_to_html
 from olk.report.markdown import GENERATED
+from olk.report.paper import list_tables
 from olk.report.report import build_report
 
 FIX = Path(__file__).parent / "report_fixtures"
@@ -180,7 +180,8 @@ def test_html_is_self_contained(built):
     assert 'src="toy_table/figures' not in html
     assert "<table>" in html and '<td class="r">82.04 ± 0.05</td>' in html
     assert "<h4 id=\"why-spas-svs-differ\">Why SPA's #SVs differ</h4>" in html  # notes converted
-    assert "<li>the budget rule samples <em>with</em> replacement (see <code>olk/algorithms/single/spa.py</code>);</li>" in html
+    assert ("<li>the budget rule samples <em>with</em> replacement (see <code>olk/algorithms/single/spa.py</code>);"
+            "</li>") in html
     assert '<a href="https://example.org">link</a>' in html
     assert re.search(r"<pre><code[^>]*>olk run configs/toy_table.yaml\s*</code></pre>", html)
     assert "<!--" not in html.split("<body>")[1]  # comments of notes files are dropped

@@ -197,7 +197,8 @@ def test_paper_unit_scaling_and_batch_metrics(tmp_path):
     assert r.loc[("a9a", "spa", "accuracy"), "our_metric"] == "test_accuracy"
     assert r.loc[("a9a", "spa", "accuracy"), "verdict"] == "within tolerance"
     assert r.loc[("a9a", "spa", "time"), "our_metric"] == "train_time_s"
-    assert r.loc[("a9a", "spa", "time"), "paper_mean"] == 3.0 and r.loc[("a9a", "spa", "time"), "verdict"] == "within tolerance"
+    assert r.loc[("a9a", "spa", "time"), "paper_mean"] == 3.0 \
+        and r.loc[("a9a", "spa", "time"), "verdict"] == "within tolerance"
 
 
 @pytest.mark.parametrize("meta,kwargs,expected", [

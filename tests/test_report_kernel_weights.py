@@ -53,7 +53,8 @@ def test_report_section_lists_missing_and_uniform(tmp_path):
 
     text = "\n".join(_kernel_weights_md(R()))
     assert "#### Which kernels won" in text
-    assert "| d1 | DD | 2/3 | Gaussian σ=2^-2 (γ=8): 0.60 ± 0.14 | (x·x')^2: 0.30 ± 0.14 | Gaussian σ=1.29 (γ=0.3): 0.10 ± 0.00 |" in text
+    assert ("| d1 | DD | 2/3 | Gaussian σ=2^-2 (γ=8): 0.60 ± 0.14 | (x·x')^2: 0.30 ± 0.14 | "
+            "Gaussian σ=1.29 (γ=0.3): 0.10 ± 0.00 |") in text
     assert "d1 DD (1 of 3)" in text
     assert "Weights that stay uniform (not learned): U." in text
     assert "SPA" not in text and "Per" not in text

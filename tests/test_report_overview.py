@@ -48,7 +48,7 @@ def test_every_committed_results_directory_and_config_is_in_the_overview():
         assert f"`{c}`" in listed, c
     # every config's unavailable: entry is listed with its reason
     for cf in read_configs(REPO / "configs"):
-        for ds, why in cf.unavailable.items():
+        for ds, _why in cf.unavailable.items():
             assert f"| `{cf.path.relative_to(REPO).as_posix()}` | {ds} | " in text, (cf.path, ds)
     assert not re.search(r"/work/|/tmp/|/home/", text)       # no machine paths in the committed report
 

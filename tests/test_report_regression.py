@@ -7,7 +7,6 @@ expected cells are known exactly."""
 from __future__ import annotations
 
 import json
-import re
 
 import numpy as np
 import pandas as pd

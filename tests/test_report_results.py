@@ -91,7 +91,8 @@ def test_not_a_results_directory(tmp_path):
 
 @pytest.mark.parametrize("old,new,expected", [
     ("run_id,experiment,phase,dataset", "id,experiment,phase,dataset", "missing column(s) 'run_id'"),
-    (",main,a9a,perceptron", ",mian,a9a,perceptron", "line 4: phase 'mian' must be 'tune', 'match' or 'main' (did you mean 'main'?)"),
+    (",main,a9a,perceptron", ",mian,a9a,perceptron",
+     "line 4: phase 'mian' must be 'tune', 'match' or 'main' (did you mean 'main'?)"),
     (",79.1,7950,", ",79.1x,7950,", "line 4: column 'accuracy' has non-numeric value '79.1x'"),
     ("a9a-spa-tune-1,", "a9a-spa-tune-0,", "run_id 'a9a-spa-tune-0' appears on lines 2, 3"),
     (',{},', ',{oops},', "line 4: column 'params' is not valid JSON"),
@@ -131,7 +132,7 @@ def test_bad_table_layout(toy, layout, expected):
     meta["table_layout"] = layout
     (toy / "experiment.json").write_text(json.dumps(meta))
     with pytest.raises(OlkError) as e:
-        load_results(toy).layout
+        load_results(toy).layout      # noqa: B018 - reading the property is what raises
     assert expected in _one_line(e) and "experiment.json" in str(e.value)
 
 

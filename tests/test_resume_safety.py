@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from olk.cli import main
-from olk.experiment.plan import restrict
 from olk.errors import OlkError
 from olk.experiment import Runner, load_config
 from olk.experiment import runner as runner_mod
+from olk.experiment.plan import restrict
 
 CFG = """
 name: rs

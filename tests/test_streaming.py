@@ -36,8 +36,8 @@ def test_a_stream_of_single_examples_gives_the_partial_fit_model(name, layout):
     if REGISTRY[name].task == "multiclass":     # a multi-class stream meets its classes one at a time (learn_one adds
         stream.partial_fit(XX[:0], y[:0], classes=np.unique(y))     # them); told them up front, it is partial_fit's
     for i in range(len(y)):
-        x = {"dense": lambda: X[i], "sparse": lambda: XX[i],
-             "dict": lambda: {j: v for j, v in enumerate(X[i]) if v != 0.0}}[layout]()
+        x = {"dense": lambda: X[i], "sparse": lambda: XX[i],                # noqa: B023 - called at once, below
+             "dict": lambda: {j: v for j, v in enumerate(X[i]) if v != 0.0}}[layout]()   # noqa: B023 - likewise
         stream.learn_one(x, y[i])
     np.testing.assert_array_equal(stream.decision_function(XX), whole.decision_function(XX))
     assert stream.n_sv == whole.n_sv and stream.t == whole.t == len(y)

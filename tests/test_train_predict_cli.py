@@ -13,7 +13,6 @@ import resource
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +38,7 @@ def _run(argv, capsys):
 def _file(tmp_path, labels, name="d.libsvm"):
     rng = np.random.default_rng(0)
     lines = []
-    for i, lab in enumerate(labels):
+    for lab in labels:
         x = rng.random(3) + (0.8 if lab == labels[0] else 0.0)
         lines.append(f"{lab} " + " ".join(f"{j + 1}:{v:.4f}" for j, v in enumerate(x)))
     p = tmp_path / name

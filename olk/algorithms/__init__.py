@@ -21,7 +21,7 @@ subpackage, with no import line to edit.  The families follow the papers' struct
 ``registry.py`` the registry and parameter declarations; ``protocol.py`` the learner contract.
 """
 from .common.learner import OnlineKernelLearner
-from .registry import REGISTRY, Param, available, get, make, import_modules, register, validate_params
+from .registry import REGISTRY, Param, available, get, import_modules, make, register, validate_params
 
 import_modules(__name__, __path__)      # every family subpackage, each importing its learner modules
 

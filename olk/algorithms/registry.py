@@ -113,7 +113,8 @@ class Reproducibility:
     def label(self) -> str:
         if self.exact:
             return "exact"
-        return f"±{self.mistakes} mistakes/run, ±{self.accuracy:g} points, ±{self.n_sv:.0%} #SV, ±{self.mse:g} MSE (rel.)"
+        return (f"±{self.mistakes} mistakes/run, ±{self.accuracy:g} points, ±{self.n_sv:.0%} #SV, "
+                f"±{self.mse:g} MSE (rel.)")
 
 
 EXACT = Reproducibility()

@@ -11,7 +11,8 @@ classifiers, both on the six views stacked and each feature min-max scaled to [0
   the ranking does not depend on the classifier.
 
 Run: ``python -m olk.analysis.mfeat_confusion [--seeds 5]`` (about a minute); it prints, summed over the CV
-splits of seeds 0..N-1, the pairs with the most errors for each classifier and per view (1-NN on one view).  ``results/notes/oks_aaai2012_table1.md`` quotes it.
+splits of seeds 0..N-1, the pairs with the most errors for each classifier and per view (1-NN on one view).
+``results/notes/oks_aaai2012_table1.md`` quotes it.
 """
 from __future__ import annotations
 

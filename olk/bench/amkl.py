@@ -18,18 +18,16 @@ Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-from . import parser
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
+from olk.algorithms import make
+from olk.data import load_dataset
+from olk.tasks import TASKS
 
-from olk.algorithms import make  # noqa: E402
-from olk.data import load_dataset  # noqa: E402
-from olk.tasks import TASKS  # noqa: E402
+from . import parser
 
 
 def one_pass(name, X, y, **params):

@@ -48,7 +48,6 @@ printed).
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import json
@@ -128,6 +127,7 @@ def _write_libsvm(path: Path, X, y) -> None:
 def _source(key: str):
     """(X, y) of a bench file, built from olk's registry datasets."""
     import numpy as np
+
     from olk.data import load_dataset
     if key == "a9a":
         d = load_dataset("a9a")                                   # train + test in file order
@@ -442,7 +442,7 @@ def reader_lines(paths: dict, repeats: int, cacher: Path | None) -> list[str]:
     except ImportError:
         return []
     lines = []
-    for key, path in paths.items():
+    for _key, path in paths.items():
         got = measure_reader(str(path), repeats)
         parts = []
         for k, v in (got.items() if isinstance(got, dict) else []):
@@ -594,6 +594,7 @@ def main(argv=None):
 
 def _write_csv(path: Path, rows: list[dict], extra: dict) -> Path:
     import io
+
     from olk.fileio import atomic_write_text
     buf = io.StringIO()
     keys = list(dict.fromkeys(k for r in rows for k in r)) + list(extra)

@@ -34,8 +34,6 @@ Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-from . import parser
-import os
 import statistics
 import sys
 import time
@@ -49,7 +47,8 @@ from olk.experiment.config import WidthRef
 from olk.experiment.data import kernel_width
 from olk.tasks import online_pass
 
-from .learners import bench_data  # noqa: E402
+from . import parser
+from .learners import bench_data
 
 R = 1000.0
 #: label -> (registered learner, its parameters); R is added
@@ -78,7 +77,8 @@ def part_online(args):
     T = len(order)
     w = kernel_width(X, WIDTH, args.seed, ds)
     print(f"Part 1: online KLR, one pass over {ds} ({T:,} rows, permutation 0, seed {args.seed}); Gaussian sigma = "
-          f"{w['sigma']:.4g} (5th pct of pairwise distances, {w['sample']} rows), gamma = {w['gamma']:.4g}, R = {args.R:g}")
+          f"{w['sigma']:.4g} (5th pct of pairwise distances, {w['sample']} rows), gamma = {w['gamma']:.4g}, "
+          f"R = {args.R:g}")
     print(f"{'learner':<10} {'eta':>7} {'time s':>8} {'#SV':>9} {'sparsity':>8} {'kernel evals':>15} "
           f"{'M evals/s':>9} {'online acc %':>12}", flush=True)
     times = {"NC": [], "Auxiliary": []}
@@ -125,9 +125,9 @@ def part_batch(args):
     n_te = len(te)
     w = kernel_width(Xtr, WIDTH, args.seed, ds)
     gamma = w["gamma"]
-    print(f"\nPart 2: batch vs online KLR on {ds}, seeded stratified 80/20 split ({len(tr):,} train, {n_te:,} test rows); "
-          f"gamma = {gamma:.4g} (sigma = {w['sigma']:.4g}), R = {args.R:g}, lam = {args.lam:g}, tol = {args.tol:g}, "
-          f"max_iter = {args.max_iter}")
+    print(f"\nPart 2: batch vs online KLR on {ds}, seeded stratified 80/20 split ({len(tr):,} train, {n_te:,} test "
+          f"rows); gamma = {gamma:.4g} (sigma = {w['sigma']:.4g}), R = {args.R:g}, lam = {args.lam:g}, "
+          f"tol = {args.tol:g}, max_iter = {args.max_iter}")
     print(f"{'learner':<10} {'train s':>8} {'sweeps':>6} {'#SV':>7} {'test acc %':>10}", flush=True)
     online = {}
     order = seeds.permutation(len(tr), args.seed, ds, 0)
@@ -144,7 +144,7 @@ def part_batch(args):
         curve = []
         clock = {"t0": 0.0, "paused": 0.0}
 
-        def probe():
+        def probe(curve=curve, model=model, clock=clock):      # bound to this iteration's (fit calls it)
             tp = time.perf_counter()
             curve.append((model.n_iter_, tp - clock["t0"] - clock["paused"], correct(model, Xte, yte)))
             clock["paused"] += time.perf_counter() - tp
@@ -156,15 +156,16 @@ def part_batch(args):
         best = max(c for _, _, c in curve)
         print(f"{label:<10} {elapsed:>8.2f} {model.n_iter_:>6} {model.n_sv:>7,} {100 * curve[-1][2] / n_te:>10.2f}"
               f"   (best {100 * best / n_te:.2f} %; kernel matrix cached: {model.kernel_cached_})", flush=True)
-    print(f"\nTime for the batch solver to first reach the online learner's final test accuracy (probe after each "
-          f"sweep, probe time excluded), / the online pass time")
+    print("\nTime for the batch solver to first reach the online learner's final test accuracy (probe after each "
+          "sweep, probe time excluded), / the online pass time")
     print(f"{'batch':<6} {'online':<10} {'target %':>8} {'online s':>8} {'batch s':>8} {'sweep':>5} {'ratio':>8}")
     out = {}
     for b, curve in curves.items():
         for o, r in online.items():
             hit = next(((k, t) for k, t, c in curve if c >= r["correct"]), None)
             if hit is None:
-                print(f"{b:<6} {o:<10} {100 * r['correct'] / n_te:>8.2f} {r['time']:>8.3f} {'not reached':>14} {'-':>8}")
+                print(f"{b:<6} {o:<10} {100 * r['correct'] / n_te:>8.2f} {r['time']:>8.3f} {'not reached':>14} "
+                      f"{'-':>8}")
                 out[(b, o)] = None
             else:
                 ratio = hit[1] / max(r["time"], 1e-9)
@@ -215,6 +216,7 @@ def before_after(tree, args):
     """PCD and DCD fits (Part 2's split, no probe) in another checkout and in this one, alternating fresh
     processes: fit-time ratios old / new within each pair; sweeps, #SV and test accuracy of both printed."""
     import json
+
     from .core import _results_dir, _write_csv, child_env, run_spec
     spec = {"mode": "klr_batch", "dataset": args.batch_dataset, "scale": args.scale, "seed": args.seed,
             "lam": args.lam, "tol": args.tol, "max_iter": args.max_iter}

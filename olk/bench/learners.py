@@ -7,24 +7,23 @@ per second, #SV and online accuracy, next to the SPA paper's C++ time (Table 2, 
     olk bench learners --datasets a9a --algorithms perceptron,pa1,spa
     olk bench learners --scale 0.2                      # quicker
     olk bench batch                          # Table 3: training time on the train part (LIBSVM, Pegasos, ...)
-    olk bench multi                            # Table 5: the 16-kernel learners (DD, DDPA, BOMKC(SPA)), pooled vs independent pools
+    olk bench multi                            # Table 5: the 16-kernel learners (DD, DDPA, BOMKC(SPA)), pooled vs
+                                               # independent pools
 
 Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-from . import parser
-import os
-import sys
 import time
 
 import numpy as np
-
 
 from olk.algorithms import REGISTRY, available, make
 from olk.data import load_dataset
 from olk.experiment import seeds
 from olk.tasks import online_pass
+
+from . import parser
 
 # SPA TIST 2018 Table 2 (published C++ times in seconds, and the budget B = SPA's #SV) — reference only.
 PAPER_TIME = {

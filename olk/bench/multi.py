@@ -2,9 +2,9 @@
 
 One online pass per learner on a fixed permutation of real data (min-max scaled by ``load_dataset``, as the
 experiments do): DD (``omkc_dd``), DDPA (``omkc_ddpa``, eta 0.1), SD (``omkc_sd``), SDPA (``omkc_sdpa``, eta
-0.1) and BOMKC(SPA) (``bomkc_spa_dd``, alpha 1, beta 3, eta 0.1).  Part 1 prints the learning-loop time next to the paper's published C++ time (Table 5),
-#SV summed over the 16 classifiers (``n_sv_output``), the distinct rows stored (``n_sv``), kernel
-evaluations and the online mistake rate.
+0.1) and BOMKC(SPA) (``bomkc_spa_dd``, alpha 1, beta 3, eta 0.1).  Part 1 prints the learning-loop time next to
+the paper's published C++ time (Table 5), #SV summed over the 16 classifiers (``n_sv_output``), the distinct rows
+stored (``n_sv``), kernel evaluations and the online mistake rate.
 
 Part 2 compares SV layouts in the same process: the POOLED core (the 16 classifiers share one SV pool, one
 coefficient column per kernel, one inner product per pooled SV, a kernel value only for the columns that own
@@ -12,8 +12,8 @@ the SV) against INDEPENDENT pools (the same learner, but every kernel classifier
 pool, as 16 separate single-kernel learners would).  The two layouts are asserted to give identical mistakes,
 #SV per classifier, kernel evaluations and final kernel weights; for DD every classifier is also checked
 against the plain ``perceptron`` on its kernel (same SVs and coefficients; by default on datasets of <= 10,000
-rows, ``--perceptron-check all`` for a9a too).  The layouts alternate (pooled, independent, pooled, ...) so that machine load
-hits both alike; the median of the paired time ratios independent / pooled is reported.
+rows, ``--perceptron-check all`` for a9a too).  The layouts alternate (pooled, independent, pooled, ...) so that
+machine load hits both alike; the median of the paired time ratios independent / pooled is reported.
 
     olk bench multi                      # a9a (48,842 rows) and german, full scale
     olk bench multi --scale 0.1          # quick check
@@ -31,10 +31,7 @@ Speed claims live here, never in unit tests.
 """
 from __future__ import annotations
 
-from . import parser
-import os
 import statistics
-import sys
 import time
 
 import numpy as np
@@ -44,7 +41,8 @@ from olk.algorithms import make
 from olk.kernels import KernelSet
 from olk.tasks import online_pass
 
-from .learners import bench_data  # noqa: E402
+from . import parser
+from .learners import bench_data
 
 #: Table 5 rows: label -> (registered learner, its parameters)
 LEARNERS = {
@@ -213,11 +211,11 @@ def main(argv=None):
                 del r["model"]                              # free the SVs before the next learner
             ratios = [ti / tp for tp, ti in zip(times["pooled"], times["independent"])]
             rows.append((ds, lab, times, ratios, first))
-    print(f"\nLayout: time of 16 independent single-kernel pools / time of the pooled core (same run, alternated; "
-          f"identical mistakes, #SV and weights asserted)")
+    print("\nLayout: time of 16 independent single-kernel pools / time of the pooled core (same run, alternated; "
+          "identical mistakes, #SV and weights asserted)")
     print(f"{'dataset':<8} {'learner':<5} {'pairs':>5} {'pooled s (median)':>17} {'indep. s (median)':>17} "
-          f"{'ratio median':>12} {'ratio range':>13} {'dots/step pooled':>16} {'dots/step indep.':>16} {'rows pooled':>11} "
-          f"{'rows indep.':>11} {'evals/step':>10} {'all-kernel evals/step':>21}")
+          f"{'ratio median':>12} {'ratio range':>13} {'dots/step pooled':>16} {'dots/step indep.':>16} "
+          f"{'rows pooled':>11} {'rows indep.':>11} {'evals/step':>10} {'all-kernel evals/step':>21}")
     for ds, lab, times, ratios, first in rows:
         p, i = first["pooled"], first["independent"]
         print(f"{ds:<8} {lab:<5} {len(ratios):>5} {statistics.median(times['pooled']):>17.2f} "
@@ -225,19 +223,21 @@ def main(argv=None):
               f"{min(ratios):>6.2f}-{max(ratios):<6.2f} {p['dots'] / p['T']:>16.0f} {i['dots'] / i['T']:>16.0f} "
               f"{p['rows']:>11,} {i['rows']:>11,} {p['evals'] / p['T']:>10.0f} {16 * p['dots'] / p['T']:>21.0f}")
     print(f"(evals/step: measured, equal in both layouts, since the pool evaluates a kernel only for the classifiers "
-          f"that own an SV; all-kernel evals/step = 16 x pooled dots/step, computed: what a pool evaluating every kernel "
-          f"for every pooled SV would pay)\nolk bench multi: total wall time: {time.perf_counter() - t_start:.0f} s", flush=True)
+          f"that own an SV; all-kernel evals/step = 16 x pooled dots/step, computed: what a pool evaluating every "
+          f"kernel for every pooled SV would pay)\nolk bench multi: total wall time: "
+          f"{time.perf_counter() - t_start:.0f} s", flush=True)
 
 
 def before_after(tree, datasets, labels, scale, seed, rounds, out):
     """Part 3: rounds of (old pooled, old independent, new pooled) in fresh processes, rotating the order."""
     import json
+
     from .core import child_env, run_spec
     env_old, env_new = child_env(tree), child_env()
     runs = (("old", "pooled", env_old), ("old", "independent", env_old), ("new", "pooled", env_new))
     log, table = [], []
-    print(f"before ({tree.name}) / after (this checkout): {rounds} round(s) of 3 processes per learner, scale {scale:g}",
-          flush=True)
+    print(f"before ({tree.name}) / after (this checkout): {rounds} round(s) of 3 processes per learner, "
+          f"scale {scale:g}", flush=True)
     for ds in datasets:
         for lab in labels:
             name, params = LEARNERS[lab]
@@ -257,7 +257,8 @@ def before_after(tree, datasets, labels, scale, seed, rounds, out):
                                 "kernel_evals": o["kernel_evals"], "mistakes": o["mistakes"], "n_sv": o["n_sv"]})
                     got.setdefault((tree_name, layout), []).append(o)
             keys = {(o["mistakes"], o["kernel_evals"], o["n_sv"]) for v in got.values() for o in v}
-            assert len(keys) == 1, f"{ds}/{lab}: the layouts or checkouts differ in mistakes / evaluations / #SV: {keys}"
+            assert len(keys) == 1, \
+                f"{ds}/{lab}: the layouts or checkouts differ in mistakes / evaluations / #SV: {keys}"
             new = got[("new", "pooled")]
             row = [ds, lab]
             for k in (("old", "pooled"), ("old", "independent")):
@@ -279,6 +280,7 @@ def before_after(tree, datasets, labels, scale, seed, rounds, out):
         print(f"| {ds} | {lab} | {op:.2f} | {oi:.2f} | {npd:.2f} | {cell(wp)} | {cell(cp)} | {cell(wi)} | {cell(ci)} |")
     if out != "-":
         from pathlib import Path
+
         from .core import _results_dir, _write_csv
         d = Path(out) if out else _results_dir()
         d.mkdir(parents=True, exist_ok=True)

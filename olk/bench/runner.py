@@ -20,6 +20,7 @@ import time
 def run(spec: dict) -> dict:
     """Load spec["file"], run the learner's pass over it (and the reference loops when spec["refs"])."""
     import numpy as np
+
     from olk._core.svpool import exp_simd_now
     from olk.algorithms import make
     from olk.data import load_dataset
@@ -63,6 +64,7 @@ def run_klr_batch(spec: dict) -> dict:
     """``olk bench klr``'s Part 2 batch fits in this process: PCD and DCD on the seeded 80/20 split of
     spec["dataset"] (spec["scale"] of its rows), each fit's time (no probe), sweeps, #SV and test accuracy."""
     import numpy as np
+
     from olk.algorithms import make
     from olk.bench.klr import BATCH, WIDTH
     from olk.data import load_dataset

@@ -153,6 +153,7 @@ def cache_group():
 def cache_info_cmd():
     """Where the cache is, its cap, and one line per entry (least recently used first)."""
     import time
+
     from olk.data import cache
     es = cache.entries()
     total = sum(e["bytes"] for e in es)

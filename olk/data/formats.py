@@ -17,7 +17,7 @@ from olk.errors import DataError
 def _read_table(data: bytes, src: str, sep: str | None, text_column: int | None = None):
     """Parse the table (a pandas DataFrame): all columns as float64 (fast path; `text_column` kept as text),
     falling back to per-column type inference when some value is not a number (so the bad line can be named)."""
-    import pandas as pd     # lazy: pandas takes ~0.3 s to import
+    import pandas as pd  # lazy: pandas takes ~0.3 s to import
 
     what = "whitespace" if sep in (None, "whitespace") else repr(sep)
     sep = r"\s+" if sep in (None, "whitespace") else sep

@@ -131,7 +131,7 @@ def read_libsvm_reference(data: bytes, src: str, *, n_features: int | None = Non
     """The reference reader: :func:`sklearn.datasets.load_svmlight_file`, its errors turned into the one-line
     messages of :func:`diagnose`.  :func:`read_libsvm` gives the same arrays (index arrays int64 here) and the
     same errors, much faster; this one decides only where :func:`diagnose` finds nothing to name."""
-    from sklearn.datasets import load_svmlight_file   # lazy: importing scikit-learn takes ~1 s
+    from sklearn.datasets import load_svmlight_file  # lazy: importing scikit-learn takes ~1 s
 
     try:
         X, y = load_svmlight_file(io.BytesIO(data), n_features=n_features, dtype=np.float64, zero_based=False)

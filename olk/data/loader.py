@@ -30,8 +30,15 @@ from olk.data.compression import SUFFIXES, read_bytes
 from olk.data.dataset import CSRArrays, Dataset, canonical_X
 from olk.data.formats import READERS
 from olk.data.libsvm import read_libsvm_file
-from olk.data.preprocess import (apply_scaler, fit_scaler, fit_target_scale, fmt_labels, map_labels,
-                                 subsample_index, validate_preprocess)
+from olk.data.preprocess import (
+    apply_scaler,
+    fit_scaler,
+    fit_target_scale,
+    fmt_labels,
+    map_labels,
+    subsample_index,
+    validate_preprocess,
+)
 from olk.data.registry import DatasetSpec, FileSpec, Part, get_registry
 from olk.data.search import find_file, search_path
 from olk.errors import DataError, did_you_mean

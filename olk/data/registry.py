@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from olk._lazy import yaml_load
-from olk.errors import DataError, did_you_mean
-from olk.data.preprocess import validate_preprocess
 from olk.data.dataset import TASKS
+from olk.data.preprocess import validate_preprocess
+from olk.errors import DataError, did_you_mean
 
 REGISTRY_FILE = Path(__file__).resolve().parent / "registry.yaml"
 FORMATS = ("libsvm", "delimited", "mat", "mfeat")
@@ -142,7 +142,7 @@ def _read_registry(path: Path) -> dict[str, DatasetSpec]:
         raise DataError(f"{where}: dataset registry is not UTF-8 text (byte {e.start}): fix OLK_REGISTRY") from None
     doc = _parsed_copy(text)
     if doc is None:
-        import yaml     # lazy: PyYAML's import and the parse cost ~20 ms of every command's start-up
+        import yaml  # lazy: PyYAML's import and the parse cost ~20 ms of every command's start-up
         try:
             doc = yaml_load(text)
         except yaml.YAMLError as e:

@@ -34,8 +34,8 @@ from pathlib import Path
 
 import yaml
 
-from ..algorithms import registry as algo_registry
 from .._lazy import yaml_load
+from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean, excerpt
 from ..kernels import is_kernel_set, kernel_spec, make_kernel
 
@@ -321,7 +321,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
     The shape of the mapping -- its keys, types, ranges and choices -- is declared once in
     :mod:`olk.experiment.schema`; what is checked here needs more than one key, the learner registry
     (parameters), olk.kernels (kernels) or the datasets."""
-    from . import schema            # lazy: msgspec (olk train imports this module for algorithm_params only)
+    from . import schema  # lazy: msgspec (olk train imports this module for algorithm_params only)
     algo_registry.available()
     where0 = path or "<config>"
     if raw is None:
@@ -431,7 +431,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
             hint = "" if d.label is not None else f"; give each entry its own label: (e.g. label: {label}-2)"
             raise ConfigError(f"{w}: dataset '{label}' listed twice{hint}")
         seen.add(label)
-        from ..data.preprocess import validate_preprocess      # lazy: numpy/scipy
+        from ..data.preprocess import validate_preprocess  # lazy: numpy/scipy
         validate_preprocess(d.preprocess, f"{w}.preprocess")
         overrides = {}
         for lab, ps in (d.params or {}).items():
@@ -465,7 +465,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
 
 def _check_dataset(name: str, where: str) -> None:
     """A dataset entry must be a registry name or an existing file (checked before anything is computed)."""
-    from ..data import get_registry     # lazy: numpy/scipy
+    from ..data import get_registry  # lazy: numpy/scipy
     reg = get_registry()
     path = Path(name).expanduser()
     if name in reg or _is(path, "file"):

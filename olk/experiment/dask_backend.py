@@ -79,7 +79,8 @@ class DaskSession:
         except (TimeoutError, OSError) as e:
             where = f"the scheduler {self.scheduler}" if self.scheduler else "the local cluster"
             raise OlkError(f"--backend dask: {where} has no worker after {timeout:g} s ({type(e).__name__}); start "
-                           f"workers with 'dask worker {self.scheduler or 'SCHEDULER'}' and rerun with --resume") from None
+                           f"workers with 'dask worker {self.scheduler or 'SCHEDULER'}' and rerun with --resume") \
+                from None
         return len(self.client.scheduler_info().get("workers", {}))
 
     def run_all(self, specs, run, data: dict):

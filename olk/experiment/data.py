@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, DataError
-from . import seeds
-from .config import ExperimentConfig, WidthRef, has_width_rule, width_key
 from ..kernels import resolve_views
 from ..tasks import task_of
+from . import seeds
+from .config import ExperimentConfig, WidthRef, has_width_rule, width_key
 
 
 def prepare_data(cfg: ExperimentConfig, unavailable: dict, log=print, views: dict | None = None,

@@ -12,9 +12,9 @@ import sys
 import time
 
 from ..algorithms import registry as algo_registry
+from ..tasks import HeldOutCurve, task_of
 from . import seeds
 from .spec import RunSpec
-from ..tasks import HeldOutCurve, task_of
 
 
 def _learner(spec: RunSpec):

@@ -29,11 +29,11 @@ import numpy as np
 
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean
-from ..kernels import build_kernel, is_kernel_set, kernel_count, resolve_views
-from . import seeds
-from .config import ExperimentConfig, MatchRef, algorithm_params, grid, width_key, with_widths
-from .spec import RunSpec
+from ..kernels import build_kernel, kernel_count, resolve_views
 from ..tasks import task_of
+from . import seeds
+from .config import ExperimentConfig, MatchRef, algorithm_params, width_key, with_widths
+from .spec import RunSpec
 
 # ----------------------------------------------------------------------------- config variants
 
@@ -64,7 +64,8 @@ def variant(cfg: ExperimentConfig, *, datasets: list[str] | None = None, algorit
 def _check_known(option, names, known, what, path):
     for n in names:
         if n not in known:
-            raise ConfigError(f"{option}: '{n}' is not {what} of {path}{did_you_mean(n, known)}; it has: {', '.join(known)}")
+            raise ConfigError(f"{option}: '{n}' is not {what} of {path}{did_you_mean(n, known)}; it has: "
+                              f"{', '.join(known)}")
 
 
 def restrict(cfg: ExperimentConfig, datasets: list[str] | None, labels: list[str] | None) -> ExperimentConfig:
@@ -134,7 +135,8 @@ def expand_sweep(cfg: ExperimentConfig, settings: dict[str, list]) -> Experiment
         p = key.rpartition(".")[2]
         for lab in hits[key]:
             a = new.algorithm(lab)
-            a.sweep[p] = [algorithm_params(a.name, {p: v}, f"--set {key}", value_where=f"--set {key}")[p] for v in values]
+            a.sweep[p] = [algorithm_params(a.name, {p: v}, f"--set {key}", value_where=f"--set {key}")[p]
+                          for v in values]
             a.params.pop(p, None)
             a.tune.pop(p, None)
             for d in new.datasets:

@@ -26,10 +26,11 @@ import numpy as np
 
 from ..algorithms import registry as algo_registry
 from ..errors import OlkError
+from ..fileio import atomic_write_text
 from ..paths import project_dir
 from .config import load_config
 from .runner import Runner
-from ..fileio import atomic_write_text
+
 
 @dataclass
 class RegressReport:
@@ -102,7 +103,8 @@ def compare_to_baseline(current: dict, baseline: dict, name: str) -> RegressRepo
         rep.contracts[c["algorithm"]] = repro.label()
         if not _same_params(c["algorithm"], c["params"], b["params"]) or c.get("kernel") != b.get("kernel"):
             rep.failures.append(f"{name}: {k}: parameters changed {b['params']} -> {c['params']}"
-                                + (f", kernel {b.get('kernel')} -> {c.get('kernel')}" if c.get("kernel") != b.get("kernel") else ""))
+                                + (f", kernel {b.get('kernel')} -> {c.get('kernel')}"
+                                   if c.get("kernel") != b.get("kernel") else ""))
             continue
         if repro.exact:
             for m in ("mistakes", "n_sv", "n_examples", "accuracy", "test_accuracy", "mse", "label_efficiency"):

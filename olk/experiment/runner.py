@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import ConfigError, Interrupted, OlkError
+from ..fileio import DirLock, atomic_write_text, check_writable_dir, write_error
 from ..paths import project_dir
 from . import dask_backend, fingerprint, memory
 from .config import ExperimentConfig
@@ -31,7 +32,6 @@ from .data import kernel_widths, prepare_data
 from .execute import execute_all, execute_run
 from .plan import Planner
 from .spec import RunSpec
-from ..fileio import DirLock, atomic_write_text, check_writable_dir, write_error
 from .store import RunStore
 
 # ------------------------------------------------------------------------- the runner
@@ -60,7 +60,8 @@ def machine_info() -> str:
                     break
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}")
 
 
 def default_out_dir(cfg: ExperimentConfig, scale: float) -> Path:
@@ -79,7 +80,8 @@ class Runner:
         self.out = Path(out_dir) if out_dir else default_out_dir(cfg, cfg.scale)
         self.n_jobs = cfg.n_jobs if n_jobs is None else n_jobs
         if scheduler and backend not in (None, "dask"):
-            raise ConfigError(f"--scheduler {scheduler}: a Dask scheduler needs --backend dask, not --backend {backend}")
+            raise ConfigError(f"--scheduler {scheduler}: a Dask scheduler needs --backend dask, "
+                              f"not --backend {backend}")
         self.backend = "dask" if scheduler else (backend or cfg.backend)
         self.scheduler = scheduler
         if self.backend == "dask":
@@ -238,7 +240,8 @@ class Runner:
         for (ds, *_), w in widths.items():
             self.kernel_widths[ds] = w if ds not in self.kernel_widths else \
                 [*(v if isinstance(v := self.kernel_widths[ds], list) else [v]), w]
-        atomic_write_text(self.out / "experiment.json", json.dumps(self._meta("running", started), indent=2, default=str))
+        atomic_write_text(self.out / "experiment.json",
+                          json.dumps(self._meta("running", started), indent=2, default=str))
         try:
             with self._session():
                 for stage in self.cfg.stages():
@@ -247,7 +250,9 @@ class Runner:
             self.store.write_tables(self._kept_from_earlier() + [r for r in self.order if self.store.get(r)],
                                     self._outputs())
             done = sum(1 for r in self.order if self.store.get(r))
-            raise Interrupted(f"interrupted: {done} finished runs are saved in {self.out}; rerun with --resume to continue") from None
+            raise Interrupted(f"interrupted: {done} finished runs are saved in {self.out}; rerun with --resume to "
+                              f"continue") from None
         self.store.write_tables(self._kept_from_earlier() + self.order, self._outputs())
-        atomic_write_text(self.out / "experiment.json", json.dumps(self._meta("finished", started), indent=2, default=str))
+        atomic_write_text(self.out / "experiment.json",
+                          json.dumps(self._meta("finished", started), indent=2, default=str))
         return self.out

@@ -65,7 +65,8 @@ def holdout_split(y: np.ndarray, test_fraction: float, seed: int, dataset: str) 
     return np.sort(tr), np.sort(te)
 
 
-def cv_folds(y: np.ndarray, folds: int, max_rows: int | None, seed: int, dataset: str) -> list[tuple[np.ndarray, np.ndarray]]:
+def cv_folds(y: np.ndarray, folds: int, max_rows: int | None, seed: int,
+             dataset: str) -> list[tuple[np.ndarray, np.ndarray]]:
     """Stratified k-fold (train rows, validation rows) over the training set, or over a stratified
     subsample of ``max_rows`` rows of it; fully determined by (seed, dataset, folds, max_rows)."""
     from sklearn.model_selection import StratifiedKFold, train_test_split

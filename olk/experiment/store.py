@@ -11,7 +11,6 @@ import json
 import os
 from pathlib import Path
 
-
 from ..tasks import TEST_CURVE_COLUMNS, TEST_CURVES
 
 RUN_COLUMNS = ["run_id", "experiment", "phase", "dataset", "algorithm", "label", "display", "params", "kernel",
@@ -120,7 +119,7 @@ class RunStore:
         pass, e.g. SPA in batch mode) becomes one row per output classifier (SPA-last, SPA-avg), each
         with that output's test accuracy, run_id ``<run_id>:<output>``.
         """
-        import pandas as pd     # lazy: only writing the tables needs it
+        import pandas as pd  # lazy: only writing the tables needs it
         rows, curves, held = [], [], []
         outputs = outputs or {}
         for rid in run_ids:

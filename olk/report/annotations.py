@@ -112,6 +112,7 @@ def load_annotations(results_root: str | Path | None) -> Annotations:
     if not file.is_file():
         return Annotations()
     import yaml
+
     from olk._lazy import yaml_load
 
     try:

@@ -6,11 +6,10 @@ user-input problem arrives as :class:`olk.errors.OlkError` and leaves as a one-l
 """
 from __future__ import annotations
 
-
 import click
 
-from olk.fileio import atomic_write_text
 from olk.errors import OlkError
+from olk.fileio import atomic_write_text
 from olk.report.results import load_results
 
 PLOT_KINDS = ("curves", "time", "sensitivity", "test", "tradeoff", "kernels", "all")

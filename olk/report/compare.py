@@ -40,8 +40,17 @@ from olk.report.annotations import CATEGORIES, Annotations, load_annotations
 from olk.report.results import METRICS, Results, aggregate, load_results
 from olk.report.sizes import SizeCheck, size_checks
 from olk.report.tables import format_cell, format_value
-from olk.report.tolerance import (DEFAULT_TOLERANCES, PAPER_METRIC, Tolerance, describe_rule, describe_tol,
-                                  judge, margin, parse_compare, parse_tolerances)
+from olk.report.tolerance import (
+    DEFAULT_TOLERANCES,
+    PAPER_METRIC,
+    Tolerance,
+    describe_rule,
+    describe_tol,
+    judge,
+    margin,
+    parse_compare,
+    parse_tolerances,
+)
 from olk.tasks import TASKS
 
 __all__ = ["DEFAULT_TOLERANCES", "PAPER_METRIC", "Comparison", "cell_texts", "compare", "load_paper_table",
@@ -393,7 +402,8 @@ def _ranking(cells: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
             r = kendalltau(both["ours_mean"].to_numpy(), both["paper_mean"].to_numpy())
             tau, pval = float(r.statistic), float(r.pvalue)
         desc = metric not in LOWER_IS_BETTER
-        order = lambda col: " > ".join(both.sort_values(col, ascending=not desc, kind="stable")["display"])
+        order = lambda col, both=both, desc=desc: " > ".join(
+            both.sort_values(col, ascending=not desc, kind="stable")["display"])
         recs.append({"dataset": ds, "metric": metric, "n_algorithms": n, "tau": tau, "p_value": pval,
                      "ours_order": order("ours_mean"), "paper_order": order("paper_mean")})
     return pd.DataFrame.from_records(recs, columns=RANK_COLUMNS)

@@ -130,6 +130,7 @@ def read_configs(configs_dir: Path | None) -> list[ConfigInfo]:
     if configs_dir is None or not configs_dir.is_dir():
         return []
     import yaml
+
     from olk._lazy import yaml_load
 
     out = []

@@ -32,12 +32,25 @@ from pathlib import Path
 import pandas as pd
 
 from olk.errors import OlkError
-from olk.report.annotations import FILE_NAME as ANNOTATIONS_FILE, stale_annotations
+from olk.report.annotations import FILE_NAME as ANNOTATIONS_FILE
+from olk.report.annotations import stale_annotations
 from olk.report.catalogue import PAPERS, TABLE_CAPTIONS, paper_rank, table_title
 from olk.report.compare import Comparison, cause_texts, cell_texts, compare, deviation_texts, summary_text, unit_suffix
-from olk.report.discovery import (NOTES_DIR, ConfigInfo, Entry, find_configs, find_results, quick_reason, read_configs,
-                                  run_scale)
-from olk.report.mdtext import anchor as _anchor, code as _code, link_path as _link_path, md_escape, shown as _shown
+from olk.report.discovery import (
+    NOTES_DIR,
+    ConfigInfo,
+    Entry,
+    find_configs,
+    find_results,
+    quick_reason,
+    read_configs,
+    run_scale,
+)
+from olk.report.mdtext import anchor as _anchor
+from olk.report.mdtext import code as _code
+from olk.report.mdtext import link_path as _link_path
+from olk.report.mdtext import md_escape
+from olk.report.mdtext import shown as _shown
 from olk.report.mdtext import table_md as _table_md
 from olk.report.overview import overview_md
 from olk.report.results import METRICS, Results

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 #: Metrics the report knows: name -> (column header, kind).  ``kind`` selects the number format
 #: (see :func:`olk.report.tables.format_cell`) and the comparison tolerance family.
 #: ``mistake_rate`` is derived: 100 * mistakes / n_examples (else 100 - accuracy); so is ``sparsity``,
@@ -29,8 +28,8 @@ METRICS: dict[str, tuple[str, str]] = {
     # a kernel-selection learner's run_summary() choice (0-based index into its kernel set), shown as the OKS
     # paper's "opt-K": every run's choice, 1-based, sorted ("10,10,11,11,13")
     "selected_kernel": ("Selected kernel", "list"),
-    "label_efficiency": ("Efficiency ρ", "float"),
-    "mse_original": ("MSE (file units)", "float"),      # derived: the online MSE before the target scaling     # an active learner's labels requested / T (AMKL's ρ)
+    "label_efficiency": ("Efficiency ρ", "float"),      # an active learner's labels requested / T (AMKL's ρ)
+    "mse_original": ("MSE (file units)", "float"),      # derived: the online MSE before the target scaling
     "n_labels": ("#Labels", "count"),
     # a two-stage kernel-selection method's run_summary(): its selection stage and its SVM stage (OKS's "RT")
     "select_time_s": ("Selection time (s)", "time"),

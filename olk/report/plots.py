@@ -356,7 +356,8 @@ def plot_sparsity_tradeoff(results_dir: str | Path | Results, param: str = "gamm
             colour, marker = _styles(res)[lab]
             ax_s.plot(xv[keep], g["sparsity"].to_numpy()[keep], marker=marker, color=colour, label=res.display(lab))
             ax_r.plot(xv[keep], g[metric].to_numpy()[keep] / ref, marker=marker, color=colour, label=res.display(lab))
-        for ax, ylab in ((ax_s, "Sparsity"), (ax_r, f"Relative accuracy (vs {res.display(reference) if reference else 'best'})")):
+        for ax, ylab in ((ax_s, "Sparsity"),
+                         (ax_r, f"Relative accuracy (vs {res.display(reference) if reference else 'best'})")):
             ax.set_xscale("log")
             ax.set_xlabel(f"{param} - {offset:g}" if offset else param)
             ax.set_ylabel(ylab)
@@ -517,7 +518,8 @@ def plot_kernel_selection(results_dir: str | Path | Results, selections: str | P
         kx = g.index.to_numpy(int)
         ax.bar(kx, g.to_numpy(), color="#cccccc", edgecolor="#888888", label="LIBSVM on the kernel (ground truth)")
         lo = float(g.min())
-        labels = [lab for lab in dict.fromkeys(picks["label"]) if (picks[(picks["dataset"] == ds)]["label"] == lab).any()]
+        labels = [lab for lab in dict.fromkeys(picks["label"])
+                  if (picks[(picks["dataset"] == ds)]["label"] == lab).any()]
         for j, lab in enumerate(labels):
             ks = picks[(picks["dataset"] == ds) & (picks["label"] == lab)]["selected_kernel"].astype(int) + 1
             counts = ks.value_counts()

@@ -32,9 +32,15 @@ import numpy as np
 import pandas as pd
 
 from olk.errors import ConfigError, OlkError, did_you_mean
-from olk.tasks import TEST_CURVE_COLUMNS, TEST_CURVES
 from olk.report.metrics import (  # noqa: F401  (re-exported: callers read them from here)
-    DEFAULT_DATASETS_PER_BLOCK, METRICS, NUMERIC_COLUMNS, ONLINE_METRICS, PLUS_MINUS, TableLayout)
+    DEFAULT_DATASETS_PER_BLOCK,
+    METRICS,
+    NUMERIC_COLUMNS,
+    ONLINE_METRICS,
+    PLUS_MINUS,
+    TableLayout,
+)
+from olk.tasks import TEST_CURVE_COLUMNS, TEST_CURVES
 
 #: Columns ``olk run`` writes to runs.csv (unknown extra columns are ignored).
 RUN_COLUMNS = (

@@ -21,8 +21,8 @@ import numpy as np
 from ..._core.svpool import RowSource
 from ..._lazy import issparse
 from ...errors import ConfigError, DataError
-from ..common.inputs import InputError, check_finite_X, n_rows
 from ..common.batch import BatchKernelLearner
+from ..common.inputs import InputError, check_finite_X, n_rows
 from ..registry import POSITIVE, Param, Reproducibility, register
 
 
@@ -135,7 +135,7 @@ class LibSVM(BatchKernelLearner):
         y_i alpha_i) and ``intercept_`` (b): f(x) = sum_i dual_coef_[i, 0] k(sv_i, x) + b."""
         if self.svc is None:
             return {}
-        import scipy.sparse as sp       # loaded already: scikit-learn's SVC imports it
+        import scipy.sparse as sp  # loaded already: scikit-learn's SVC imports it
         sv, dc = self.svc.support_vectors_, self.svc.dual_coef_          # both sparse after a sparse fit
         return {"support_vectors_": sp.csr_matrix(sv, dtype=np.float64) if sp.issparse(sv) else np.array(sv),
                 "dual_coef_": np.array(dc.toarray() if sp.issparse(dc) else dc, dtype=np.float64).T.copy(),

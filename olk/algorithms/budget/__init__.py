@@ -1,4 +1,5 @@
-"""Budget online kernel classifiers (the SPA paper's bounded baselines): RBP, Forgetron, BPA-S, BOGD, Projectron, Projectron++, and BSGD (JMLR 2012); budget maintenance steps in core.py.
+"""Budget online kernel classifiers (the SPA paper's bounded baselines): RBP, Forgetron, BPA-S, BOGD, Projectron,
+Projectron++, and BSGD (JMLR 2012); budget maintenance steps in core.py.
 
 Every module of this package is imported when the package is (:func:`olk.algorithms.registry.import_modules`):
 a learner module registers itself, so a new learner here is one new module."""

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from ..common.learner import OnlineKernelLearner
 from ..common.losses import check_shrinkage, hinge
-from .core import budget_param, discard_random, purge
 from ..registry import POSITIVE, Param, register
+from .core import budget_param, discard_random, purge
 
 
 @register

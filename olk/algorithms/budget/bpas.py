@@ -21,8 +21,8 @@ from __future__ import annotations
 from ..._core.bpas import bpas_step
 from ..common.learner import OnlineKernelLearner
 from ..common.losses import hinge
-from .core import budget_param
 from ..registry import POSITIVE, Param, register
+from .core import budget_param
 
 
 @register
@@ -58,7 +58,8 @@ class BPAS(OnlineKernelLearner):
 
     Cost: at a full budget the B kernel values k(x_r, x_t) are computed once per step and give both
     f_t(x_t) and the removal scores (no second pass); that whole step is one call into the core
-    (:func:`olk._core.bpas.bpas_step`, bit for bit the reading above with :func:`~olk.algorithms.budget.core.bpas_choice`).
+    (:func:`olk._core.bpas.bpas_step`, bit for bit the reading above with
+    :func:`~olk.algorithms.budget.core.bpas_choice`).
     """
 
     name = "bpas"

@@ -131,7 +131,7 @@ class BSGD(OnlineKernelLearner):
     Defaults: ``lam = 1e-4`` is the value of the paper's Table 4 (the other experiments choose lambda by
     10-fold cross-validation: tune it); B = 100 is one of the paper's two budgets (100, 500).  ``memory_extra``:
     projection's packed inverse; merging's merged points may be denser than data rows.
-    """
+    """  # noqa: E501 - its first line is the summary of olk algorithms and docs/estimators.md: kept whole
 
     name = "bsgd"
     display = "BSGD"

@@ -19,8 +19,8 @@ Cognitive Foundry's Forgetron.java, the SPA authors' MATLAB forgetron.m): :mod:`
 from __future__ import annotations
 
 from ..common.learner import OnlineKernelLearner
-from .core import ForgetronState, budget_param, purge
 from ..registry import register
+from .core import ForgetronState, budget_param, purge
 
 
 @register

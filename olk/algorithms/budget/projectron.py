@@ -41,7 +41,6 @@ True
 """
 from __future__ import annotations
 
-
 from ..registry import register
 from .projection import ProjectronCore
 

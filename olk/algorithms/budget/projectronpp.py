@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 
-from .projection import ProjectronCore
 from ..registry import register
+from .projection import ProjectronCore
 
 
 @register

@@ -18,8 +18,8 @@ against: :mod:`olk.algorithms.budget.core`.
 from __future__ import annotations
 
 from ..common.learner import OnlineKernelLearner
-from .core import budget_param, discard_random, purge
 from ..registry import register
+from .core import budget_param, discard_random, purge
 
 
 @register

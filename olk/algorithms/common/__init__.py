@@ -1,1 +1,2 @@
-"""Shared learner machinery (not learners): the base classes, input checks, losses, averaged and projected outputs, probabilities."""
+"""Shared learner machinery (not learners): the base classes, input checks, losses, averaged and projected outputs,
+probabilities."""

@@ -18,7 +18,6 @@ Support vectors live in one shared Cython :class:`~olk._core.svpool.SVPool`; a l
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..._core.svpool import RowSource, SVPool
@@ -27,8 +26,19 @@ from ...errors import ConfigError
 from ...kernels import KernelSet
 from ...tasks import TASKS
 from ..registry import EXACT, check_params_of
-from .inputs import (InputError, ParamError, as_data, check_finite_X, check_finite_y, check_train_shape, label_text,
-                     labels_text, n_features, n_rows, same_label)
+from .inputs import (
+    InputError,
+    ParamError,
+    as_data,
+    check_finite_X,
+    check_finite_y,
+    check_train_shape,
+    label_text,
+    labels_text,
+    n_features,
+    n_rows,
+    same_label,
+)
 
 
 class KernelEstimator:
@@ -245,6 +255,7 @@ class KernelEstimator:
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             import warnings
+
             from sklearn.exceptions import DataConversionWarning
             warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape (n, 1) is read "
                           "as its single column (use y.ravel())", DataConversionWarning, stacklevel=4)
@@ -266,19 +277,21 @@ class KernelEstimator:
                                 f"use two labels of one type") from None
             if found.size > 2 and found.dtype.kind == "f" and not np.all(found == np.round(found)):
                 raise InputError(f"y: Unknown label type: continuous target ({found.size} distinct real values, e.g. "
-                                 f"{labels_text(found[:3])}) but {self.display} is a binary classifier: give it two labels")
+                                 f"{labels_text(found[:3])}) but {self.display} is a binary classifier: give it two "
+                                 f"labels")
             if found.size > 2:
-                raise InputError(f"y: {found.size} distinct labels ({labels_text(found)}) but {self.display} is a binary "
-                                f"classifier. Only binary classification is supported: give it two labels (for a multiclass LIBSVM file, map one class to +1 "
-                                f"with preprocess={{'positive_label': L}}, or use a multi-class learner such as mc_pa1)")
+                raise InputError(f"y: {found.size} distinct labels ({labels_text(found)}) but {self.display} is a "
+                                 f"binary classifier. Only binary classification is supported: give it two labels (for "
+                                 f"a multiclass LIBSVM file, map one class to +1 with "
+                                 f"preprocess={{'positive_label': L}}, or use a multi-class learner such as mc_pa1)")
             if found.size == 2:
                 classes = found
             elif found.dtype.kind in "iuf" and found[0] in (-1, 1):
                 classes = np.array([-1, 1], dtype=found.dtype if found.dtype.kind in "if" else np.int64)
             else:
-                raise InputError(f"y: only one label ({label_text(found[0])}) in the first fit/partial_fit call: one class "
-                                f"only, so olk cannot tell which class it is; pass examples of both classes in the "
-                                f"first call, or use the labels -1/+1")
+                raise InputError(f"y: only one label ({label_text(found[0])}) in the first fit/partial_fit call: one "
+                                 f"class only, so olk cannot tell which class it is; pass examples of both classes in "
+                                 f"the first call, or use the labels -1/+1")
         pos, neg = same_label(y, classes[1]), same_label(y, classes[0])
         bad = ~(pos | neg)
         if bad.any():

@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 
 from ..._core.svpool import pexp
-from .core import KLR_PARAMS, OnlineKLR, expit_neg, logit_loss
 from ..registry import Param, Reproducibility, register
+from .core import KLR_PARAMS, OnlineKLR, expit_neg, logit_loss
 
 #: the auxiliary functions of the paper's Section "Auxiliary function based approach"
 AUX_FUNCTIONS = {
@@ -72,7 +72,7 @@ class Auxiliary(OnlineKLR):
     def h(self, z: float) -> float:
         """The auxiliary function h(z), without overflow."""
         g = self.gamma
-        if self.aux == "shift":                   # ln(gamma + e^-z) = ln gamma + ln(1 + e^-z / gamma): = l(z) at gamma = 1
+        if self.aux == "shift":             # ln(gamma + e^-z) = ln gamma + ln(1 + e^-z / gamma): = l(z) at gamma = 1
             return math.log(g) + math.log1p(pexp(-z) / g) if z >= 0.0 else -z + math.log1p(g * pexp(z))
         if self.aux == "scale":                                       # ln(1 + gamma e^-z) = l(z - ln gamma)
             return logit_loss(z - math.log(g))

@@ -32,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.klr import dcd_sweep
-from .batch import KLR_PARAMS, KernelColumns, KLRBatchLearner, primal_objective
 from ..registry import POSITIVE, Param, register
+from .batch import KLR_PARAMS, KernelColumns, KLRBatchLearner, primal_objective
 
 
 def dual_objective(lam: float, beta: np.ndarray, f: np.ndarray, alpha: np.ndarray, alpha_c: np.ndarray,
@@ -70,7 +70,8 @@ class KLRDCD(KLRBatchLearner):
         eps_in = 1e-2
         for sweep = 1..max_iter:
             for i = 0..n-1:                                  # cyclic, rows in the given order
-                a = K_ii,  b = y_i f_i                       # g(z) = z log z + (C-z) log(C-z) + a/2 (z-z0)^2 + sign b (z-z0)
+                a = K_ii,  b = y_i f_i                       # g(z) = z log z + (C-z) log(C-z) + a/2 (z-z0)^2
+                                                             #        + sign b (z-z0)
                 if a (alpha'_i - alpha_i) / 2 + b >= 0:  z0 = alpha_i,  sign = +1   # optimum alpha_i in (0, C/2]
                 else:                                    z0 = alpha'_i, sign = -1   # optimum C - alpha_i in (0, C/2]
                 z = z0 (0.1 z0 if z0 > C/2);  g' = a (z - z0) + sign b + log(z / (C - z))

@@ -18,8 +18,8 @@ the more confidently it is already classified; the update is NC's (:mod:`~olk.al
 from __future__ import annotations
 
 from ...errors import ConfigError
-from .core import ETA_RULE, KLR_PARAMS, OnlineKLR, expit_neg
 from ..registry import register
+from .core import ETA_RULE, KLR_PARAMS, OnlineKLR, expit_neg
 
 
 @register

@@ -23,7 +23,6 @@ array([[0.78 , 0.22 ],
 """
 from __future__ import annotations
 
-
 from ..registry import register
 from .core import KLR_PARAMS, OnlineKLR, expit_neg
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import POSITIVE, Param, register
-from .batch import KLRBatchLearner, KLR_PARAMS, KernelColumns, primal_objective
+from .batch import KLR_PARAMS, KernelColumns, KLRBatchLearner, primal_objective
 
 
 @register
@@ -86,7 +86,7 @@ class KLRPCD(KLRBatchLearner):
     MAX_HALVINGS = 30
 
     def _solve(self, cols: KernelColumns, y: np.ndarray, publish) -> None:
-        from scipy.special import expit      # lazy: scipy.special takes ~0.1 s to import
+        from scipy.special import expit  # lazy: scipy.special takes ~0.1 s to import
         n = cols.n
         lam, inv_n = self.lam, 1.0 / n
         diag = cols.diag

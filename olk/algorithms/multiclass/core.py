@@ -143,6 +143,7 @@ class MulticlassKernelLearner(OnlineKernelLearner):
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             import warnings
+
             from sklearn.exceptions import DataConversionWarning
             warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape (n, 1) is read "
                           "as its single column (use y.ravel())", DataConversionWarning, stacklevel=4)

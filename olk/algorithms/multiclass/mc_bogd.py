@@ -22,8 +22,8 @@ from __future__ import annotations
 from ...tasks import predicted_class
 from ..budget.core import budget_param
 from ..common.losses import check_shrinkage
-from .core import MulticlassKernelLearner, hinge_rival
 from ..registry import POSITIVE, Param, register
+from .core import MulticlassKernelLearner, hinge_rival
 
 
 @register

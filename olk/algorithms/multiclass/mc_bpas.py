@@ -22,8 +22,8 @@ import numpy as np
 
 from ...tasks import predicted_class
 from ..budget.core import budget_param
-from .core import MulticlassKernelLearner, bpas_row_choice, hinge_rival
 from ..registry import POSITIVE, Param, register
+from .core import MulticlassKernelLearner, bpas_row_choice, hinge_rival
 
 
 @register

@@ -22,8 +22,8 @@ import numpy as np
 
 from ...tasks import predicted_class
 from ..budget.core import ForgetronState, budget_param
-from .core import KESLER, MulticlassKernelLearner
 from ..registry import register
+from .core import KESLER, MulticlassKernelLearner
 
 
 @register

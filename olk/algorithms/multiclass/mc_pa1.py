@@ -19,8 +19,8 @@ with +tau_t on class y_t and -tau_t on r_t, tau_t = min(C, l_t / (2 k(x_t, x_t))
 from __future__ import annotations
 
 from ...tasks import predicted_class
-from .core import MulticlassKernelLearner, hinge_rival
 from ..registry import POSITIVE, Param, register
+from .core import MulticlassKernelLearner, hinge_rival
 
 
 @register

@@ -19,8 +19,8 @@ its weight on the single top-scoring wrong class.  No budget: #SV = #mistakes.
 from __future__ import annotations
 
 from ...tasks import predicted_class
-from .core import MulticlassKernelLearner
 from ..registry import register
+from .core import MulticlassKernelLearner
 
 
 @register

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from ...tasks import predicted_class
 from ..budget.core import budget_param
-from .core import MulticlassKernelLearner
 from ..registry import register
+from .core import MulticlassKernelLearner
 
 
 @register

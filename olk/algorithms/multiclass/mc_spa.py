@@ -25,8 +25,8 @@ import numpy as np
 from ...errors import ConfigError
 from ...tasks import predicted_class
 from ..common.averaged import OUTPUT
-from .core import MulticlassKernelLearner, hinge_rival
 from ..registry import POSITIVE, Param, register
+from .core import MulticlassKernelLearner, hinge_rival
 
 
 @register

@@ -2,7 +2,8 @@
 a single-kernel budget algorithm.  Lu, Sahoo, Zhao & Hoi, "Sparse passive-aggressive learning for bounded
 online kernel methods", ACM TIST 9(4), 2018, Section 6.2.3, Algorithm 3 ("The Bounded OMKC-DD Using the
 Deterministic Update"); the DD/RBP, DD/Forgetron, DD/BOGD and DD/BPAS rows of the paper's Table 6 and the
-curves of its Figure 3.  What it shares with ``bomkc_sd`` is ``BoundedOMKC`` (:mod:`olk.algorithms.multikernel.bounded`).
+curves of its Figure 3.  What it shares with ``bomkc_sd`` is ``BoundedOMKC``
+(:mod:`olk.algorithms.multikernel.bounded`).
 
 OMKC(DD) (:mod:`~olk.algorithms.multikernel.omkc_dd`: one kernel classifier f_i per kernel, Hedge-weighted vote of their
 signs) whose classifiers are the single-kernel budget learners of Table 2, chosen by ``maintenance``:
@@ -33,9 +34,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ConfigError
-from .core import DISCOUNT
 from ..registry import register
 from .bounded import C_PA, ETA, LAM, MAINTENANCE, TOTAL_BUDGET, BoundedOMKC
+from .core import DISCOUNT
 
 
 @register

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..registry import register
 from .bounded import C_PA, ETA, LAM, MAINTENANCE, TOTAL_BUDGET, BoundedOMKC
 from .core import DELTA, DISCOUNT
-from ..registry import register
 
 
 @register

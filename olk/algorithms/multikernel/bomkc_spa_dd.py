@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ConfigError
-from .core import DELTA, DISCOUNT, OMKCCore
 from ..registry import Param, register
+from .core import DELTA, DISCOUNT, OMKCCore
 
 
 @register

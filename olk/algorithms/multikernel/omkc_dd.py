@@ -39,7 +39,6 @@ The core every OMKC row shares is ``OMKCCore`` (:mod:`olk.algorithms.multikernel
 """
 from __future__ import annotations
 
-
 from ..registry import register
 from .core import COMBINE, COMPONENT, DISCOUNT, ETA, OMKCCore
 

@@ -15,8 +15,8 @@ paper's "learning rate" of Section 6.2.4, read as PA-I's aggressiveness C.
 """
 from __future__ import annotations
 
-from .core import COMBINE, DISCOUNT, ETA, OMKCCore
 from ..registry import register
+from .core import COMBINE, DISCOUNT, ETA, OMKCCore
 
 
 @register

@@ -28,8 +28,8 @@ True
 """
 from __future__ import annotations
 
-from .core import COMBINE, COMPONENT, DELTA, DISCOUNT, ETA, OMKCCore
 from ..registry import register
+from .core import COMBINE, COMPONENT, DELTA, DISCOUNT, ETA, OMKCCore
 
 
 @register

@@ -18,8 +18,8 @@ True
 """
 from __future__ import annotations
 
-from .core import COMBINE, DELTA, DISCOUNT, ETA, HEDGE, OMKCCore
 from ..registry import register
+from .core import COMBINE, DELTA, DISCOUNT, ETA, HEDGE, OMKCCore
 
 
 @register

@@ -14,8 +14,8 @@ DD's is (see ``results/notes/spa_tist2018_table5.md`` for why the paper's U may 
 """
 from __future__ import annotations
 
-from .core import COMBINE, ETA, OMKCCore
 from ..registry import register
+from .core import COMBINE, ETA, OMKCCore
 
 
 @register

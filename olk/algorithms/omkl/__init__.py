@@ -1,4 +1,5 @@
-"""Online multiple kernel learning with mistake bounds (Jin, Hoi & Yang, ALT 2010), Algorithms 1-6: the shared core in core.py, the theorems' bounds in bounds.py.
+"""Online multiple kernel learning with mistake bounds (Jin, Hoi & Yang, ALT 2010), Algorithms 1-6: the shared core
+in core.py, the theorems' bounds in bounds.py.
 
 Every module of this package is imported when the package is (:func:`olk.algorithms.registry.import_modules`):
 a learner module registers itself, so a new learner here is one new module."""

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import BETA, BOUND, DELTA, ALTCore
 from ..registry import register
+from .core import BETA, BOUND, DELTA, ALTCore
 
 
 @register

@@ -18,12 +18,10 @@ incremental RKHS norms and the projection) is ``OMKLOCore`` in :mod:`olk.algorit
 """
 from __future__ import annotations
 
-
 import numpy as np
 
-from .core import BETA, BOUND
 from ..registry import register
-from .core import RADIUS, OMKLOCore
+from .core import BETA, BOUND, RADIUS, OMKLOCore
 
 
 @register

@@ -21,10 +21,8 @@ import math
 
 import numpy as np
 
-from .core import RADIUS, OMKLOCore
-from .core import BETA, BOUND, DELTA
-from .core import sample_one
 from ..registry import Param, register
+from .core import BETA, BOUND, DELTA, RADIUS, OMKLOCore, sample_one
 
 #: the step size eta (0: Theorem 10's printed value sqrt(a/b))
 ETA = Param("eta", 0.0, "step size eta > 0; 0 = Theorem 10's printed eta = sqrt(a(R,beta,delta)/b(R,beta,delta))",

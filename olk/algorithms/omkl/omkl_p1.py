@@ -25,7 +25,6 @@ journal version of the same algorithm) with ``discount = beta``: the same votes,
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..registry import register

@@ -20,8 +20,8 @@ import math
 import numpy as np
 
 from ..._core.svpool import exp_array
-from .core import BETA, BOUND, ALTCore
 from ..registry import POSITIVE, Param, register
+from .core import BETA, BOUND, ALTCore
 
 #: the maximum misclassification level gamma > 0 (the paper gives no value)
 GAMMA = Param("gamma", 0.5, "max misclassification level: nu_i = z_i (1/2 + min(gamma, -y f_i(x)))", **POSITIVE)

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import BETA, BOUND, DELTA, ALTCore
 from ..registry import register
-from .core import sample_one
+from .core import BETA, BOUND, DELTA, ALTCore, sample_one
 
 
 @register

@@ -31,16 +31,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .omkl_aks import combine
-from .core import CORE_PARAMS, RandomFeatureMKL
 from ..registry import Param, register
+from .core import CORE_PARAMS, RandomFeatureMKL
+from .omkl_aks import combine
 
 EPSILON = Param("epsilon", 0.005, "confidence threshold: skip the label if C_t < epsilon (33); 0.005 (59, INFERRED "
                 "from the authors' main_DAMKL.m); 0 = ask every label = Raker", check=lambda v: v >= 0,
                 requirement=">= 0")
 CONFIDENCE_TEST = Param("confidence_test", "<", "how C_t is compared with epsilon in (33): '<' (default, the "
-                        "authors' Confidence_condition.m) | '<=' (the typeset form of (33), INFERRED in spec Section 4): "
-                        "they differ only when C_t equals epsilon exactly", type=str, choices=("<", "<="))
+                        "authors' Confidence_condition.m) | '<=' (the typeset form of (33), INFERRED in spec Section "
+                        "4): they differ only when C_t equals epsilon exactly", type=str, choices=("<", "<="))
 M_CAP = Param("M", 1, "at most M consecutive unlabelled rounds (59: M = 1, INFERRED); 0 = ask every label", type=int,
               check=lambda v: v >= 0, requirement=">= 0")
 

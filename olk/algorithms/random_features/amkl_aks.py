@@ -2,7 +2,8 @@
 with Multiple Kernels", IEEE TNNLS 2022 (arXiv 2005.03188), Algorithm 2, eqs. (33)-(44), (54)-(55), (59).
 The formulas follow ``../shared/spec/amkl_raker.md`` Sections 3-4 (the paper text lost its equations).
 
-AMKL (:mod:`olk.algorithms.random_features.amkl`) with OMKL-AKS's random kernel subset (:mod:`olk.algorithms.random_features.omkl_aks`):
+AMKL (:mod:`olk.algorithms.random_features.amkl`) with OMKL-AKS's random kernel subset
+(:mod:`olk.algorithms.random_features.omkl_aks`):
 the subset S_t is drawn from the ACTIVE weights q~_t, the prediction and the confidence condition use only
 the kernels of S_t (weights renormalised on it), and a labelled round updates every kernel.
 
@@ -23,9 +24,9 @@ True
 """
 from __future__ import annotations
 
-from .amkl import ActiveMKL
-from .omkl_aks import DELTA, R, AKSSubsets
 from ..registry import register
+from .amkl import ActiveMKL
+from .omkl_aks import DELTA, AKSSubsets, R
 
 
 @register

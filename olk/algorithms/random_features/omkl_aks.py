@@ -1,7 +1,8 @@
 """OMKL-AKS: online multi-kernel regression with adaptive kernel selection, S. Hong & J. Chae, "Active Learning
 with Multiple Kernels", IEEE TNNLS 2022 (arXiv 2005.03188), Algorithm 1, eqs. (23)-(32), Remark 1 and
 Example 1.  The formulas follow ``../shared/spec/amkl_raker.md`` Section 3 (the paper text lost its
-equations).  The module also holds the subset machinery AMKL-AKS (:mod:`olk.algorithms.random_features.amkl_aks`) reuses:
+equations).  The module also holds the subset machinery AMKL-AKS (:mod:`olk.algorithms.random_features.amkl_aks`)
+reuses:
 the subset size p_t (23), the Balls-Bins collection (26)-(28) and the subset PMF (29)-(30).
 
 Kernel functions and weights are exactly Raker's (every kernel learns every round, as Theorem 1's proof
@@ -33,8 +34,8 @@ import math
 
 import numpy as np
 
-from .core import CORE_PARAMS, RandomFeatureMKL
 from ..registry import NumberOr, Param, register
+from .core import CORE_PARAMS, RandomFeatureMKL
 
 ONE_OVER_K = "1/K"
 R_EQUALS_P = "p"

@@ -25,8 +25,8 @@ A small synthetic stream (3,000 rows, so that eta_l D < 1 with the literal eq. 5
 """
 from __future__ import annotations
 
-from .core import RandomFeatureMKL
 from ..registry import register
+from .core import RandomFeatureMKL
 
 
 @register

@@ -45,8 +45,6 @@ when it falls below ``renormalise_below``, which leaves f unchanged.  What it sh
 """
 from __future__ import annotations
 
-
-
 from ..registry import register
 from .core import HORIZON, LAM, STEP_SIZE, KernelRegressionCore
 

@@ -42,8 +42,8 @@ import numpy as np
 
 from ..._core.svpool import dot, exp_array
 from ..budget.core import forget, purge
-from .core import HORIZON, LAM, STEP_SIZE, KernelRegressionCore
 from ..registry import Param, register
+from .core import HORIZON, LAM, STEP_SIZE, KernelRegressionCore
 
 #: Hedge factor (spec Section 5: beta = 0.5, the AMKL authors' ``all_beta``)
 BETA = Param("beta", 0.5, "Hedge factor: w_k <- w_k beta^{(f_k(x_t) - y_t)^2}", check=lambda v: 0.0 < v <= 1.0,

@@ -166,7 +166,8 @@ class KernelSelection(BatchKernelLearner):
 
     @classmethod
     def fitted_names(cls) -> tuple[str, ...]:
-        return ("support_vectors_", "dual_coef_") + (() if cls.online_output else ("intercept_",)) + ("kernel_weights_",)
+        return (("support_vectors_", "dual_coef_") + (() if cls.online_output else ("intercept_",))
+                + ("kernel_weights_",))
 
     def fitted_attributes(self) -> dict:
         """The returned classifier: the SVM stage's ``support_vectors_`` (rows of the training set),

@@ -17,7 +17,6 @@ the set on the test set, with the same kernels, validation split and C grid as t
 """
 from __future__ import annotations
 
-
 from ...errors import ConfigError
 from ..registry import Param, register
 from .core import KernelSelection

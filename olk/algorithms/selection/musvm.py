@@ -27,8 +27,9 @@ class MuSVM(KernelSelection):
 
     For each kernel (in order) and each C in 2^[-10:10]: SVC on the training rows outside the validation set,
     scored on the validation set (accuracy, ties broken by the hinge loss: ``selection.validation_score``); the
-    best pair wins (then the first: kernel order, C order), and its SVC is retrained on all training rows.  The time includes computing every kernel's Gram matrix (the
-    paper's footnote 4).  ``validation_accuracy_``: each kernel's best validation accuracy.
+    best pair wins (then the first: kernel order, C order), and its SVC is retrained on all training rows.  The time
+    includes computing every kernel's Gram matrix (the paper's footnote 4).  ``validation_accuracy_``: each kernel's
+    best validation accuracy.
     """
 
     name = "musvm"

@@ -22,8 +22,8 @@ import time
 import numpy as np
 
 from ..multikernel.omkc_dd import OMKCDD
-from ..single.perceptron import KernelPerceptron
 from ..registry import register
+from ..single.perceptron import KernelPerceptron
 from .core import KernelSelection, run_epochs
 
 

@@ -1,7 +1,8 @@
 """OKS: Online Kernel Selection for classification, Algorithm 2 of Yang, Mahdavi, Jin, Yi & Hoi, "Online Kernel
-Selection: Algorithms and Evaluations", AAAI 2012; expected-mistake bound Theorem 3.  What it shares with Algorithm 1 (:mod:`olk.algorithms.selection.oks_convex`) -- the kernel classifiers on one
-shared pool, the importance-weighted exponential weights, the sampling distribution and the selected kernel
-argmax q_T -- is ``OKSCore`` (:mod:`olk.algorithms.selection.oks_core`).
+Selection: Algorithms and Evaluations", AAAI 2012; expected-mistake bound Theorem 3.  What it shares with Algorithm 1
+(:mod:`olk.algorithms.selection.oks_convex`) -- the kernel classifiers on one shared pool, the importance-weighted
+exponential weights, the sampling distribution and the selected kernel argmax q_T -- is ``OKSCore``
+(:mod:`olk.algorithms.selection.oks_core`).
 
 Each round ONE kernel i_t ~ p_t = (1 - delta) q_t + delta/m is sampled; only it is evaluated against the label
 and may learn; its loss (here the mistake z) enters its weight divided by p_{i_t}, an unbiased estimate of the
@@ -18,8 +19,6 @@ loss vector (E[z_i m_i / p_i] = z_i), as in EXP3 (Auer et al. 2003).
 (0.24, 0.799)
 """
 from __future__ import annotations
-
-
 
 from ..registry import register
 from .oks_core import OKSCore

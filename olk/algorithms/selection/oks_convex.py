@@ -14,8 +14,8 @@ What it shares with Algorithm 2 (sampling, importance weights, selection) is ``O
 from __future__ import annotations
 
 from ..klr.core import expit_neg, logit_loss
-from .oks_core import OKSCore
 from ..registry import Param, register
+from .oks_core import OKSCore
 
 
 @register
@@ -25,7 +25,8 @@ class OKSConvex(OKSCore):
     Pseudo-code (Algorithm 1):
         f_1 = 0, w_1 = 1, p_1 = 1/m;  for t = 1..T:
             i_t ~ Multi(p_t);  l = loss(f_{i_t}(x_t), y_t);
-            w_{i_t} <- w_{i_t} exp(-eta l / p_{i_t});  f_{i_t} <- f_{i_t} - lambda grad l(f_{i_t}(x_t), y_t) k_{i_t}(x_t, .) / p_{i_t};
+            w_{i_t} <- w_{i_t} exp(-eta l / p_{i_t});
+            f_{i_t} <- f_{i_t} - lambda grad l(f_{i_t}(x_t), y_t) k_{i_t}(x_t, .) / p_{i_t};
             q_t = w_t / sum_j w_j;  p_t = (1 - delta) q_t + delta/m
 
     Losses: ``hinge`` max(0, 1 - y f) (subgradient -y on 1 - y f > 0, 0 otherwise: at the kink, 1 - y f = 0,

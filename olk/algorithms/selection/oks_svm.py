@@ -19,9 +19,9 @@ import time
 
 import numpy as np
 
-from .oks import OKS
 from ..registry import Param, register
 from .core import KernelSelection, run_epochs
+from .oks import OKS
 
 DELTAS = (Param("delta1", 0.5, "OKS's smoothing delta in the first epoch (the paper: 0.5)",
                 check=lambda v: 0.0 < v < 1.0, requirement="in (0, 1)"),

@@ -45,8 +45,8 @@ import numpy as np
 
 from ..._core.svpool import dot
 from ...errors import ConfigError
-from ..common.learner import OnlineKernelLearner
 from ..common.inputs import check_finite_X, n_rows
+from ..common.learner import OnlineKernelLearner
 from ..registry import Param, Reproducibility, register
 
 #: p of the (2,p) group norm; 0 = DOGMA's default q = 2 ln m (kept >= 2, see the class docstring)

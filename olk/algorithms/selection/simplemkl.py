@@ -391,11 +391,15 @@ def simplemkl(Ks, y, C: float, *, tol: float = 0.01, max_iter: int = 50, svm_tol
             line_tol /= 10.0
             if line_tol < 1e-6:
                 status = "stalled"
-                history.append(cur.J); d_hist.append(cur.d); gaps.append(gap)
+                history.append(cur.J)
+                d_hist.append(cur.d)
+                gaps.append(gap)
                 break
         cur = nxt
         gap = _gap(cur)
-        history.append(cur.J); d_hist.append(cur.d); gaps.append(gap)
+        history.append(cur.J)
+        d_hist.append(cur.d)
+        gaps.append(gap)
 
     d = cur.d.copy()
     beta = cur.beta.copy()
@@ -441,8 +445,9 @@ class SimpleMKL(KernelSelection):
     """SimpleMKL (Rakotomamonjy et al., JMLR 2008), the SIPMKL column of Yang et al.'s Tables 1-2: the kernel
     weights d and the SVM learned together on the training set (:func:`simplemkl`), C in 2^[-10:10] tuned on
     the validation set (SimpleMKL on the other training rows, scored on the validation rows by
-    ``selection.validation_score``; the first C on ties), then retrained on all training rows.  The returned classifier is the combined one (footnote 5); its
-    "optimal kernel" the largest weight (footnote 6).  ``mkl_`` is the final :class:`SimpleMKLResult`.
+    ``selection.validation_score``; the first C on ties), then retrained on all training rows.  The returned
+    classifier is the combined one (footnote 5); its "optimal kernel" the largest weight (footnote 6).  ``mkl_`` is
+    the final :class:`SimpleMKLResult`.
 
     >>> from olk.algorithms import make
     >>> from olk.data import load_dataset

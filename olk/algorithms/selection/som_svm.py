@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 
-from .oks_svm import DELTAS
 from ..omkl.omkl_sua import OMKLSUA
 from ..registry import register
 from .core import BETA_GRID, KernelSelection, run_epochs, vote_score
+from .oks_svm import DELTAS
 
 
 @register
@@ -30,9 +30,9 @@ class SOMSVM(KernelSelection):
 
     "The same two-epoch protocol" as OKS: two passes in the run's order with the sampling smoothing delta =
     delta1 (0.5) then delta2 (0.2).  The discount beta is tuned in [0.1 : 0.04 : 0.9] on the validation set
-    (SOM trained on the other training rows, scored by its own weighted vote: ``selection.vote_score``, then the first beta); with
-    the chosen beta SOM runs on all training rows and its largest weight selects the kernel (the paper's
-    "the best kernel of OKS and SOM is selected deterministically ... the largest value in q_T").
+    (SOM trained on the other training rows, scored by its own weighted vote: ``selection.vote_score``, then the
+    first beta); with the chosen beta SOM runs on all training rows and its largest weight selects the kernel
+    (the paper's "the best kernel of OKS and SOM is selected deterministically ... the largest value in q_T").
     """
 
     name = "som_svm"

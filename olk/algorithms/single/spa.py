@@ -51,8 +51,10 @@ class SPA(AveragedOutput, OnlineKernelLearner):
     stochastic = True
     style = ("#d62728", "*")
     params = (
-        Param("alpha", 1.0, "cap on the loss used for the sampling probability", check=lambda v: v > 0, requirement="> 0"),
-        Param("beta", 20.0, "sampling scale: Pr(Z_t=1) = min(alpha, l_t)/beta; needs beta >= alpha", check=lambda v: v > 0, requirement="> 0"),
+        Param("alpha", 1.0, "cap on the loss used for the sampling probability", check=lambda v: v > 0,
+              requirement="> 0"),
+        Param("beta", 20.0, "sampling scale: Pr(Z_t=1) = min(alpha, l_t)/beta; needs beta >= alpha",
+              check=lambda v: v > 0, requirement="> 0"),
         Param("eta", 1.0, "aggressiveness (PA-I's C)", check=lambda v: v > 0, requirement="> 0"),
         OUTPUT,
     )
@@ -60,7 +62,8 @@ class SPA(AveragedOutput, OnlineKernelLearner):
     @classmethod
     def check_params(cls, p, where):
         if p["beta"] < p["alpha"]:
-            raise ConfigError(f"{where}: SPA needs beta >= alpha so that rho_t <= 1 (got beta={p['beta']:g} < alpha={p['alpha']:g})")
+            raise ConfigError(f"{where}: SPA needs beta >= alpha so that rho_t <= 1 (got beta={p['beta']:g} < "
+                              f"alpha={p['alpha']:g})")
 
     def step(self, i, y):
         self.t += 1
