@@ -54,7 +54,7 @@ def _model_values(model, n_features: int) -> int:
     keeps two), NOGD once its map is built also the map's B x k entries and k weights."""
     if model.name == "fogd":
         return model.n_rf * n_features + 2 * model.n_rf
-    pool, n_sv = model.pool, int(model.n_sv)
+    pool = model.pool
     values = pool.nnz() + np.asarray(pool.coefs).size
     if model.name == "nogd" and model._Mt is not None:
         values += model._Mt.size + model._Mt.shape[1]

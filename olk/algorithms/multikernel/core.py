@@ -102,7 +102,7 @@ class OMKCCore(OnlineKernelLearner):
     """
 
     max_kernels = 64
-    hedge = "mistake"           # the Hedge test of every row but SDPA, which declares the parameter (HEDGE)
+    strict_hedge = False        # the Hedge test y f < 0 instead of y f <= 0 (HEDGE: SDPA only)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
@@ -184,7 +184,7 @@ class OMKCCore(OnlineKernelLearner):
     def step(self, i, y):
         f, score, wrong = self._predict(i, y)               # predict first ...
         chosen = self._sampled()                            # m_i (stochastic update) or None
-        z = wrong if self.hedge == "mistake" else y * f < 0.0   # Hedge's indicator z_i (HEDGE)
+        z = y * f < 0.0 if self.strict_hedge else wrong   # Hedge's indicator z_i (HEDGE)
         hedged = z if chosen is None else z & chosen
         if self.component == "pa":                         # PA-I on a margin error l_i > 0
             loss = 1.0 - y * f

@@ -32,3 +32,7 @@ class OMKCSDPA(OMKCCore):
     stochastic = True
     params = (DISCOUNT, DELTA, ETA, COMBINE, HEDGE)
     component = "pa"
+
+    @property
+    def strict_hedge(self) -> bool:
+        return self.hedge == "strict"
