@@ -151,8 +151,14 @@ def read_configs(configs_dir: Path | None) -> list[ConfigInfo]:
         except (TypeError, ValueError):
             pass
         cmp = cfg.get("compare")
-        if isinstance(cmp, dict) and cmp.get("datasets"):
-            notes.append("runs on substitute datasets: a protocol check, not a reproduction")
+        if isinstance(cmp, dict) and isinstance(cmp.get("datasets"), dict) and cmp["datasets"]:
+            ours = [str(d.get("label") or d.get("name")) if isinstance(d, dict) else str(d)
+                    for d in (cfg.get("datasets") or [])]
+            subs = {str(k): str(v) for k, v in cmp["datasets"].items()}
+            if all(d in subs for d in ours if d not in (cfg.get("unavailable") or {})):
+                notes.append("runs on substitute datasets: a protocol check, not a reproduction")
+            else:
+                notes.append("; ".join(f"{k} stands for the paper's {v}" for k, v in subs.items()))
         unavailable = cfg.get("unavailable")
         unavailable = {str(k): " ".join(str(v).split()) for k, v in unavailable.items()} \
             if isinstance(unavailable, dict) else {}

@@ -225,7 +225,13 @@ def _reading(e: Entry, c: Comparison | str | None) -> str:
     if e.kind == "reproduction" and not e.reason:
         if isinstance(c, Comparison) and c.variant:
             return f"variant: {md_escape(c.variant)}"
-        return "main" + (" (substitute data)" if isinstance(c, Comparison) and c.aliases else "")
+        if isinstance(c, Comparison) and c.aliases:
+            subs = set(c.aliases)
+            whole = all(d in subs for d in c.results.datasets)
+            if whole:
+                return "main (substitute data)"
+            return "main (" + ", ".join(f"{md_escape(k)} stands for {md_escape(v)}" for k, v in c.aliases.items()) + ")"
+        return "main"
     if e.kind == "quick" or (e.results is not None and quick_reason(e.name, e.path.name, e.meta, e.results)):
         return f"quick run: {md_escape(quick_reason(e.name, e.path.name, e.meta, e.results))}"
     if e.key and e.key[1].lower().startswith("fig"):
