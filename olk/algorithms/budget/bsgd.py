@@ -35,7 +35,7 @@ from ...errors import ConfigError
 from ..common.learner import OnlineKernelLearner
 from ..registry import POSITIVE, Param, register
 from .core import budget_param
-from .projection import IN_SPAN_TOL
+from .projection import IN_SPAN_TOL, extend_inverse, pool_gram, unpack_symmetric
 
 #: the golden-section search stops when its bracket on h is shorter than 2 * MERGE_TOL (BudgetedSVM's 0.0001)
 MERGE_TOL = 1e-4
@@ -239,17 +239,7 @@ class BSGD(OnlineKernelLearner):
             d, delta2 = k, ktt
             if delta2 <= 0.0:                                   # k(x_t, .) = 0: nothing to add
                 return
-        m = n * (n + 1) // 2
-        if self._kinv_p.shape[0] < m + n + 1:
-            cap = min(max(2 * (n + 1), 16), self.budget + 1)
-            grown = np.zeros(cap * (cap + 1) // 2)
-            grown[:m] = self._kinv_p[:m]
-            self._kinv_p = grown
-        P = self._kinv_p
-        if n:
-            spr_packed(n, 1.0 / delta2, d, P)                   # G += d d^T / delta^2
-            P[m:m + n] = d * (-1.0 / delta2)                    # new column: -d / delta^2
-        P[m + n] = 1.0 / delta2
+        self._kinv_p = extend_inverse(self._kinv_p, n, d, delta2, cap=min(max(2 * (n + 1), 16), self.budget + 1))
         pool.add(self.src, i, y, self.t)
 
     def _project(self) -> None:
@@ -314,17 +304,7 @@ class BSGD(OnlineKernelLearner):
     # ------------------------------------------------------------------ inspection (tests)
     def kernel_inverse(self) -> np.ndarray:
         """projection: a dense copy of the maintained K^{-1} (slot order)."""
-        n = 0 if self.pool is None else self.pool.n_sv
-        rows, cols = np.triu_indices(n)
-        K = np.zeros((n, n))
-        K[rows, cols] = self._kinv_p[cols * (cols + 1) // 2 + rows]
-        K[cols, rows] = K[rows, cols]
-        return K
+        return unpack_symmetric(self._kinv_p, 0 if self.pool is None else self.pool.n_sv)
 
     def gram_matrix(self) -> np.ndarray:
-        n = 0 if self.pool is None else self.pool.n_sv
-        K = np.empty((n, n))
-        for a in range(n):
-            for b in range(a, n):
-                K[a, b] = K[b, a] = self.pool.sv_kernel(a, b)
-        return K
+        return pool_gram(self.pool)

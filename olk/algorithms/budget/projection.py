@@ -25,6 +25,44 @@ from ..registry import Param
 IN_SPAN_TOL = 1e-4
 
 
+def extend_inverse(P: np.ndarray, n: int, d: np.ndarray, delta2: float, cap: int) -> np.ndarray:
+    """K^{-1} of n SVs (packed upper triangle P, slot order) extended by one SV whose projection onto the n is
+    d = K^{-1} k_t with residual delta^2, by the block (Schur complement) formula, O(n^2):
+
+        [[K^{-1} + d d' / delta^2, -d / delta^2], [-d' / delta^2, 1 / delta^2]]
+
+    P grows to room for `cap` SVs when full.  Returns P (a new array if it grew).  Projectron's and BSGD's."""
+    m = n * (n + 1) // 2                          # live packed entries of the n x n inverse
+    if P.shape[0] < m + n + 1:
+        grown = np.zeros(cap * (cap + 1) // 2)
+        grown[:m] = P[:m]
+        P = grown
+    if n:
+        spr_packed(n, 1.0 / delta2, d, P)                  # K^{-1} += d d^T / delta^2 (in place)
+        P[m:m + n] = d * (-1.0 / delta2)                   # new column: -d / delta^2
+    P[m + n] = 1.0 / delta2
+    return P
+
+
+def unpack_symmetric(P: np.ndarray, n: int) -> np.ndarray:
+    """The dense n x n symmetric matrix of the packed upper triangle P (column j at j(j+1)/2)."""
+    rows, cols = np.triu_indices(n)
+    K = np.zeros((n, n))
+    K[rows, cols] = P[cols * (cols + 1) // 2 + rows]
+    K[cols, rows] = K[rows, cols]
+    return K
+
+
+def pool_gram(pool) -> np.ndarray:
+    """K_S rebuilt from a pool's stored SVs with ``pool.sv_kernel`` (O(n^2 d); for checks, not the hot path)."""
+    n = 0 if pool is None else pool.n_sv
+    K = np.empty((n, n))
+    for a in range(n):
+        for b in range(a, n):
+            K[a, b] = K[b, a] = pool.sv_kernel(a, b)
+    return K
+
+
 PROJECTRON_PARAMS = (
     Param("eta", 0.1, "projection threshold on delta = ||P k(x_t,.) - k(x_t,.)||: project when delta <= eta",
           check=lambda v: v >= 0, requirement=">= 0"),
@@ -80,17 +118,7 @@ class ProjectronCore(OnlineKernelLearner):
     def _add_sv(self, i: int, y: float, d: np.ndarray, delta2: float) -> None:
         """S <- S + {x_t} with coefficient y_t; K^{-1} by the block-inverse formula (O(n^2))."""
         n = self.pool.n_sv
-        m = n * (n + 1) // 2                          # live packed entries of the n x n inverse
-        if self._kinv_p.shape[0] < m + n + 1:
-            cap = min(max(2 * n, 16), self.budget)
-            grown = np.zeros(cap * (cap + 1) // 2)
-            grown[:m] = self._kinv_p[:m]
-            self._kinv_p = grown
-        P = self._kinv_p
-        if n:
-            spr_packed(n, 1.0 / delta2, d, P)                  # K^{-1} += d* d*^T / delta^2 (in place)
-            P[m:m + n] = d * (-1.0 / delta2)                   # new column: -d* / delta^2
-        P[m + n] = 1.0 / delta2
+        self._kinv_p = extend_inverse(self._kinv_p, n, d, delta2, cap=min(max(2 * n, 16), self.budget))
         slot = self.pool.add(self.src, i, y, self.t)
         assert slot == n, "Projectron needs an append-only pool (slot order = K^{-1} order)"
 
@@ -114,21 +142,11 @@ class ProjectronCore(OnlineKernelLearner):
     @property
     def kernel_inverse(self) -> np.ndarray:
         """Copy of the incrementally maintained K_S^{-1} (slot order of the pool)."""
-        n = 0 if self.pool is None else self.pool.n_sv
-        rows, cols = np.triu_indices(n)
-        K = np.zeros((n, n))
-        K[rows, cols] = self._kinv_p[cols * (cols + 1) // 2 + rows]
-        K[cols, rows] = K[rows, cols]
-        return K
+        return unpack_symmetric(self._kinv_p, 0 if self.pool is None else self.pool.n_sv)
 
     def gram_matrix(self) -> np.ndarray:
         """K_S rebuilt from the stored SVs with ``pool.sv_kernel`` (O(n^2 d); for checks, not the hot path)."""
-        n = 0 if self.pool is None else self.pool.n_sv
-        K = np.empty((n, n))
-        for a in range(n):
-            for b in range(a, n):
-                K[a, b] = K[b, a] = self.pool.sv_kernel(a, b)
-        return K
+        return pool_gram(self.pool)
 
     def inverse_error(self) -> float:
         """max |K^{-1}_incremental K_S - I|: how far the maintained inverse has drifted."""
