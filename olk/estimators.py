@@ -62,7 +62,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError
-from .algorithms.registry import REGISTRY, resolve_name
+from .algorithms.registry import REGISTRY, kernel_and_seed_docs, resolve_name
 from .errors import ConfigError, DataError
 
 #: the fitted attributes an estimator reads from its learner (``fitted_attributes()``), when the learner has them
@@ -328,12 +328,6 @@ def _init_function(learner_cls, qualname: str):
     return __init__
 
 
-def _param_doc(p) -> str:
-    kind = " | ".join(map(repr, p.choices)) if p.choices else getattr(p.type, "__name__", str(p.type))
-    extra = f" ({p.requirement})" if p.requirement and not p.choices else ""
-    return f"{p.name} : {kind}, default={p.default!r}\n    {p.doc}{extra}."
-
-
 _ATTR_DOCS = {
     "support_vectors_": "ndarray or scipy CSR matrix of shape (n_sv, n_features_in_)\n    The stored support "
                         "vectors, in the model's slot order (CSR when trained on sparse data).",
@@ -364,15 +358,9 @@ def _docstring(learner_cls, clsname: str) -> str:
         "",
         "Parameters",
         "----------",
-        "kernel : str, dict, list or Kernel, default=None",
-        "    The kernel, e.g. ``{'type': 'gaussian', 'gamma': 0.4}`` or a kernel type name" +
-        (", or a kernel set (a list of kernels or a preset such as 'spa16')" if learner_cls.max_kernels > 1 else "")
-        + "; None: Gaussian with gamma = 1.",
-        "random_state : int, numpy Generator, RandomState or None, default=None",
-        "    Seed of the learner's random draws" + (" (it is stochastic)" if learner_cls.stochastic else
-                                                   " (unused: it is deterministic)") + ".",
+        *kernel_and_seed_docs(learner_cls, "random_state", "int, numpy Generator, RandomState or None"),
     ]
-    lines += [_param_doc(p) for p in learner_cls.params]
+    lines += [p.numpydoc() for p in learner_cls.params]
     lines += ["", "Attributes", "----------",
               f"learner_ : {learner_cls.__qualname__}\n    The fitted learner.",
               "n_features_in_ : int\n    Width of the data seen by ``fit``."]

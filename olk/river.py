@@ -64,7 +64,7 @@ except ModuleNotFoundError as _missing:        # River itself, not a module Rive
 from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError
 from .algorithms.protocol import Learner
-from .algorithms.registry import REGISTRY
+from .algorithms.registry import REGISTRY, kernel_and_seed_docs
 from .errors import ConfigError
 
 #: the attributes of a model besides its parameters (a parameter may not take these names)
@@ -344,12 +344,6 @@ def _argument_error(qualname: str, names: list, kwargs: dict, e: TypeError) -> s
     return f"olk.river.{qualname}: unknown parameter {unknown[0]!r}{hint}; its parameters are: {', '.join(names)}"
 
 
-def _param_doc(p) -> str:
-    kind = " | ".join(map(repr, p.choices)) if p.choices else getattr(p.type, "__name__", str(p.type))
-    extra = f" ({p.requirement})" if p.requirement and not p.choices else ""
-    return f"{p.name} : {kind}, default={p.default!r}\n    {p.doc}{extra}."
-
-
 def _docstring(learner_cls, base: Any) -> str:
     first = (learner_cls.__doc__ or learner_cls.display).strip().splitlines()[0]
     kind = {OlkRegressor: "regressor", OlkProbabilisticClassifier: "probabilistic binary classifier"}.get(
@@ -367,15 +361,9 @@ def _docstring(learner_cls, base: Any) -> str:
         "",
         "Parameters",
         "----------",
-        "kernel : str, dict, list or Kernel, default=None",
-        "    The kernel, e.g. ``{'type': 'gaussian', 'gamma': 0.4}`` or a kernel type name" +
-        (", or a kernel set (a list of kernels or a preset such as 'spa16')" if learner_cls.max_kernels > 1 else "")
-        + "; None: Gaussian with gamma = 1.",
-        "seed : int or None, default=None",
-        "    Seed of the learner's random draws" + (" (it is stochastic)" if learner_cls.stochastic else
-                                                   " (unused: it is deterministic)") + ".",
+        *kernel_and_seed_docs(learner_cls, "seed", "int or None"),
     ]
-    lines += [_param_doc(p) for p in learner_cls.params]
+    lines += [p.numpydoc() for p in learner_cls.params]
     lines += ["", "Attributes", "----------",
               f"learner : {learner_cls.__qualname__}\n    The olk learner (``n_sv``, ``n_updates``, "
               f"``fitted_attributes()``, ...).",

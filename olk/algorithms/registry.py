@@ -24,6 +24,12 @@ class Param:
     requirement: str = ""          # human text of `check`, e.g. "> 0"
     choices: tuple = ()
 
+    def numpydoc(self) -> str:
+        """The parameter's entry in a numpydoc "Parameters" section (the estimator and River class docstrings)."""
+        kind = " | ".join(map(repr, self.choices)) if self.choices else getattr(self.type, "__name__", str(self.type))
+        extra = f" ({self.requirement})" if self.requirement and not self.choices else ""
+        return f"{self.name} : {kind}, default={self.default!r}\n    {self.doc}{extra}."
+
     def coerce(self, value, where: str):
         if self.choices:
             if value not in self.choices:
@@ -128,6 +134,21 @@ ALIASES: dict[str, str] = {}
 #: olk's own value classes a learner may hold in its state besides other learners (a Forgetron's bookkeeping, a
 #: SimpleMKL solution): with the registered learners, the only olk classes a model file may name (olk.persist)
 VALUE_TYPES: list[type] = []
+
+
+def kernel_and_seed_docs(cls, seed: str, seed_type: str) -> list[str]:
+    """The numpydoc entries of the two arguments every learner takes before its parameters: the kernel, and the
+    seed of its random draws under the name `seed` of the surface (``random_state`` for scikit-learn, ``seed``
+    for River)."""
+    return [
+        "kernel : str, dict, list or Kernel, default=None",
+        "    The kernel, e.g. ``{'type': 'gaussian', 'gamma': 0.4}`` or a kernel type name"
+        + (", or a kernel set (a list of kernels or a preset such as 'spa16')" if cls.max_kernels > 1 else "")
+        + "; None: Gaussian with gamma = 1.",
+        f"{seed} : {seed_type}, default=None",
+        "    Seed of the learner's random draws"
+        + (" (it is stochastic)" if cls.stochastic else " (unused: it is deterministic)") + ".",
+    ]
 
 
 def value_type(cls):
