@@ -242,6 +242,13 @@ def class_indices(y) -> np.ndarray:
     return np.where(y == -1.0, 0.0, y)
 
 
+def _mistake_summary(mistakes: int, n: int, curve_t: list, curve_m: list) -> dict:
+    """A classification pass's record: mistakes, online accuracy and the mistake-rate curve at the checkpoints.
+    (The loops stay one per task: the per-example test is inlined in each, on the hot path.)"""
+    return {"mistakes": mistakes, "accuracy": 100.0 * (1.0 - mistakes / n) if n else float("nan"),
+            "curve": {"t": curve_t, "mistake_rate": [100.0 * m / c for m, c in zip(curve_m, curve_t)]}}
+
+
 def _multiclass_loop(step, ylist, olist, cps):
     cp_iter = iter(cps)
     next_cp = next(cp_iter, -1)
@@ -257,9 +264,7 @@ def _multiclass_loop(step, ylist, olist, cps):
             curve_t.append(t)
             curve_m.append(mistakes)
             next_cp = next(cp_iter, -1)
-    n = len(olist)
-    return {"mistakes": mistakes, "accuracy": 100.0 * (1.0 - mistakes / n) if n else float("nan"),
-            "curve": {"t": curve_t, "mistake_rate": [100.0 * m / c for m, c in zip(curve_m, curve_t)]}}
+    return _mistake_summary(mistakes, len(olist), curve_t, curve_m)
 
 
 def _binary_loop(step, ylist, olist, cps):
@@ -278,9 +283,7 @@ def _binary_loop(step, ylist, olist, cps):
             curve_t.append(t)
             curve_m.append(mistakes)
             next_cp = next(cp_iter, -1)
-    n = len(olist)
-    return {"mistakes": mistakes, "accuracy": 100.0 * (1.0 - mistakes / n) if n else float("nan"),
-            "curve": {"t": curve_t, "mistake_rate": [100.0 * m / c for m, c in zip(curve_m, curve_t)]}}
+    return _mistake_summary(mistakes, len(olist), curve_t, curve_m)
 
 
 _EPS = 1e-15
@@ -308,10 +311,10 @@ def _probabilistic_loop(step, ylist, olist, cps):
             curve_l.append(logloss / t)
             next_cp = next(cp_iter, -1)
     n = len(olist)
-    return {"mistakes": mistakes, "accuracy": 100.0 * (1.0 - mistakes / n) if n else float("nan"),
-            "log_loss": logloss / n if n else float("nan"),
-            "curve": {"t": curve_t, "mistake_rate": [100.0 * m / c for m, c in zip(curve_m, curve_t)],
-                      "log_loss": curve_l}}
+    out = _mistake_summary(mistakes, n, curve_t, curve_m)
+    out["log_loss"] = logloss / n if n else float("nan")
+    out["curve"]["log_loss"] = curve_l
+    return out
 
 
 def _regression_loop(step, ylist, olist, cps):
