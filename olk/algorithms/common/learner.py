@@ -247,9 +247,9 @@ class KernelEstimator:
         return self.classes_[pos.astype(np.intp)]
 
     # ------------------------------------------------------------ input checks
-    def _encode_y(self, y, n_rows: int, classes) -> tuple[np.ndarray, np.ndarray | None]:
-        """Check y (one finite label per row) and map it to float64 ±1 with `classes` (None: derive them
-        from y, see the class docstring).  Returns (y_pm, classes); raises a one-line DataError."""
+    def _labels_array(self, y, n_rows: int) -> np.ndarray:
+        """y as a 1-d array of n_rows finite labels (a column vector is read as its column, with scikit-learn's
+        warning); a one-line InputError otherwise.  Every task's ``_encode_y`` starts here."""
         if y is None:
             raise InputError(f"{self.display} requires y to be passed, but the target y is None")
         y = np.asarray(y)
@@ -258,13 +258,19 @@ class KernelEstimator:
 
             from sklearn.exceptions import DataConversionWarning
             warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape (n, 1) is read "
-                          "as its single column (use y.ravel())", DataConversionWarning, stacklevel=4)
+                          "as its single column (use y.ravel())", DataConversionWarning, stacklevel=5)
             y = y[:, 0]
         if y.ndim != 1:
             raise InputError(f"y: expected a 1-d array of labels, got shape {y.shape}")
         if y.shape[0] != n_rows:
             raise InputError(f"X has {n_rows} rows but y has {y.shape[0]}")
         check_finite_y(y)
+        return y
+
+    def _encode_y(self, y, n_rows: int, classes) -> tuple[np.ndarray, np.ndarray | None]:
+        """Check y (one finite label per row) and map it to float64 ±1 with `classes` (None: derive them
+        from y, see the class docstring).  Returns (y_pm, classes); raises a one-line DataError."""
+        y = self._labels_array(y, n_rows)
         if TASKS[self.task].labels != "binary":        # regression: real-valued targets, no classes_
             return np.ascontiguousarray(y, dtype=np.float64), classes
         if classes is None:

@@ -138,21 +138,7 @@ class MulticlassKernelLearner(OnlineKernelLearner):
     def _encode_y(self, y, n_rows: int, classes) -> tuple[np.ndarray, np.ndarray | None]:
         """Check y (one finite label per row) and map it to float64 class indices 0..K-1 of `classes` (None:
         the sorted distinct labels of y).  Returns (indices, classes); raises a one-line DataError."""
-        if y is None:
-            raise InputError(f"{self.display} requires y to be passed, but the target y is None")
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            import warnings
-
-            from sklearn.exceptions import DataConversionWarning
-            warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape (n, 1) is read "
-                          "as its single column (use y.ravel())", DataConversionWarning, stacklevel=4)
-            y = y[:, 0]
-        if y.ndim != 1:
-            raise InputError(f"y: expected a 1-d array of labels, got shape {y.shape}")
-        if y.shape[0] != n_rows:
-            raise InputError(f"X has {n_rows} rows but y has {y.shape[0]}")
-        check_finite_y(y)
+        y = self._labels_array(y, n_rows)
         if classes is None:
             if y.shape[0] == 0:
                 return np.zeros(0), None
