@@ -87,20 +87,6 @@ class BatchKernelLearner(KernelEstimator):
                             f"{self.n_features_} and its solver cannot score wider rows; remove the columns beyond "
                             f"{self.n_features_} (exact only if they are zero)")
 
-    # ----------------------------------------------------------- inspection
-    @property
-    def n_sv(self) -> int:  # pragma: no cover - overridden
-        return 0
-
-    @property
-    def n_sv_output(self) -> int:
-        """Support vectors of the output classifier (the same as ``n_sv`` for batch learners)."""
-        return self.n_sv
-
-    @property
-    def kernel_evals(self) -> int:
-        return 0
-
     # --------------------------------------------------- scikit-learn surface
     def fit(self, X, y, order=None):  # pragma: no cover - abstract
         raise NotImplementedError

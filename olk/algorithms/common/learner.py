@@ -246,6 +246,22 @@ class KernelEstimator:
             return np.where(pos, 1.0, -1.0)
         return self.classes_[pos.astype(np.intp)]
 
+    # ----------------------------------------------------------- inspection
+    @property
+    def n_sv(self) -> int:
+        """Support vectors of the current (last) classifier: none unless the learner stores them."""
+        return 0
+
+    @property
+    def n_sv_output(self) -> int:
+        """Support vectors of the classifier used for prediction (differs for averaged outputs)."""
+        return self.n_sv
+
+    @property
+    def kernel_evals(self) -> int:
+        """Kernel evaluations so far: none unless the learner evaluates its kernels."""
+        return 0
+
     # ------------------------------------------------------------ input checks
     def _labels_array(self, y, n_rows: int) -> np.ndarray:
         """y as a 1-d array of n_rows finite labels (a column vector is read as its column, with scikit-learn's
@@ -346,22 +362,6 @@ class OnlineLearner(KernelEstimator):
 
     def decision_function(self, X, output: str | None = None) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    # ----------------------------------------------------------- inspection
-    @property
-    def n_sv(self) -> int:
-        """Support vectors of the current (last) classifier: none unless the learner stores them."""
-        return 0
-
-    @property
-    def n_sv_output(self) -> int:
-        """Support vectors of the classifier used for prediction (differs for averaged outputs)."""
-        return self.n_sv
-
-    @property
-    def kernel_evals(self) -> int:
-        """Kernel evaluations so far: none unless the learner evaluates its kernels."""
-        return 0
 
     # ---------------------------------------------------------------- pickling
     def __getstate__(self):
