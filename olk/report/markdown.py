@@ -322,6 +322,13 @@ def _summary_table_md(pub: pd.DataFrame) -> list[str]:
     return out + _table_md(["Dataset"] + [heads[m] for m in cols], rows, [":---"] + ["---:"] * len(cols)) + [""]
 
 
+def _note_lines(note: Path) -> list[str]:
+    """A hand-written note copied verbatim (with a blank line after), or nothing if the file is absent or blank.
+    Each note is read once."""
+    text = note.read_text(encoding="utf-8") if note.is_file() else ""
+    return [text.strip("\n"), ""] if text.strip() else []
+
+
 def _notes_md(paper: str, table: str, ctx: _Ctx) -> list[str]:
     f = ctx.results_root / NOTES_DIR / f"{paper}_table{table}.md"
     out = ["### Known deviations and why", ""]
@@ -403,9 +410,7 @@ def _beyond_md(e: Entry, ctx: _Ctx) -> list[str]:
     mean ± std line under it)."""
     out = [f"## {md_escape(e.meta.get('description') or e.name)}", ""]
     out += _provenance_md(e, ctx)
-    note = ctx.results_root / NOTES_DIR / f"{e.name}.md"
-    if note.is_file() and note.read_text(encoding="utf-8").strip():
-        out += [note.read_text(encoding="utf-8").strip("\n"), ""]
+    out += _note_lines(ctx.results_root / NOTES_DIR / f"{e.name}.md")
     lines = (e.path / "table.md").read_text(encoding="utf-8").splitlines()
     for line in lines:
         if line.startswith("|") or line.startswith("Mean ±") or (line == "" and out[-1] != ""):
@@ -451,9 +456,7 @@ def render_report(results_root: Path, out_dir: Path, include_quick: bool = False
         shown_file = _shown(results_root / ANNOTATIONS_FILE, project)
         head += [f"**{md_escape(shown_file)} names cells that are not off** (fix or delete these entries):", ""]
         head += [f"- {md_escape(x)}" for x in stale] + [""]
-    notes = results_root / NOTES_DIR / "overview.md"
-    if notes.is_file() and notes.read_text(encoding="utf-8").strip():
-        head += [notes.read_text(encoding="utf-8").strip("\n"), ""]
+    head += _note_lines(results_root / NOTES_DIR / "overview.md")
 
     figs = [e for e in entries if e.kind == "unmatched" and e.key and e.key[1].lower().startswith("fig")
             and e.results is not None and not quick_reason(e.name, e.path.name, e.meta, e.results)]
@@ -463,9 +466,7 @@ def render_report(results_root: Path, out_dir: Path, include_quick: bool = False
         fig_body += [f"## {md_escape(info.get('short', e.key[0]))} Figure {md_escape(e.key[1][3:])}: "
                      f"{md_escape(e.meta.get('description') or e.name)}", ""]
         fig_body += _provenance_md(e, ctx)
-        note = results_root / NOTES_DIR / f"{e.key[0]}_{e.key[1]}.md"
-        if note.is_file() and note.read_text(encoding="utf-8").strip():
-            fig_body += [note.read_text(encoding="utf-8").strip("\n"), ""]
+        fig_body += _note_lines(results_root / NOTES_DIR / f"{e.key[0]}_{e.key[1]}.md")
         fig_body += _figures_md(e.results, ctx)
     if fig_body:
         body += ["# Figures", "", "The papers' figures have no numbers to compare cell by cell; ours are drawn "
