@@ -113,13 +113,20 @@ class CompareSpec:
 
     ``tolerances``: the rule with the reasoned overrides applied; ``reasons``: metric -> the config's reason;
     ``ignored``: metric -> why an override was not applied (no reason given); ``aliases``: our dataset -> the
-    paper's; ``variant``: '' for the table's main reading, else what this variant changes."""
+    paper's; ``variant``: '' for the table's main reading, else what this variant changes.
+
+    ``reading`` says how the run's reading of the paper was chosen: ``literal`` (what the paper prints; where it
+    is silent, a default fixed before looking at results) or ``fitted`` (chosen, or proposed, because it matches
+    published cells); '' when the config does not say.  ``chosen_on`` lists the datasets (our labels) whose
+    published cells a fitted reading was chosen on: the report judges its held-out score on the others."""
 
     tolerances: dict[str, Tolerance] = field(default_factory=lambda: dict(RULE))
     reasons: dict[str, str] = field(default_factory=dict)
     ignored: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     variant: str = ""
+    reading: str = ""
+    chosen_on: tuple[str, ...] = ()
 
 
 def parse_compare(spec: Mapping[str, Any] | None, where: str = "compare", strict: bool = False) -> CompareSpec:
@@ -150,6 +157,7 @@ def parse_compare(spec: Mapping[str, Any] | None, where: str = "compare", strict
             raise ConfigError(f"{where}.variant: expected one line saying what this variant reads differently "
                               f"from the table's main config, e.g. variant: \"the raw data, sign(0) = +1\"")
         out.variant = " ".join(variant.split())
+    _parse_reading(out, spec.pop("reading", None), spec.pop("chosen_on", None), where)
     if isinstance(spec.get("tolerances"), Mapping):
         spec = dict(spec["tolerances"])
     for key, value in _items(spec, where):
@@ -176,6 +184,33 @@ def parse_compare(spec: Mapping[str, Any] | None, where: str = "compare", strict
             out.ignored[metric] = (f"{key}: {shown} given without a reason, so the rule's "
                                    f"{describe_tol(metric, RULE[metric])} applies")
     return out
+
+
+#: how a run's reading of the paper was chosen (``compare: {reading: ...}``)
+READINGS = ("literal", "fitted")
+
+
+def _parse_reading(out: CompareSpec, reading: Any, chosen_on: Any, where: str) -> None:
+    """``reading`` and ``chosen_on`` into ``out``: a fitted reading names the datasets it was chosen on (a
+    non-empty list of labels); a literal one names none."""
+    if reading is None:
+        if chosen_on is not None:
+            raise ConfigError(f"{where}.chosen_on: only a fitted reading is chosen on cells; add reading: fitted")
+        return
+    if reading not in READINGS:
+        raise ConfigError(f"{where}.reading: expected literal (what the paper prints) or fitted (chosen because it "
+                          f"matches published cells), not {reading!r}")
+    out.reading = reading
+    if reading == "literal":
+        if chosen_on is not None:
+            raise ConfigError(f"{where}.chosen_on: a literal reading is chosen on no cell; delete chosen_on, or "
+                              f"say reading: fitted")
+        return
+    if (not isinstance(chosen_on, list) or not chosen_on
+            or not all(isinstance(d, (str, int)) and not isinstance(d, bool) and str(d).strip() for d in chosen_on)):
+        raise ConfigError(f"{where}.chosen_on: a fitted reading lists the datasets whose published cells it was "
+                          f"chosen on, e.g. chosen_on: [german, svmguide3]")
+    out.chosen_on = tuple(str(d).strip() for d in chosen_on)
 
 
 def parse_tolerances(spec: Mapping[str, Any] | Iterable[str] | None, where: str = "--tol",

@@ -36,7 +36,7 @@ import numpy as np
 from ...errors import ConfigError
 from ..registry import register
 from .bounded import C_PA, ETA, LAM, MAINTENANCE, TOTAL_BUDGET, BoundedOMKC
-from .core import DISCOUNT
+from .core import DISCOUNT, HEDGE
 
 
 @register
@@ -45,7 +45,7 @@ class BOMKCDD(BoundedOMKC):
 
     For t = 1..T, with theta_i = 1/m and every f_i = 0:
         predict sign(sum_i theta_i sign(f_i(x_t)));
-        for each kernel i:  theta_i <- theta_i gamma^{M_i},  M_i = I(y_t f_i(x_t) <= 0);
+        for each kernel i:  theta_i <- theta_i gamma^{M_i},  M_i = I(y_t f_i(x_t) < 0)  (hedge: strict; mistake: <= 0);
             if f_i's own rule updates:  if #SV_i < B/m: normal update  else: budget maintenance of f_i;
         theta <- theta / sum_j theta_j.
     B/m is floor(B / m) (every Table 6 budget is a multiple of 16).  "Budget maintenance" is the
@@ -56,7 +56,7 @@ class BOMKCDD(BoundedOMKC):
     name = "bomkc_dd"
     display = "BOMKC(DD)"
     style = ("#6b6ecf", "v")
-    params = (MAINTENANCE, TOTAL_BUDGET, DISCOUNT, ETA, LAM, C_PA)
+    params = (MAINTENANCE, TOTAL_BUDGET, DISCOUNT, ETA, LAM, C_PA, HEDGE)
 
     def _check_budget(self, m, where):
         need = 2 if self.maintenance == "bogd" else 1

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..registry import register
 from .bounded import C_PA, ETA, LAM, MAINTENANCE, TOTAL_BUDGET, BoundedOMKC
-from .core import DELTA, DISCOUNT
+from .core import DELTA, DISCOUNT, HEDGE
 
 
 @register
@@ -35,7 +35,7 @@ class BOMKCSD(BoundedOMKC):
     For t = 1..T, with theta_i = 1/m and every f_i = 0:
         predict sign(sum_i theta_i sign(f_i(x_t)));
         for each kernel i:  p_i = (1 - delta) theta_i / max_j theta_j + delta;  Z_i ~ Bernoulli(p_i);
-            if Z_i:  theta_i <- theta_i gamma^{M_i},  M_i = I(y_t f_i(x_t) <= 0);
+            if Z_i:  theta_i <- theta_i gamma^{M_i},  M_i = I(y_t f_i(x_t) < 0)  (hedge: strict; mistake: <= 0);
                      if f_i's own rule updates:  if sum_j #SV_j < B: normal update  else: budget maintenance;
         theta <- theta / sum_j theta_j.
 
@@ -52,7 +52,7 @@ class BOMKCSD(BoundedOMKC):
     display = "BOMKC(SD)"
     style = ("#9c9ede", "^")
     stochastic_update = True
-    params = (MAINTENANCE, TOTAL_BUDGET, DISCOUNT, DELTA, ETA, LAM, C_PA)
+    params = (MAINTENANCE, TOTAL_BUDGET, DISCOUNT, DELTA, ETA, LAM, C_PA, HEDGE)
 
     def _check_budget(self, m, where):
         self.cap_ = self.budget

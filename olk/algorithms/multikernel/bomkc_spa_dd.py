@@ -11,7 +11,7 @@ deterministic Hedge-weighted vote of OMKC(DD):
     rho_i = min(alpha, l_i) / beta,   p_i = (1 - delta) theta_i / max_j theta_j + delta,
     Z_i ~ Bernoulli(rho_i p_i);  if Z_i:  f_i <- f_i + tau_i y_t k_i(x_t, .),
     tau_i = min(eta / rho_i, l_i / k_i(x_t, x_t))   (Proposition 1, eta Z_i / rho_i with Z_i = 1),
-    theta_i <- theta_i gamma^{M_i},  M_i = I(y_t f_i(x_t) <= 0),   theta <- theta / sum_j theta_j.
+    theta_i <- theta_i gamma^{M_i},  M_i = I(y_t f_i(x_t) < 0),   theta <- theta / sum_j theta_j.
 
 E[#SV of f_i] <= alpha T / beta (Theorem 2), so ``n_sv_output`` (SVs summed over the m classifiers)
 is at most m alpha T / beta in expectation; ``delta = 1`` drops the theta-dependent factor (p_i = 1):
@@ -34,7 +34,7 @@ import numpy as np
 
 from ...errors import ConfigError
 from ..registry import Param, register
-from .core import DELTA, DISCOUNT, OMKCCore
+from .core import DELTA, DISCOUNT, HEDGE, OMKCCore
 
 
 @register
@@ -46,7 +46,7 @@ class BOMKCSPADD(OMKCCore):
         for each kernel i:  l_i = [1 - y_t f_i(x_t)]_+;  rho_i = min(alpha, l_i)/beta;
             p_i = (1 - delta) theta_i / max_j theta_j + delta;  Z_i ~ Bernoulli(rho_i p_i);
             if Z_i: f_i <- f_i + tau_i y_t k_i(x_t, .),  tau_i = min(eta / rho_i, l_i / k_i(x_t, x_t));
-            theta_i <- theta_i discount^{M_i},  M_i = I(y_t f_i(x_t) <= 0);
+            theta_i <- theta_i discount^{M_i},  M_i = I(y_t f_i(x_t) < 0)  (hedge: strict; mistake: <= 0);
         theta <- theta / sum_j theta_j.
 
     Readings (where Algorithm 2 / Section 6.2.4 leave a choice):
@@ -61,8 +61,10 @@ class BOMKCSPADD(OMKCCore):
       aggressiveness eta (``spa``'s ``eta``), default 0.1; alpha = 1 and beta = 3 (the paper's T < 1e5
       setting; pass beta = 10 for T >= 1e5).  beta >= alpha is required (rho_i <= 1), as for ``spa``.
     * Hedge: every classifier is discounted on its own mistake, whether or not it was sampled (the weight
-      update sits outside "if Z_i" in Algorithm 2), with M_i = I(y f_i(x) <= 0) (the shared ``OMKCCore``
-      reading: Algorithm 2 prints "< 0", which would never discount an untrained f_i = 0).
+      update sits outside "if Z_i" in Algorithm 2).  ``hedge: strict`` is Algorithm 2's printed
+      M_i = I(y f_i(x) < 0) (the literal reproduction configs); the default ``mistake`` is y f_i(x) <= 0, the
+      OMKC test of the cited original (Hoi et al. 2013, ALT 2010), under which an untrained f_i = 0 is
+      discounted too (``HEDGE`` in :mod:`~olk.algorithms.multikernel.core`).
     * random draws: one uniform per kernel, self.rng.random(m), at a step where some l_i > 0 (none when
       every loss is 0), Z_i = I(u_i < rho_i p_i).  With one kernel and delta = 1 this consumes the RNG
       exactly as ``spa`` does, so the two learners coincide draw for draw.
@@ -86,6 +88,7 @@ class BOMKCSPADD(OMKCCore):
               check=lambda v: v > 0, requirement="> 0"),
         DISCOUNT,
         DELTA,
+        HEDGE,
     )
 
     @classmethod
@@ -107,7 +110,8 @@ class BOMKCSPADD(OMKCCore):
                     step = self.eta / rho[k]
                     coefs[k] = y * (min(step, loss[k] / kxx) if kxx > 0 else step)
                 self._store(i, sampled, coefs)
-        if wrong.any():                                     # Hedge: theta_i <- theta_i gamma^{M_i}
-            self._discount(wrong, self.discount)
+        hedged = self._hedge_indicator(y, f, wrong)         # M_i (HEDGE)
+        if hedged.any():                                    # Hedge: theta_i <- theta_i gamma^{M_i}
+            self._discount(hedged, self.discount)
         self.mistakes_per_kernel_ += wrong
         return score

@@ -58,12 +58,13 @@ class BoundedOMKC(OMKCCore):
     * if that update would exceed the budget, the victim classifier's maintenance step forgets one of its SVs
       (Forgetron: after adding x_t, as the Forgetron prescribes; the others before);
     * x_t is stored once, with its coefficient in the column of every classifier that learned from it;
-    * Hedge: theta_i <- theta_i discount^{M_i}, M_i = I(y f_i(x_t) <= 0) (DD: every i; SD: sampled i), then
-      theta /= sum_j theta_j.
+    * Hedge: theta_i <- theta_i discount^{M_i} (DD: every i; SD: sampled i), then theta /= sum_j theta_j, with
+      M_i = I(y f_i(x_t) < 0) as Algorithms 3 and 4 print it (``hedge: strict``, the literal reproduction
+      configs) or I(y f_i(x_t) <= 0) (``hedge: mistake``, the default: the cited OMKC's test, under which an
+      untrained f_i = 0 is discounted too).
 
     Readings (Algorithms 3 and 4 write "Normal update; Budget maintenance" and leave the rest to [20] and the
-    budget papers): the Hedge indicator is "<= 0" (the ``OMKCCore`` reading: the printed "< 0" never
-    discounts an untrained f_i = 0); the budget counts SVs per classifier, so an example stored for k
+    budget papers): the budget counts SVs per classifier, so an example stored for k
     classifiers counts k times (the paper's "total number of SVs used by all single-kernel classifiers",
     ``n_sv_output``; ``n_sv`` is the distinct stored rows); classifiers are maintained in kernel order, with
     the random draws of RBP/BOGD in that order after the step's Bernoulli draws (SD).
@@ -195,7 +196,8 @@ class BoundedOMKC(OMKCCore):
                 self._forgetron[k].fifo.append(y)
             victims = self._victims(upd, coefs, after_add=True)
             purge(self.pool, self._forget(i, victims, coefs))
-        hedged = wrong if chosen is None else wrong & chosen
+        z = self._hedge_indicator(y, f, wrong)                   # M_i (HEDGE)
+        hedged = z if chosen is None else z & chosen
         if hedged.any():                                         # Hedge: theta_i <- theta_i gamma^{M_i}
             self._discount(hedged, self.discount)
         self.mistakes_per_kernel_ += wrong

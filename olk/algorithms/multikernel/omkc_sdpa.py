@@ -32,7 +32,3 @@ class OMKCSDPA(OMKCCore):
     stochastic = True
     params = (DISCOUNT, DELTA, ETA, COMBINE, HEDGE)
     component = "pa"
-
-    @property
-    def strict_hedge(self) -> bool:
-        return self.hedge == "strict"
