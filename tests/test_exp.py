@@ -119,3 +119,21 @@ def test_blocked_decision_is_bit_identical_to_one_sv_at_a_time():
                         nb += u * u
                     d2 = na + nb - 2.0 * acc
                     assert kv[0, s] == pexp(-gamma * max(d2, 0.0)), (n_sv, sparse, s)
+
+
+def test_the_table_is_the_exact_decimal_computation():
+    """olk_exp_table.h's constants: 2^(j/128) = hi_j (1 + tail_j), hi_j the double nearest 2^(j/128) (decimal at 60
+    digits, correctly rounded to a double), tail_j its relative error, sbits_j = bits of hi_j - (j << 45)."""
+    import struct
+    from decimal import Decimal, localcontext
+
+    from olk._core.svpool import exp_tables
+    tail, sbits = exp_tables()
+    with localcontext() as ctx:
+        ctx.prec = 60
+        for j in range(128):
+            v = Decimal(2) ** (Decimal(j) / Decimal(128))
+            hi = float(v)
+            assert tail[j] == float((v - Decimal(hi)) / Decimal(hi)), j
+            bits = struct.unpack("<Q", struct.pack("<d", hi))[0]
+            assert int(sbits[j]) == (bits - (j << 45)) % (1 << 64), j

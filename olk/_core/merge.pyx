@@ -25,26 +25,10 @@ pool (no libm pow/log, no BLAS).
 0.5
 """
 import numpy as np
-from libc.stdint cimport uint64_t
 from libc.math cimport sqrt
 
 cdef extern from "olk_exp.h" nogil:
-    double olk_exp_tail[128]
-    uint64_t olk_exp_sbits[128]
     double olk_exp(double x)
-
-
-def _init_exp():
-    """Fill this module's copy of the exp tables from the pool's (olk_exp.h keeps one static copy per module)."""
-    from .svpool import exp_tables
-    cdef int j
-    tail, sbits = exp_tables()
-    for j in range(128):
-        olk_exp_tail[j] = tail[j]
-        olk_exp_sbits[j] = sbits[j]
-
-
-_init_exp()
 
 
 def sq_dists(X, Py_ssize_t m):

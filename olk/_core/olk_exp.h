@@ -19,9 +19,9 @@
 #include <stdint.h>
 #include <string.h>
 
-/* 2^(j/128) = hi_j (1 + tail_j): filled once at import by svpool.pyx (_init_exp_table, exact decimal arithmetic) */
-static double olk_exp_tail[128];
-static uint64_t olk_exp_sbits[128];     /* bits of hi_j minus (j << 45) */
+/* 2^(j/128) = hi_j (1 + tail_j): olk_exp_tail[j] = tail_j, olk_exp_sbits[j] = bits of hi_j minus (j << 45);
+ * constants computed once with exact decimal arithmetic (tests/test_exp.py recomputes them) */
+#include "olk_exp_table.h"
 
 #define OLK_EXP_INV_LN2_N (0x1.71547652b82fep0 * 128)
 #define OLK_EXP_SHIFT 0x1.8p52

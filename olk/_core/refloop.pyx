@@ -25,12 +25,9 @@ import time
 import numpy as np
 cimport numpy as cnp
 from libc.stdlib cimport free, malloc
-from libc.stdint cimport uint64_t
 from libc.string cimport memset
 
 cdef extern from "olk_exp.h" nogil:
-    double olk_exp_tail[128]
-    uint64_t olk_exp_sbits[128]
     int olk_vexp_level
     double olk_exp(double x)
     void olk_vexp(const double* x, double* y, Py_ssize_t n)
@@ -41,19 +38,6 @@ cdef extern from "olk_dot.h" nogil:
     void olk_dense_dot4(const double* x, const double* rows, Py_ssize_t ld, Py_ssize_t d, Py_ssize_t s, double* p)
 
 cnp.import_array()
-
-
-def _init_exp():
-    """Fill this module's copy of the exp tables (each extension including olk_exp.h has its own) from svpool's."""
-    from .svpool import exp_tables
-    cdef int j
-    tail, sbits = exp_tables()
-    for j in range(128):
-        olk_exp_tail[j] = tail[j]
-        olk_exp_sbits[j] = sbits[j]
-
-
-_init_exp()
 
 
 def _sync_level():

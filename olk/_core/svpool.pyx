@@ -60,16 +60,16 @@ cnp.import_array()
 #   exp(x) ~= s + s * (tail_j + r + r^2/2 + r^3/6 + r^4/24 + r^5/120),   s = 2^e hi_j
 #
 # The Taylor remainder r^6/720 <= 5.4e-19 (2^-60.7) relative, far below half an ulp (2^-53): measured
-# error <= 1 ulp against glibc (tests/test_core.py).  hi_j and tail_j are computed at import with the
-# decimal module (exact integer arithmetic, so the table is the same on every host).  ln2/N is split
+# error <= 1 ulp against glibc (tests/test_core.py).  hi_j and tail_j are constants (olk_exp_table.h), computed
+# once with the decimal module (exact arithmetic; tests/test_exp.py recomputes and compares them).  ln2/N is split
 # into a 33-bit head (k * head is exact) and a tail.  The fast path covers -708 < x < 709 (2^e stays
 # a normal number); outside it exp(x) = exp(x/2)^2 (both halves on the fast path, <= 2 ulp), which
 # keeps sub-normal results and the overflow to inf right.
 
 cdef extern from "olk_exp.h" nogil:
     # the exp itself is C (olk/_core/olk_exp.h), so the scalar and the vectorised array form are one definition
-    double olk_exp_tail[128]
-    uint64_t olk_exp_sbits[128]
+    const double olk_exp_tail[128]
+    const uint64_t olk_exp_sbits[128]
     double olk_exp(double x)
     void olk_vexp(const double* x, double* y, Py_ssize_t n)
     void olk_vexp_fast(const double* x, double* y, Py_ssize_t n)   # the fast path alone: -708 < x < 709
@@ -82,32 +82,9 @@ cdef extern from "olk_dot.h" nogil:
     void olk_dense_dot4(const double* x, const double* rows, Py_ssize_t ld, Py_ssize_t d, Py_ssize_t s, double* p)
 
 
-cdef inline uint64_t _bits(double d) noexcept nogil:
-    cdef uint64_t u
-    memcpy(&u, &d, sizeof(double))
-    return u
-
-
-def _init_exp_table():
-    from decimal import Decimal, localcontext
-    cdef int j
-    cdef double hi
-    with localcontext() as ctx:
-        ctx.prec = 60
-        for j in range(128):
-            v = Decimal(2) ** (Decimal(j) / Decimal(128))
-            hi = float(v)                                   # correctly rounded (decimal -> str -> float)
-            olk_exp_tail[j] = float((v - Decimal(hi)) / Decimal(hi))
-            olk_exp_sbits[j] = _bits(hi) - ((<uint64_t>j) << 45)
-
-
-_init_exp_table()
-
-
 def exp_tables():
-    """(tail, sbits): the exp's 128-entry tables as numpy arrays (float64, uint64), for another extension
-    module that includes olk_exp.h (each module has its own static copy; olk._core.refloop fills its copy
-    from these)."""
+    """(tail, sbits): the exp's 128-entry tables (olk_exp_table.h) as numpy arrays (float64, uint64), for the
+    test that recomputes them."""
     cdef int j
     tail = np.empty(128, dtype=np.float64)
     sbits = np.empty(128, dtype=np.uint64)
