@@ -1,12 +1,21 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The per-example loops of the functional-approximation learners (``olk.algorithms.approximation``: FOGD's
-random features [sin(U x); cos(U x)], NOGD's Nystrom map M k_S(x) (``project``), and w'z): one core, one fixed
-summation order.
+random features, NOGD's Nystrom map M k_S(x) (``project``), and w'z): one core, one fixed summation order.
 
 BLAS's matrix-vector product picks its kernel and its threads per host and per call: on a busy machine a
 threaded product of a few thousand rows costs milliseconds per example, and its sums are ordered differently on
 different CPUs.  These plain loops run on the calling thread, skip a row's zero features (a sparse row costs its
-nonzeros) and sum in one order everywhere, so a learner's step and its ``decision_function`` see the same bits.
+nonzeros) and sum in one order everywhere, so a learner's step and its ``decision_function`` see the same bits:
+
+* ``project``: U x, each entry summed from 0.0 over x's non-zeros in column order (olk_proj.h: 32 entries at a
+  time kept in registers; the order of each sum is unchanged);
+* ``fourier_map`` / ``FourierFeatures``: FOGD's z(x) = [sin(U x); cos(U x)] * scale with olk's own vectorised sin
+  and cos (olk_sincos.h: IEEE operations only, the same bits on every host and every SIMD level), or the one-
+  cosine map cos(U x + b) * scale; ``FourierFeatures.score`` also returns w'z in the fixed blocked order of
+  ``dot8``, and ``update`` does FOGD's w += c z;
+* ``project_dot``: NOGD's f(x) = w'M k_S(x) (the projection, then ``dot``'s order);
+* ``dot`` (left to right from 0.0: NOGD's w'z), ``dot8`` (eight interleaved partial sums, a fixed order: FOGD's),
+  ``axpy`` (y += a x, the bits of numpy's ``y += a * x``).
 
 >>> import numpy as np
 >>> from olk._core.approx import dot, fourier_map, project
@@ -18,49 +27,214 @@ nonzeros) and sum in one order everywhere, so a learner's step and its ``decisio
 >>> z = np.empty(6); fourier_map(UT, np.array([0.0, 0.0]), 0.5, z); z.tolist()     # sin 0 = 0, cos 0 = 1
 [0.0, 0.0, 0.0, 0.5, 0.5, 0.5]
 """
-from libc.math cimport cos, sin
+import os
+
+import numpy as np
+from libc.stdlib cimport free, malloc
+
+cdef extern from "olk_sincos.h" nogil:
+    int olk_vsincos_level
+    int olk_vsincos_detect()
+    void olk_sincos(double x, double* s, double* c)
+    void olk_vsincos(const double* x, double* s, double* c, Py_ssize_t n, double scale)
+    void olk_vcos(const double* x, double* c, Py_ssize_t n, double scale)
+
+cdef extern from "olk_proj.h" nogil:
+    int olk_proj_level
+    void olk_project(const double* UT, Py_ssize_t D, const Py_ssize_t* idx, const double* val, Py_ssize_t m,
+                     double* out)
+    double olk_dot8(const double* a, const double* b, Py_ssize_t n)
+    void olk_axpy(double* y, double a, const double* x, Py_ssize_t n)
+
+SIMD_LEVELS = ("scalar", "avx2", "avx512")
+
+
+def simd(level=None):
+    """The vector loops of this module (sin/cos, projection, dot8): "scalar", "avx2" or "avx512" (the best this
+    CPU has, capped by OLK_EXP_SIMD, the knob of olk's exp).  With `level`, switch to it (capped by the CPU) and
+    return the level now in use.  Every level gives the same bits (tests/test_sincos.py); only speed differs."""
+    global olk_vsincos_level, olk_proj_level
+    best = olk_vsincos_detect()
+    want = level if level is not None else os.environ.get("OLK_EXP_SIMD", "").strip().lower() or None
+    if want is not None:
+        if want not in SIMD_LEVELS:
+            raise ValueError(f"SIMD level must be one of {', '.join(SIMD_LEVELS)}, got {want!r}")
+        best = min(best, SIMD_LEVELS.index(want))
+    olk_vsincos_level = best
+    olk_proj_level = best
+    return SIMD_LEVELS[best]
+
+
+simd()
+
+
+def sincos_array(x):
+    """(sin x, cos x) element-wise with olk's portable sin/cos (the vector loop; float64 arrays)."""
+    cdef const double[::1] a = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    s, c = np.empty(a.shape[0]), np.empty(a.shape[0])
+    cdef double[::1] so = s, co = c
+    if a.shape[0]:
+        olk_vsincos(&a[0], &so[0], &co[0], a.shape[0], 1.0)
+    return s.reshape(np.shape(x)), c.reshape(np.shape(x))
+
+
+def sincos_array_scalar(x):
+    """:func:`sincos_array` one element at a time through the scalar olk_sincos (tests: the vector loop's bits)."""
+    cdef const double[::1] a = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    s, c = np.empty(a.shape[0]), np.empty(a.shape[0])
+    cdef double[::1] so = s, co = c
+    cdef Py_ssize_t i
+    for i in range(a.shape[0]):
+        olk_sincos(a[i], &so[i], &co[i])
+    return s.reshape(np.shape(x)), c.reshape(np.shape(x))
+
+
+cdef Py_ssize_t _nonzeros(const double* x, Py_ssize_t d, Py_ssize_t* idx, double* val) noexcept nogil:
+    """The non-zero entries of x[:d] in column order (zeros skipped: adding 0.0 changes no bit of a sum from 0.0)."""
+    cdef Py_ssize_t j, m = 0
+    cdef double v
+    for j in range(d):
+        v = x[j]
+        if v != 0.0:
+            idx[m] = j
+            val[m] = v
+            m += 1
+    return m
+
+
+cdef void _features(const double* UT, Py_ssize_t d, Py_ssize_t D, const double* x, double scale, const double* phase,
+                    double* z, double* p, Py_ssize_t* idx, double* val) noexcept nogil:
+    """z = [sin(U x); cos(U x)] * scale (2D entries; phase NULL) or cos(U x + phase) * scale (D entries), with the
+    scratch p (D), idx and val (d)."""
+    cdef Py_ssize_t r, m = _nonzeros(x, d, idx, val)
+    olk_project(UT, D, idx, val, m, p)
+    if phase != NULL:
+        for r in range(D):
+            p[r] = p[r] + phase[r]
+        olk_vcos(p, z, D, scale)
+    else:
+        olk_vsincos(p, z, z + D, D, scale)
+
+
+cdef class _Scratch:
+    """Work buffers of the projection: the row's non-zeros (d of each) and U x (D)."""
+    cdef Py_ssize_t* idx
+    cdef double* val
+    cdef double* p
+
+    def __cinit__(self, Py_ssize_t d, Py_ssize_t D):
+        self.idx = <Py_ssize_t*> malloc((d + 1) * sizeof(Py_ssize_t))
+        self.val = <double*> malloc((d + 1) * sizeof(double))
+        self.p = <double*> malloc((D + 1) * sizeof(double))
+        if self.idx == NULL or self.val == NULL or self.p == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.idx)
+        free(self.val)
+        free(self.p)
+
+
+cdef double _project_dot(const double[:, ::1] UT, const double[::1] x, double* z, const double* w, bint blocked,
+                         _Scratch sc) noexcept:
+    """z = U x, then w'z (w NULL: 0) summed left to right or (blocked) as dot8."""
+    cdef Py_ssize_t i, d = UT.shape[0], k = UT.shape[1], m
+    cdef double acc = 0.0
+    m = _nonzeros(&x[0] if d else NULL, d, sc.idx, sc.val)
+    olk_project(&UT[0, 0] if d else NULL, k, sc.idx, sc.val, m, z)
+    if w == NULL:
+        return 0.0
+    if blocked:
+        return olk_dot8(w, z, k)
+    for i in range(k):
+        acc += w[i] * z[i]
+    return acc
 
 
 def project(const double[:, ::1] UT, const double[::1] x, double[::1] out):
-    """out = U x for U given as its transpose UT (d x D), x of length d, out of length D: one scaled row of UT
-    added per nonzero x_j, in feature order (zeros are skipped, which changes no bit of a finite sum from 0.0).
-    Each out[r] is the sum over j of x_j U[r, j] from 0.0 in j order, as a dot product of row r would sum it;
-    the D independent sums are what the compiler vectorises (no reassociation, so the bits do not depend on it)."""
+    """out = U x for U given as its transpose UT (d x D), x of length d, out of length D.  Each out[r] is the sum
+    over j of x_j U[r, j] from 0.0 in j order, zeros skipped (which changes no bit of a finite sum from 0.0), as a
+    dot product of row r would sum it; the D independent sums are what the loop vectorises (olk_proj.h; no
+    reassociation, so the bits do not depend on it)."""
     cdef Py_ssize_t d = UT.shape[0], D = UT.shape[1]
     if x.shape[0] != d or out.shape[0] != D:
         raise ValueError(f"project: UT is {d} x {D}, x has {x.shape[0]} entries, out {out.shape[0]}")
     if D:
-        _project(UT, x, &out[0])
+        _project_dot(UT, x, &out[0], NULL, False, _Scratch(d, 0))
 
 
-cdef void _project(const double[:, ::1] UT, const double[::1] x, double* o) noexcept:
-    cdef Py_ssize_t d = UT.shape[0], D = UT.shape[1], j, r
-    cdef double v
-    cdef const double* u
-    for r in range(D):
-        o[r] = 0.0
-    for j in range(d):
-        v = x[j]
-        if v != 0.0:
-            u = &UT[j, 0]
-            for r in range(D):
-                o[r] += v * u[r]
+def project_dot(const double[:, ::1] UT, const double[::1] x, const double[::1] w, double[::1] z):
+    """z = U x (:func:`project`), then w'z summed left to right (:func:`dot`): NOGD's f(x) = w'M k_S(x) in one
+    call, with U = M given as M' (B x k)."""
+    cdef Py_ssize_t d = UT.shape[0], k = UT.shape[1]
+    if x.shape[0] != d or z.shape[0] != k or w.shape[0] != k:
+        raise ValueError(f"project_dot: UT is {d} x {k}, x has {x.shape[0]} entries, w {w.shape[0]}, z {z.shape[0]}")
+    if k == 0:
+        return 0.0
+    return _project_dot(UT, x, &z[0], &w[0], False, _Scratch(d, 0))
 
 
-def fourier_map(const double[:, ::1] UT, const double[::1] x, double scale, double[::1] z):
-    """z = [sin(U x); cos(U x)] * scale (z of length 2D; U given as UT, d x D): the projection of
-    :func:`project`, then libm's sin and cos of each entry, in one pass over D."""
-    cdef Py_ssize_t d = UT.shape[0], D = UT.shape[1], r
-    cdef double p
-    if x.shape[0] != d or z.shape[0] != 2 * D:
-        raise ValueError(f"fourier_map: UT is {d} x {D}, x has {x.shape[0]} entries, z {z.shape[0]}")
+def fourier_map(const double[:, ::1] UT, const double[::1] x, double scale, double[::1] z, phase=None):
+    """z = [sin(U x); cos(U x)] * scale (z of length 2D; U given as UT, d x D): the projection of :func:`project`,
+    then olk's sin and cos of each entry.  With ``phase`` (length D): the one-cosine map z = cos(U x + phase) *
+    scale (z of length D)."""
+    cdef Py_ssize_t d = UT.shape[0], D = UT.shape[1]
+    cdef const double[::1] ph
+    cdef _Scratch sc
+    if phase is not None:
+        ph = phase
+    if x.shape[0] != d or z.shape[0] != (D if phase is not None else 2 * D) or (phase is not None and
+                                                                                 ph.shape[0] != D):
+        raise ValueError(f"fourier_map: UT is {d} x {D}, x has {x.shape[0]} entries, z {z.shape[0]}"
+                         + (f", phase {ph.shape[0]}" if phase is not None else ""))
     if D == 0:
         return
-    _project(UT, x, &z[0])
-    for r in range(D):
-        p = z[r]
-        z[r] = sin(p) * scale
-        z[D + r] = cos(p) * scale
+    sc = _Scratch(d, D)
+    _features(&UT[0, 0] if d else NULL, d, D, &x[0] if d else NULL, scale, &ph[0] if phase is not None else NULL,
+              &z[0], sc.p, sc.idx, sc.val)
+
+
+cdef class FourierFeatures:
+    """FOGD's map and linear model in one object, so that a step is two calls: ``score(X, i)`` computes z = z(X[i])
+    into the buffer z (:func:`fourier_map`'s map: [sin(U x); cos(U x)] * scale, or cos(U x + phase) * scale) and
+    returns w'z summed as :func:`dot8` sums it; ``update(c)`` does w += c z (:func:`axpy`).  It holds views of the
+    learner's arrays U' (d x D), w and z (not copies: the learner owns and pickles them) and its own scratch."""
+    cdef const double[:, ::1] UT
+    cdef double[::1] w
+    cdef double[::1] z
+    cdef const double[::1] phase
+    cdef bint one_cos
+    cdef double scale
+    cdef Py_ssize_t d, D
+    cdef _Scratch sc
+
+    def __cinit__(self, const double[:, ::1] UT, double[::1] w, double[::1] z, double scale, phase=None):
+        self.d, self.D = UT.shape[0], UT.shape[1]
+        self.one_cos = phase is not None
+        if self.one_cos:
+            self.phase = phase
+        width = self.D if self.one_cos else 2 * self.D
+        if w.shape[0] != width or z.shape[0] != width or (self.one_cos and self.phase.shape[0] != self.D):
+            raise ValueError(f"FourierFeatures: UT is {self.d} x {self.D}, w has {w.shape[0]} entries, z "
+                             f"{z.shape[0]} (want {width})")
+        self.UT, self.w, self.z, self.scale = UT, w, z, scale
+        self.sc = _Scratch(self.d, self.D)
+
+    def score(self, const double[:, ::1] X, Py_ssize_t i):
+        """z = z(X[i]) into the buffer; returns f = w'z."""
+        if i < 0 or i >= X.shape[0] or X.shape[1] != self.d:
+            raise IndexError(f"FourierFeatures.score: row {i} of a {X.shape[0]} x {X.shape[1]} matrix (width "
+                             f"{self.d})")
+        if self.D == 0:
+            return 0.0
+        _features(&self.UT[0, 0] if self.d else NULL, self.d, self.D, &X[i, 0] if self.d else NULL, self.scale,
+                  &self.phase[0] if self.one_cos else NULL, &self.z[0], self.sc.p, self.sc.idx, self.sc.val)
+        return olk_dot8(&self.w[0], &self.z[0], self.z.shape[0])
+
+    def update(self, double c):
+        """w += c z (the z of the last :meth:`score`)."""
+        if self.z.shape[0]:
+            olk_axpy(&self.w[0], c, &self.z[0], self.z.shape[0])
 
 
 def dot(const double[::1] a, const double[::1] b):
@@ -72,3 +246,19 @@ def dot(const double[::1] a, const double[::1] b):
     for i in range(n):
         acc += a[i] * b[i]
     return acc
+
+
+def dot8(const double[::1] a, const double[::1] b):
+    """sum_i a[i] b[i] in a fixed blocked order: eight partial sums (term i into sum i mod 8, each left to right
+    from 0.0), then ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)) (olk_proj.h)."""
+    if b.shape[0] != a.shape[0]:
+        raise ValueError(f"dot8: lengths {a.shape[0]} and {b.shape[0]} differ")
+    return olk_dot8(&a[0], &b[0], a.shape[0]) if a.shape[0] else 0.0
+
+
+def axpy(double[::1] y, double a, const double[::1] x):
+    """y += a * x element-wise (each y[i] + (a x[i]) rounded once per operation: numpy's ``y += a * x``)."""
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(f"axpy: lengths {y.shape[0]} and {x.shape[0]} differ")
+    if y.shape[0]:
+        olk_axpy(&y[0], a, &x[0], y.shape[0])

@@ -13,8 +13,17 @@ an unbiased estimate of k(x, x'), and ||z(x)||^2 = 1 exactly, like k(x, x) = 1. 
 on z: f_t(x) = w_t' z(x), w_{t+1} = w_t - eta dl(f_t(x_t), y_t)/df z(x_t) (:mod:`.core`).  The frequencies and
 the data handling are olk's shared random-feature machinery (:mod:`olk.algorithms.random_features.core`:
 ``RandomFeatureLearner``, ``draw_frequencies`` with the ``rff`` sampler, ``feature_rng``: the same draw as Raker's
-with ``sampler: rff``), from a stream of their own seeded by ``random_state``; the per-example projection U x and
-w'z run in olk's own loops (:mod:`olk._core.approx`: one thread, a sparse row costs its nonzeros).
+with ``sampler: rff``), from a stream of their own seeded by ``random_state``.
+
+The option ``map: cos`` is Rahimi & Recht's other unbiased map, z(x) = sqrt(2/D) [cos(u_1'x + b_1), ...,
+cos(u_D'x + b_D)] with phases b_i ~ U[0, 2 pi) (D entries: E[2 cos(u'x + b) cos(u'x' + b)] = E[cos(u'(x - x'))]);
+half the features for the same D, but a noisier estimate (||z(x)||^2 is 1 only on average).  The default is the
+paper's [sin; cos].
+
+The per-example work runs in olk's own loops (:mod:`olk._core.approx`, one thread): the projection U x (a sparse
+row costs its nonzeros), olk's own vectorised sin and cos (IEEE operations only: the same bits on every host and
+SIMD level, unlike the C library's), and w'z in a fixed blocked order, so FOGD's results are bit-identical across
+machines.
 
 >>> from olk.algorithms import make
 >>> from olk.data import load_dataset
@@ -27,6 +36,9 @@ w'z run in olk's own loops (:mod:`olk._core.approx`: one thread, a sparse row co
 0.78...
 >>> model.n_sv, model.kernel_evals                        # no support vectors, no kernel evaluations
 (0, 0)
+>>> make("fogd", kernel={"type": "gaussian", "gamma": 0.4}, n_rf=1000, map="cos", random_state=0).partial_fit(
+...     X, y).fitted_attributes()["coef_"].shape             # the one-cosine map: D = 1,000 weights
+(1, 1000)
 """
 from __future__ import annotations
 
@@ -34,11 +46,17 @@ import math
 
 import numpy as np
 
-from ..._core.approx import dot, fourier_map
+from ..._core.approx import FourierFeatures
 from ..common.inputs import check_finite_X, n_rows
-from ..random_features.core import RandomFeatureLearner
-from ..registry import Param, register
-from .core import APPROX_REPRODUCIBILITY, ETA, LOSS, loss_slope
+from ..random_features.core import RandomFeatureLearner, feature_rng
+from ..registry import Param, Reproducibility, register
+from .core import ETA, LOSS, loss_slope
+
+#: the maps z(x): the paper's [sin; cos] (2D entries) and the one-cosine map (D entries)
+MAPS = ("sincos", "cos")
+
+#: the spawn key of the phases b of the one-cosine map (a stream of their own: V is the same for both maps)
+_PHASE_STREAM = 0x50484153  # "PHAS"
 
 
 @register
@@ -48,7 +66,7 @@ class FOGD(RandomFeatureLearner):
     Pseudo-code (D = ``n_rf`` components, eta = ``eta``, l = ``loss``):
         draw u_1..u_D ~ N(0, 2 gamma I) once;  w_1 = 0 in R^{2D}
         for t = 1..T:
-            z_t = [sin(U x_t); cos(U x_t)] / sqrt(D)
+            z_t = [sin(U x_t); cos(U x_t)] / sqrt(D)      (map: cos -> sqrt(2/D) cos(U x_t + b))
             predict sign(f_t), f_t = w_t' z_t
             if l(f_t, y_t) > 0:  w_{t+1} = w_t - eta dl(f_t, y_t)/df z_t     (hinge: w_t + eta y_t z_t if y_t f_t < 1)
 
@@ -62,6 +80,10 @@ class FOGD(RandomFeatureLearner):
     * D: the authors' code sets D = 4 B (``options.D = 4`` times the budget of the budget baselines); the
       default 400 = 4 x olk's default budget 100;
     * predictions use the last w_t (the online protocol), not an average.
+
+    olk computes sin and cos itself (olk_sincos.h; <= 1 ulp from the C library's) and sums w'z in a fixed blocked
+    order: since issue 38, FOGD's scores are the same bits on every machine (before, the C library's sin/cos made
+    them host-dependent in the last bits).
     """
 
     name = "fogd"
@@ -69,9 +91,14 @@ class FOGD(RandomFeatureLearner):
     style = ("#0570b0", "h")
     params = (Param("n_rf", 400, "D: random Fourier components (z has 2D entries); the authors' code: D = 4B",
                     type=int, check=lambda v: v >= 1, requirement=">= 1"),
-              ETA, LOSS)
-    reproducibility = APPROX_REPRODUCIBILITY
-    structural_params = ("n_rf",)           # V and w depend on it: set_params restarts the learner
+              ETA, LOSS,
+              Param("map", "sincos", "the feature map: sincos = the paper's [sin(Ux); cos(Ux)]/sqrt(D) (2D entries, "
+                    "default) | cos = sqrt(2/D) cos(Ux + b), b ~ U[0, 2 pi) (D entries; Rahimi & Recht's other map)",
+                    type=str, choices=MAPS))
+    reproducibility = Reproducibility(
+        exact=True, reason="olk's own loops only: the projection in one order, olk's portable sin/cos, w'z in a "
+        "fixed blocked order; the frequencies are numpy's seeded Generator draw")
+    structural_params = ("n_rf", "map")     # V and w depend on them: set_params restarts the learner
     #: the paper's map: i.i.d. Gaussian frequencies (the ``rff`` sampler), z / sqrt(D)
     sampler = "rff"
     normalize_features = True
@@ -79,29 +106,51 @@ class FOGD(RandomFeatureLearner):
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
-        self._w = np.zeros(2 * self.n_rf)       # w_1 = 0
-        self._UT: np.ndarray | None = None      # U' (d x D), the layout of the projection loop; derived from V
+        self._w = np.zeros(self._width())       # w_1 = 0
+        self._phase: np.ndarray | None = None   # b (map: cos), drawn with V
+        self._ff: FourierFeatures | None = None  # U', w and z in olk's loops; derived, rebuilt on first use
+
+    def _width(self) -> int:
+        """The entries of z: 2D ([sin; cos]) or D (one cosine)."""
+        return self.n_rf if self.map == "cos" else 2 * self.n_rf
+
+    def bind(self, X) -> np.ndarray:
+        """As the base class (the first bind draws V); the one-cosine map also draws its phases b ~ U[0, 2 pi),
+        from a stream of their own (V is the same draw for both maps)."""
+        A = super().bind(X)
+        if self.map == "cos" and self._phase is None:
+            if isinstance(self.random_state, (int, np.integer)):
+                rng = np.random.default_rng(np.random.SeedSequence(int(self.random_state), spawn_key=(_PHASE_STREAM,)))
+            else:                               # None: fresh entropy; a Generator: its draws after V's
+                rng = feature_rng(self.random_state)
+            self._phase = rng.uniform(0.0, 2.0 * math.pi, self.n_rf)
+        return A
 
     def step(self, i, y):
         self.t += 1
-        z = self._z(self.src[i])                # z(x_t), 2D entries
-        f = dot(self._w, z)                     # f_t(x_t) = w_t' z(x_t): predict first ...
+        f = self._map().score(self.src, i)      # z(x_t) into the map's buffer; f_t(x_t) = w_t' z(x_t): predict first
         s = loss_slope(self.loss, y, f)         # ... then s = -dl/df
         if s != 0.0:
-            self._w += (self.eta * s) * z       # w_{t+1} = w_t - eta grad l(w_t; z(x_t), y_t)
+            self._ff.update(self.eta * s)       # w_{t+1} = w_t - eta grad l(w_t; z(x_t), y_t) = w_t + eta s z(x_t)
             self.n_updates += 1
         return f
 
-    def _z(self, x: np.ndarray) -> np.ndarray:
-        """z(x) = [sin(U x); cos(U x)] / sqrt(D) of one dense row, in olk's own loop (:mod:`olk._core.approx`:
-        the projection costs the row's nonzeros, one pass of sin and cos).  A buffer, overwritten by the next call."""
-        if self._UT is None:                    # first use (or after olk.load: the transpose is not saved)
-            self._UT = np.ascontiguousarray(self._V.T)
-        if not self._Z.flags.writeable:         # loaded read-only (a memory-mapped pickle): a buffer of our own
-            self._Z = self._Z.copy()
-        z = self._Z[0]
-        fourier_map(self._UT, x, 1.0 / math.sqrt(self.n_rf), z)
-        return z
+    def _map(self) -> FourierFeatures:
+        """z(x) and w'z(x) in olk's own loops (:class:`olk._core.approx.FourierFeatures`: the projection U x costs
+        the row's nonzeros, then one pass of olk's sin and cos, w'z in its fixed blocked order), on U' (d x D, the
+        layout of the projection loop), w and the buffer z.  Built on first use (and after olk.load)."""
+        if self._ff is None:
+            if not self._Z.flags.writeable:     # loaded read-only (a memory-mapped pickle): buffers of our own
+                self._Z = self._Z.copy()
+            if not self._w.flags.writeable:
+                self._w = self._w.copy()
+            UT = np.ascontiguousarray(self._V.T)
+            if self.map == "cos":
+                self._ff = FourierFeatures(UT, self._w, self._Z[0, :self.n_rf], math.sqrt(2.0 / self.n_rf),
+                                           self._phase)
+            else:
+                self._ff = FourierFeatures(UT, self._w, self._Z[0], 1.0 / math.sqrt(self.n_rf))
+        return self._ff
 
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """f(x) = w' z(x) of every row of X, computed as ``step`` computes it (the same bits)."""
@@ -109,11 +158,12 @@ class FOGD(RandomFeatureLearner):
             check_finite_X(X)
             return np.zeros(n_rows(X))
         A = self._source_for(X)
-        return np.array([dot(self._w, self._z(A[r])) for r in range(A.shape[0])], dtype=np.float64)
+        ff = self._map()
+        return np.array([ff.score(A, r) for r in range(A.shape[0])], dtype=np.float64)
 
     def __getstate__(self):
         state = super().__getstate__()
-        state["_UT"] = None                     # V's transpose: rebuilt on first use, not stored twice
+        state["_ff"] = None                     # V's transpose and views of w, z: rebuilt on first use
         return state
 
     @classmethod
@@ -121,7 +171,8 @@ class FOGD(RandomFeatureLearner):
         return ("coef_",)
 
     def fitted_attributes(self) -> dict:
-        """``coef_`` = w as one row (1 x 2D, the sin part first); nothing before the first example."""
+        """``coef_`` = w as one row (1 x 2D, the sin part first; 1 x D for the one-cosine map); nothing before the
+        first example."""
         if self._V is None:
             return {}
         return {"coef_": self._w[None, :].copy()}
