@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._core.approx import dot, project
+from ..._core.approx import axpy, project, project_dot
 from ...errors import ConfigError
 from ..budget.core import budget_param
 from ..common.learner import OnlineKernelLearner
@@ -54,7 +54,9 @@ def nystrom_map(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     matrix K: its r <= k largest eigenpairs (L descending, V's columns the eigenvectors).  Eigenvalues at the
     level of rounding (<= L_max * B * machine epsilon, numpy's rank tolerance) are dropped: 1/sqrt(L) of a zero
     direction (two equal SVs, or k beyond K's rank) would only amplify rounding noise."""
-    L, V = np.linalg.eigh(K)                      # ascending
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1):                    # one LAPACK thread: idle BLAS threads spin on a busy machine
+        L, V = np.linalg.eigh(K)                  # ascending
     L, V = L[::-1][:k], V[:, ::-1][:, :k]
     keep = L > max(L[0], 0.0) * K.shape[0] * np.finfo(np.float64).eps
     L, V = L[keep], V[:, keep]
@@ -113,6 +115,8 @@ class NOGD(OnlineKernelLearner):
         self._w: np.ndarray | None = None       # the linear model on z(x) = M k_S(x)
         self._t_map = 0                         # the example t at which the map was built (0: not yet)
         self._gram_evals = 0                    # kernel evaluations of the B x B matrix K
+        self._kS: np.ndarray | None = None      # buffers of k_S(x) (1 x B) and z (k), reused every step
+        self._zbuf: np.ndarray | None = None
 
     @property
     def k_target(self) -> int:
@@ -135,14 +139,14 @@ class NOGD(OnlineKernelLearner):
                     self.pool.add(self.src, i, self.eta * s, self.t)    # alpha_t = eta s
                 else:
                     self._build_map()                       # the budget is full: z(x) = M k_S(x) from now on
-                    self._w += (self.eta * s) * self._z(self.src, i)
+                    self._score(self.src, i)
+                    axpy(self._w, self.eta * s, self._zbuf)
                 self.n_updates += 1
             return f
-        z = self._z(self.src, i)                            # phase 2: linear OGD on z
-        f = dot(self._w, z)
+        f = self._score(self.src, i)                        # phase 2: linear OGD on z: z_t = M k_S(x_t), f = w'z_t
         s = loss_slope(self.loss, y, f)
         if s != 0.0:
-            self._w += (self.eta * s) * z
+            axpy(self._w, self.eta * s, self._zbuf)         # w <- w + eta s z_t
             self.n_updates += 1
         return f
 
@@ -158,13 +162,14 @@ class NOGD(OnlineKernelLearner):
         self._w *= np.sqrt(L)                               # w = L^1/2 V' alpha
         self._t_map = self.t
 
-    def _z(self, src, i: int) -> np.ndarray:
-        """z(x_i) = M k_S(x_i) (k entries) for row i of `src` (the pool's kernel values, olk's projection loop)."""
-        row = np.empty((1, self.pool.n_sv))
-        self.pool.kernel_values(src, i, row)
-        z = np.empty(self._Mt.shape[1])
-        project(self._Mt, row[0], z)
-        return z
+    def _score(self, src, i: int) -> float:
+        """w'z(x_i) for row i of `src`, z(x_i) = M k_S(x_i) (k entries) left in ``_zbuf``: the pool's kernel values,
+        then olk's projection loop and w'z summed left to right (:func:`olk._core.approx.project_dot`)."""
+        if self._kS is None or self._kS.shape[1] != self.pool.n_sv:
+            self._kS = np.empty((1, self.pool.n_sv))        # first use (or after olk.load: buffers are not saved)
+            self._zbuf = np.empty(self._Mt.shape[1])
+        self.pool.kernel_values(src, i, self._kS)
+        return project_dot(self._Mt, self._kS[0], self._w, self._zbuf)
 
     # ------------------------------------------------------------------------------------------ scoring
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
@@ -173,7 +178,12 @@ class NOGD(OnlineKernelLearner):
         if self._Mt is None:
             return super().decision_function(X, output)
         src = self._source_for(X)
-        return np.array([dot(self._w, self._z(src, r)) for r in range(src.n_rows)], dtype=np.float64)
+        return np.array([self._score(src, r) for r in range(src.n_rows)], dtype=np.float64)
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["_kS"] = state["_zbuf"] = None    # work buffers: rebuilt on first use
+        return state
 
     def _expansion_coefs(self) -> np.ndarray:
         """alpha before the map; M'w after it (f(x) = (M'w)' k_S(x)): one column."""
