@@ -76,6 +76,9 @@ cdef extern from "olk_exp.h" nogil:
     int olk_vexp_level
     int olk_vexp_detect()
 
+cdef extern from "olk_scale.h" nogil:
+    int olk_scale(double* v, Py_ssize_t n, double f)    # v *= f; any product zero?
+
 cdef extern from "olk_dot.h" nogil:
     void olk_sparse_dot4(const double* w, const int* ix, const double* vv, const Py_ssize_t* start,
                          const Py_ssize_t* length, Py_ssize_t s, int unit, double* p)
@@ -636,11 +639,20 @@ cdef class SVPool:
 
     def scale_col(self, Py_ssize_t c, double factor):
         """Multiply column c of every SV by `factor` (e.g. OGD's (1 - eta*lambda) shrinkage)."""
-        cdef Py_ssize_t s
+        cdef Py_ssize_t s, stride = self.n_cols
+        cdef double* col
         if c < 0 or c >= self.n_cols:
             raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
+        if self.n_sv == 0:
+            return
+        col = &self.coef[0, c]
+        if stride == 1:                                 # one column: a contiguous run (olk_scale.h, vectorised)
+            if olk_scale(col, self.n_sv, factor) and self.masked:
+                for s in range(self.n_sv):              # a zero (or an underflow): its owner bit; nonzeros keep theirs
+                    self._rebit(s, c)
+            return
         for s in range(self.n_sv):
-            self.coef[s, c] *= factor
+            col[s * stride] = col[s * stride] * factor
             self._rebit(s, c)
 
     def add_col_vector(self, Py_ssize_t c, delta):
@@ -683,6 +695,18 @@ cdef class SVPool:
                 o[n] = s
                 n += 1
         return out[:n]
+
+    def oldest(self, Py_ssize_t c):
+        """The slot of column c's oldest SV: the smallest tag among the SVs it owns (:meth:`owned`), ties to the lowest
+        slot (``owned(c)[argmin(tags[owned(c)])]`` without the two arrays); -1 if it owns none."""
+        cdef Py_ssize_t s, best = -1
+        if c < 0 or c >= self.n_cols:
+            raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
+        for s in range(self.n_sv):
+            if self.n_cols == 1 or self.coef[s, c] != 0.0:
+                if best < 0 or self.tag[s] < self.tag[best]:
+                    best = s
+        return best
 
     def coef_at(self, const Py_ssize_t[::1] slots, Py_ssize_t c):
         """coef[slots, c] (without copying the whole coefficient matrix as :attr:`coefs` does)."""
@@ -1248,6 +1272,15 @@ cdef class SVPool:
         for c in range(c0, c1):
             out[c] = 0.0
         qrow = self._sv_query(q)
+        if self.n_kernels == 1 and self.n_cols == 1:     # one classifier: the blocked pass of decision (vector exp)
+            self._decide_single(qrow, self.n_features, &out[0])
+            for s in range(self.n_sv):                   # a zero coefficient's term is +-0.0: not an evaluation
+                if self.coef[s, 0] != 0.0:
+                    evals += 1
+            if self.sparse:
+                self._scatter_sv(q, 0.0)
+            self.n_kernel_evals += evals
+            return
         for s in range(self.n_sv):
             if self.masked:
                 m = self._owners_in(s, c0, c1)

@@ -63,6 +63,9 @@ def purge(pool, slots) -> list[tuple[int, int]]:
 
     Rows are deleted from the highest slot down: every row above the one being deleted is then owned, so
     the row the swap brings down never needs deleting itself (only the given slots can be empty)."""
+    if len(slots) == 1:                     # the common case (one removal), without the set and the sort
+        r = int(slots[0])
+        return [(r, pool.remove(r))] if pool.row_empty(r) else []
     done = []
     for r in sorted(set(int(s) for s in slots), reverse=True):
         if pool.row_empty(r):
@@ -81,6 +84,8 @@ def discard_random(pool, col: int, rng) -> int:
 
     One draw ``rng.integers(n)`` over the classifier's n SVs in slot order: in a one-column pool exactly the
     draw the single-kernel RBP/BOGD always made.  Returns the slot forgotten."""
+    if pool.n_cols == 1:                    # every SV is the column's, in slot order: the same draw, no array
+        return forget(pool, int(rng.integers(pool.n_sv)), col)
     slots = pool.owned(col)
     return forget(pool, int(slots[rng.integers(slots.shape[0])]), col)
 
@@ -101,8 +106,7 @@ class ForgetronState:
         """Steps (2) and (3) of the self-tuned Forgetron on classifier `col`, whose newest SV is already in
         the pool: shrink all its coefficients by phi_t, forget its oldest SV.  Returns the slot forgotten."""
         y_r = self.fifo.popleft()                            # r = min I_t: the oldest SV
-        slots = pool.owned(col)
-        r = int(slots[np.argmin(pool.tags[slots])])          # its slot (tags = insertion time)
+        r = pool.oldest(col)                                 # its slot (tags = insertion time)
         delta = abs(pool.get_coef(r, col))                   # sigma_r
         pool.decision_sv(r, buf, col)                        # f'_t(x_r), new SV included (column col only)
         mu = y_r * buf[col]
