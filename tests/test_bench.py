@@ -48,7 +48,11 @@ def test_bench_core_runs_and_writes_its_csv(tmp_path):
     assert "| perceptron_codrna |" in r.stdout
     rows = list(csv.DictReader(open(out / "core.csv")))
     assert len(rows) == 1 and rows[0]["case"] == "perceptron_codrna"
-    assert float(rows[0]["fraction_of_limit"]) > 0 and float(rows[0]["fraction_of_limit_cpu"]) > 0
+    assert float(rows[0]["fraction_of_ref_loop"]) > 0 and float(rows[0]["fraction_of_ref_loop_cpu"]) > 0
+    # the hardware bound beside olk's own reference loop: bytes and flops per evaluation (dense 8 columns)
+    assert float(rows[0]["bytes_per_eval"]) == 8 * 8 + 16 and float(rows[0]["flops_per_eval"]) == 2 * 8 + 26
+    assert 0 < float(rows[0]["fraction_of_hw_mem"]) and 0 < float(rows[0]["fraction_of_hw_flops"])
+    assert float(rows[0]["mem_gb_s"]) > 0 and float(rows[0]["peak_gflops"]) > 0
     assert int(rows[0]["kernel_evals"]) > 0 and rows[0]["paper_s"] == ""    # no paper time at scale < 1
     # the bench's file: cod-rna scaled to [-1, 1] per feature, written once and kept
     f = tmp_path / "data" / "codrna.pm1.shuffled.libsvm"
@@ -72,7 +76,8 @@ print("Learning time: 0.010000 s")
 
 def test_bench_core_vs_cpp_pairs_and_the_reader_hook(tmp_path, monkeypatch):
     """--vs-cpp runs olk and the library's executable in alternating pairs, cold and warm, on the same file
-    (a stand-in executable that prints the library's lines); every process is a row of vs_cpp_runs.csv."""
+    (a stand-in executable that prints the library's lines); every process is a row of vs_cpp_runs.csv, with the
+    load average of its pair and its own peak memory.  With --baseline too, another olk joins every pair."""
     try:
         load_dataset("codrna", split="train")
     except Exception as e:
@@ -92,7 +97,20 @@ def test_bench_core_vs_cpp_pairs_and_the_reader_hook(tmp_path, monkeypatch):
     assert {(x["mode"], x["side"]) for x in runs} == {(m, s) for m in ("cold", "warm") for s in ("olk", "cpp")}
     firsts = [x["side"] for x in runs if x["position"] == "1" and x["mode"] == "cold"]
     assert sorted(firsts) == ["cpp", "olk"]                # the order alternates
-    assert all(float(x["whole_s"]) > 0 and float(x["cpu_s"]) >= 0 for x in runs)
+    assert all(float(x["whole_s"]) > 0 and float(x["cpu_s"]) >= 0 and float(x["load1"]) >= 0 for x in runs)
+    from olk.bench.core import _HAVE_TIME
+    if _HAVE_TIME:                                         # each process's own peak: the stand-in is a bare python
+        assert all(float(x["peak_mb"]) < float(y["peak_mb"]) for x in runs if x["side"] == "cpp"
+                   for y in runs if y["side"] == "olk")
+    r = subprocess.run([sys.executable, "-m", "olk.cli", "bench", "core", "--cases", "fogd_codrna", "--scale", "0.02",
+                        "--pairs", "1", "--no-limit", "--vs-cpp", str(tmp_path), "--baseline", ".", "--max-load", "-1",
+                        "--out", str(out), "--data-dir", str(tmp_path / "data")], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "before -> after" in r.stdout and "(loaded)" in r.stdout and "FOGD: the library's FOGD" in r.stdout
+    runs = list(csv.DictReader(open(out / "vs_cpp_runs.csv")))
+    assert sorted(x["side"] for x in runs) == ["cpp", "cpp", "old", "old", "olk", "olk"]
+    assert all(x["quiet"] == "False" for x in runs)       # --max-load -1: every pair marked
 
     # the reader line: olk.bench.reader.measure_reader when that module exists, the C++ parse beside it
     import types

@@ -1,11 +1,13 @@
-"""Core speed benchmark (issues 13 and 29): olk's learning loop against the limit of one core, and, with
-``--vs-cpp``, against the SPA authors' group's C++ library run on the same file in alternating pairs.
+"""Core speed benchmark (issues 13, 29 and 38): olk's learning loop against olk's own fastest reference loop and a
+hardware bound of this core, and, with ``--vs-cpp``, against the SPA authors' group's C++ library run on the same
+file in alternating pairs.
 
-    olk bench core                      # the six cases, 3 repeats each (medians)
+    olk bench core                      # the ten cases, 3 repeats each (medians)
     olk bench core --cases perceptron_a9a,bpas_a9a_train --repeats 5
     olk bench core --quick              # 10% of each file, 1 repeat: a smoke test (times not comparable)
-    olk bench core --vs-cpp ~/KOL/build/bin/KOL --pairs 5   # + the C++ library, cold and warm (README)
-    olk bench core --baseline ../olk-old --pairs 5           # + before/after pairs against another checkout
+    olk bench core --vs-cpp ~/KOL/build/bin/KOL --pairs 5   # + the C++ library, cold and warm (docs/speed.md)
+    olk bench core --vs-cpp KOL --baseline ../olk-old       # + an older olk in the same pairs: before -> after
+    olk bench core --baseline ../olk-old --pairs 5          # before/after pairs against another checkout
 
 **The data.**  Every case reads one LIBSVM file in file order, written once under ``--data-dir`` (default
 ``datasets/bench/`` of the project, not committed) and kept: ``a9a.libsvm`` (a9a train + test, 48,842 rows),
@@ -13,37 +15,50 @@
 min-max scaled to [-1, 1], written with 9 significant digits, and the rows shuffled once: permutation 0 of seed
 2018).  olk and the C++ library read the same bytes in the same order; each file's sha256 goes into the CSVs.
 
-**The limit.**  Each repeat of a case runs in a fresh process (:mod:`olk.bench.runner`): olk's learning loop,
-then the reference loops (:mod:`olk._core.refloop`: the same kernel Perceptron written as plain C loops, scalar
-exp / vectorised exp / our best) on the same rows; for a Perceptron case they must reproduce olk's SVs and
-mistakes exactly (checked).  The fastest is the single-core limit (for the budget learners the Perceptron
-reference on the same file stands in: the limit of the kernel-sum loop they spend their time in).  Reported per
-case, medians over the repeats: ``olk loop s`` (predict + update for every example; no loading), ``M evals/s``,
-``limit``, and the fraction olk / limit measured within each process, from wall-clock times and from CPU times
-(``process_time``: on a loaded machine the CPU fraction is the steadier one); ``whole s`` a separate fresh
-process that imports olk, loads the file (olk's dataset cache warm) and runs the loop, from spawn to exit;
-``peak MB``; the SPA paper's C++ time (Table 2, a 3.2 GHz PC) where the case is the paper's.
+**The reference loop and the hardware bound.**  Each repeat of a case runs in a fresh process
+(:mod:`olk.bench.runner`): olk's learning loop, then, for the kernel-sum learners, the reference loops
+(:mod:`olk._core.refloop`: the same kernel Perceptron written as plain C loops, scalar exp / vectorised exp / our
+best) on the same rows; for a Perceptron case they must reproduce olk's SVs and mistakes exactly (checked).  The
+fastest is **olk's fastest reference loop** ("ref loop": the fastest loop we know for this data layout and this
+arithmetic, not a law of nature; for the budget learners the Perceptron reference on the same file stands in).
+Beside it, a **hardware bound**: the bytes and flops one kernel evaluation needs (an SV's stored entries, its norm
+and coefficient; the products, the distance and olk's exp: see :func:`per_eval`) against this core's memory
+bandwidth (a single-threaded copy of 128 MB) and its peak flops (a single-threaded BLAS matrix product), both
+measured at the start of the run; the fractions of both are reported.  Reported per case, medians over the
+repeats: ``olk loop s`` (predict + update for every example; no loading), ``M evals/s``, the two fractions
+(wall-clock and CPU time, ``process_time``: on a loaded machine the CPU fraction is the steadier one), ``whole s``
+a separate fresh process that imports olk, loads the file (olk's dataset cache warm) and runs the loop, from spawn
+to exit; ``CPU to 1st row`` the CPU the process spent before the first example (interpreter, imports, load, set-up);
+``peak MB`` (the runner's own ru_maxrss); the SPA paper's C++ time (Table 2, a 3.2 GHz PC) where the case is the
+paper's.  FOGD and NOGD are not kernel sums (FOGD evaluates no kernel): no reference loop there.
 
-**Against the C++ library** (``--vs-cpp PATH``: its ``KOL`` executable, built as the README says; its
-``Cacher`` next to it is used for the parse line).  Per case, ``--pairs`` alternating pairs (olk first, then the
-C++ first, ...) of whole processes on the same file: *cold* (olk's dataset cache emptied: ``$OLK_CACHE`` points at
-a fresh empty directory, so olk parses the text like the C++ does) and then *warm* (olk's cache filled by one
-untimed run).  Each process is timed from spawn to exit (wall) and by its own CPU time (``wait4``); the loop
-times come from the same processes (olk's ``online_pass``, the library's "Learning time", which includes the
-parsing its reader thread does meanwhile).  Ratios C++ / olk are taken within each pair, then the median.  The
-two implementations differ in details (the library keeps features as 32-bit floats and its Forgetron/BOGD remove
-by their own rules), so #SV and mistakes are printed for both.  Every process goes to ``vs_cpp_runs.csv``.
+**Against the C++ library** (``--vs-cpp PATH``: its ``KOL`` executable, built from its source; its ``Cacher`` next
+to it is used for the parse line).  Per case, ``--pairs`` alternating pairs (the order of the sides rotates from
+pair to pair) of whole processes on the same file: *cold* (olk's dataset cache emptied: ``$OLK_CACHE`` points at a
+fresh empty directory, so olk parses the text like the C++ does) and then *warm* (olk's cache filled by one untimed
+run).  Each process is timed from spawn to exit (wall) and by its own CPU time (``wait4``), and its peak memory is
+its own (``/usr/bin/time -f %M``, a fresh small process between the bench and the program: ``ru_maxrss`` of a child
+forked from the bench's large Python process would report the parent's size).  The like-for-like learning time is
+**parse + learn**: the library's "Learning time" (its learning loop and, in its reader thread meanwhile, the text
+parsing) against olk's load + pass (cold: olk parses the text too; warm: olk reads its binary cache).  Ratios
+C++ / olk are taken within each pair, then the median.  The **load average** (1 minute) is recorded before every
+pair; a pair started above ``--max-load`` (default 1.5) is marked and left out of the medians (all pairs are used,
+and the row marked, only if none was quiet).  The implementations differ in details (the library keeps features
+as 32-bit floats, its Forgetron/BOGD remove by their own rules, its FOGD map and NOGD eigenpairs are not the
+paper's: :data:`CPP_NOTES`), so #SV, mistakes and the online accuracy are printed for both.  With ``--baseline
+DIR`` as well, every pair has a third process, the other checkout's olk, in the same rotation: the table then gives
+before -> after (C++ / old olk -> C++ / new olk), CPU and wall.  Every process goes to ``vs_cpp_runs.csv``.
 
-**Before / after** (``--baseline DIR``: another olk checkout with its extensions built): ``--pairs`` alternating
-pairs of whole processes (warm cache) of that checkout and this one on every case; loop and whole-process ratios
-old / new within each pair, every process in ``before_after_core.csv``.
+**Before / after** (``--baseline DIR`` alone: another olk checkout with its extensions built): ``--pairs``
+alternating pairs of whole processes (warm cache) of that checkout and this one on every case; loop and
+whole-process ratios old / new within each pair, every process in ``before_after_core.csv``.
 
 The reader line: if :mod:`olk.bench.reader` is importable, its ``measure_reader(path, repeats)`` (the LIBSVM
 reader's MB/s and rows/s, cold and warm) is printed for each file, with the C++ library's parse (its ``Cacher``:
 parse + a binary cache write, a whole process) when ``--vs-cpp`` is given.
 
 Wall-clock times on a shared machine are upper bounds; ratios measured within one process or one pair are what
-the README quotes.  Results go to ``results/bench/`` (``core.csv``: one row per case; ``core.md``: the tables as
+docs/speed.md quotes.  Results go to ``results/bench/`` (``core.csv``: one row per case; ``core.md``: the tables as
 printed).
 """
 from __future__ import annotations
@@ -80,6 +95,7 @@ class Case:
     gamma: float = 0.4
     cpp: tuple = ()                     # the C++ library's -opt and its options for the same learner
     paper_s: float | None = None        # SPA paper Table 2 (C++, 3.2 GHz), where the case is the paper's
+    kernel_sum: bool = True             # a kernel expansion: the Perceptron reference loop and the hardware bound apply
 
 
 DATA = {d.key: d for d in (
@@ -99,7 +115,26 @@ CASES = (
     Case("forgetron_codrna", "forgetron", "codrna", {"budget": 822}, cpp=("kernel-forgetron", "-B", "822")),
     Case("bogd_codrna", "bogd", "codrna", {"budget": 822, "eta": 0.1, "lam": 0.01},
          cpp=("kernel-bogd", "-B", "822", "-eta", "0.1", "-lambda", "0.01")),
+    # issue 38: FOGD (D = 2,000; the library's unnormalised map with eta / D = olk's normalised map with eta) and NOGD
+    # (B = 500, k = 100, eta 1 in both phases: the library's -eta and -eta1)
+    *(Case(f"fogd_{key}", "fogd", key, {"n_rf": 2000, "eta": 0.1}, kernel_sum=False,
+           cpp=("kernel-fogd", "-D", "2000", "-eta", "0.00005")) for key in ("a9a", "codrna")),
+    *(Case(f"nogd_{key}", "nogd", key, {"budget": 500, "rank": 100, "eta": 1.0}, kernel_sum=False,
+           cpp=("kernel-nogd", "-B", "500", "-knogd", "100", "-eta", "1", "-eta1", "1")) for key in ("a9a", "codrna")),
 )
+
+#: what the C++ library computes differently, printed under the comparison (read in its source, kernel_fogd.h and
+#: kernel_nogd.h of LIBOL/KOL; the accuracies beside them are measured in the run)
+CPP_NOTES = {
+    "fogd": "the library's FOGD does not compute the paper's map: sin(u'x) is a parabolic approximation "
+            "(B x + C x|x|, then P (a|a| - a) + a after wrapping to [-pi, pi]) and the cos slot holds "
+            "sign(u'x) sqrt(1 - sin^2) = |cos| sign; its frequencies are seeded by the clock (time(NULL)), so its runs "
+            "differ; at gamma 0.4 it stays near the majority rate",
+    "nogd": "the library's NOGD takes the eigenpairs of K from a non-symmetric solver (Eigen's EigenSolver, "
+            "float) in the solver's order, not the k largest, divides each eigenvector by its squared norm (not the "
+            "norm), starts w at 0 (olk carries the kernel expansion over), and restarts its instance count at the "
+            "map, so its 'Learn accuracy' covers a different number of rows",
+}
 BY_NAME = {c.name: c for c in CASES}
 
 
@@ -179,23 +214,48 @@ def sha256(path: Path) -> str:
 class Proc:
     wall: float                          # spawn to exit
     cpu: float                           # the child's user + system time
-    maxrss_mb: float
+    maxrss_mb: float | None              # its own peak resident size (None: no /usr/bin/time here)
     code: int
     stdout: str
     stderr: str
 
 
+#: a small program between the bench and the measured one, reporting the latter's own peak memory (GNU time)
+TIME = "/usr/bin/time"
+
+
+def _gnu_time() -> bool:
+    """Whether /usr/bin/time is GNU time (-q, -f %M, -o FILE)."""
+    if not (os.path.isfile(TIME) and os.access(TIME, os.X_OK)):
+        return False
+    r = subprocess.run([TIME, "-q", "-f", "%M", "true"], capture_output=True, text=True)
+    lines = r.stderr.strip().splitlines()
+    return r.returncode == 0 and bool(lines) and lines[-1].isdigit()
+
+
 def timed(cmd: list[str], env: dict | None = None, cwd=None) -> Proc:
-    """Run `cmd`; its wall time from spawn to exit and its own CPU time and peak memory (``os.wait4``)."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return Proc(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, p.returncode, out.read(), err.read())
+    """Run `cmd`; its wall time from spawn to exit, its own CPU time (``os.wait4``: the CPU of every process it
+    waited for, so through /usr/bin/time the program's), and its own peak memory from /usr/bin/time -f %M (a child
+    forked from this large Python process would report the parent's size as its ru_maxrss)."""
+    with tempfile.TemporaryDirectory(prefix="olk-bench-time-") as tmp:
+        mem_file = Path(tmp) / "maxrss"
+        full = [TIME, "-q", "-f", "%M", "-o", str(mem_file), *cmd] if _HAVE_TIME else cmd
+        with open(Path(tmp) / "out", "w+") as out, open(Path(tmp) / "err", "w+") as err:
+            t0 = time.perf_counter()
+            p = subprocess.Popen(full, stdout=out, stderr=err, env=env, cwd=cwd)
+            _, status, ru = os.wait4(p.pid, 0)
+            wall = time.perf_counter() - t0
+            p.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            mem = None
+            if _HAVE_TIME and mem_file.exists():
+                lines = mem_file.read_text().strip().splitlines()
+                mem = int(lines[-1]) / 1024.0 if lines and lines[-1].isdigit() else None
+            return Proc(wall, ru.ru_utime + ru.ru_stime, mem, p.returncode, out.read(), err.read())
+
+
+_HAVE_TIME = _gnu_time()
 
 
 _RUNNER = None
@@ -230,7 +290,7 @@ def run_spec(spec: dict, env: dict) -> Proc:
 def olk_process(case: Case, path: Path, refs: bool, env: dict | None = None) -> tuple[dict, Proc]:
     """One fresh interpreter running :mod:`olk.bench.runner` on `path`: (its JSON result, the process)."""
     spec = {"file": str(path), "sparse": DATA[case.data].sparse, "algorithm": case.algorithm,
-            "params": case.params, "gamma": case.gamma, "refs": refs}
+            "params": case.params, "gamma": case.gamma, "refs": refs and case.kernel_sum}
     p = run_spec(spec, env if env is not None else child_env())
     if p.code != 0:
         raise SystemExit(f"olk bench core: case {case.name} failed:\n{p.stderr[-2000:]}")
@@ -258,6 +318,8 @@ def cpp_process(exe: Path, case: Case, path: Path) -> tuple[dict, Proc]:
                           f"'Learning time' line ({(p.stderr or p.stdout).strip()[-200:]!r}); give the KOL executable "
                           f"built from the library's source (README, Speed)")
     got["mistakes"] = round(got["rows"] * (100.0 - got.get("accuracy", 0.0)) / 100.0)
+    got.setdefault("accuracy", float("nan"))
+    got.setdefault("n_sv", 0)
     return got, p
 
 
@@ -274,7 +336,47 @@ def _fmt(v, spec=".2f", none="-"):
     return none if v is None else format(v, spec)
 
 
-def summarise(case: Case, reps: list[dict], wholes: list[float], scale: float = 1.0) -> dict:
+def per_eval(nnz_per_sv: float, sparse: bool, binary: bool) -> tuple[float, float]:
+    """(bytes, flops) of one Gaussian kernel evaluation k(x, sv) in the pool's (and the reference loop's) layout, for
+    an SV with `nnz_per_sv` stored entries: the bytes the SV brings (sparse: a 4-byte index and an 8-byte value per
+    entry; dense: 8 bytes per column) plus its norm and its coefficient (16); the flops of the product (a multiply
+    and an add per entry; binary sparse data skips the multiply by 1.0), of the distance qn + sn - 2p and -gamma d
+    (4), of olk's exp (20: the reduction 7, the polynomial 11, the scaling 2; olk_exp.h) and of the sum's term (2).
+    The query itself stays in cache and is not counted."""
+    nbytes = (12.0 if sparse else 8.0) * nnz_per_sv + 16.0
+    flops = (1.0 if sparse and binary else 2.0) * nnz_per_sv + 4.0 + 20.0 + 2.0
+    return nbytes, flops
+
+
+def measure_hardware(repeats: int = 3) -> dict:
+    """This core's memory bandwidth (GB/s: the best of `repeats` single-threaded copies of 128 MB (4x the L3 of a
+    large server CPU), counting the
+    bytes read and written) and its peak flops (GFLOP/s: the best of `repeats` single-threaded BLAS products of two
+    1,024 x 1,024 matrices, 2 n^3 flops; what a tuned kernel reaches on one core, not the data sheet's figure)."""
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+    a = np.ones(16 * 1024 * 1024)
+    b = np.empty_like(a)
+    bw = 0.0
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        np.copyto(b, a)
+        bw = max(bw, 2 * a.nbytes / (time.perf_counter() - t0) / 1e9)
+    del a, b
+    n = 1024
+    A = np.random.default_rng(0).random((n, n))
+    B = A.T.copy()
+    gf = 0.0
+    with threadpool_limits(1):
+        A @ B                                           # warm-up
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            A @ B
+            gf = max(gf, 2.0 * n ** 3 / (time.perf_counter() - t0) / 1e9)
+    return {"mem_gb_s": bw, "peak_gflops": gf}
+
+
+def summarise(case: Case, reps: list[dict], wholes: list[float], scale: float = 1.0, hw: dict | None = None) -> dict:
     """One CSV row: medians (and min/max of the loop time) over the repeats of `case`.  The paper's time is for
     the full case, so it is left out at scale < 1."""
     loop = [r["olk"]["time_s"] for r in reps]
@@ -285,6 +387,8 @@ def summarise(case: Case, reps: list[dict], wholes: list[float], scale: float = 
            "rows": reps[0]["rows"], "repeats": len(reps), "exp_simd": reps[0]["exp_simd"],
            "olk_loop_s": _median(loop), "olk_loop_s_min": min(loop), "olk_loop_s_max": max(loop),
            "olk_cpu_s": _median([r["olk"]["cpu_s"] for r in reps]), "kernel_evals": evals, "m_evals_per_s": rate,
+           "us_per_row": _median(loop) / max(reps[0]["rows"], 1) * 1e6,
+           "cpu_before_pass_s": _median([r.get("cpu_before_pass_s") for r in reps if r.get("cpu_before_pass_s")]),
            "n_sv": reps[0]["olk"]["n_sv"], "mistakes": reps[0]["olk"]["mistakes"],
            "peak_rss_mb": max(r["peak_rss_mb"] for r in reps)}
     if "ref" in reps[0]:
@@ -293,7 +397,7 @@ def summarise(case: Case, reps: list[dict], wholes: list[float], scale: float = 
             t = _median([r["ref"][v]["time_s"] for r in reps])
             row[f"ref_{v}_m_evals_per_s"] = reps[0]["ref"][v]["kernel_evals"] / t / 1e6 if t > 0 else float("nan")
             best = max(best or 0.0, row[f"ref_{v}_m_evals_per_s"])
-        row["limit_m_evals_per_s"] = best
+        row["ref_loop_m_evals_per_s"] = best
         # the fraction within each process, then the median (a ratio measured in one run, not across runs)
         fr, fc = [], []
         for r in reps:
@@ -301,14 +405,23 @@ def summarise(case: Case, reps: list[dict], wholes: list[float], scale: float = 
             fr.append((r["olk"]["kernel_evals"] / r["olk"]["time_s"]) / lim)
             limc = max(r["ref"][v]["kernel_evals"] / r["ref"][v]["cpu_s"] for v in r["ref"])
             fc.append((r["olk"]["kernel_evals"] / r["olk"]["cpu_s"]) / limc)
-        row["fraction_of_limit"] = _median(fr)
-        row["fraction_of_limit_cpu"] = _median(fc)
+        row["fraction_of_ref_loop"] = _median(fr)
+        row["fraction_of_ref_loop_cpu"] = _median(fc)
         if case.algorithm == "perceptron":
             for v, r in reps[0]["ref"].items():
                 if (r["n_sv"], r["mistakes"]) != (row["n_sv"], row["mistakes"]):
                     raise SystemExit(f"olk bench core: {case.name}: reference loop '{v}' gives {r['n_sv']} SVs / "
                                      f"{r['mistakes']} mistakes, olk {row['n_sv']} / {row['mistakes']}: not the "
                                      f"same computation, the comparison would be meaningless")
+    if hw and case.kernel_sum and "nnz" in reps[0]:
+        r0 = reps[0]
+        sparse = DATA[case.data].sparse
+        nnz_row = r0["nnz"] / max(r0["rows"], 1) if sparse else float(r0["width"])
+        nbytes, flops = per_eval(nnz_row, sparse, r0["binary"])
+        mem_rate, flop_rate = hw["mem_gb_s"] * 1e9 / nbytes / 1e6, hw["peak_gflops"] * 1e9 / flops / 1e6
+        row.update({"bytes_per_eval": nbytes, "flops_per_eval": flops, "hw_mem_m_evals_per_s": mem_rate,
+                    "hw_flop_m_evals_per_s": flop_rate, "fraction_of_hw_mem": rate / mem_rate,
+                    "fraction_of_hw_flops": rate / flop_rate})
     row["whole_process_s"] = _median(wholes) if wholes else None
     row["load_s"] = _median([r["load_s"] for r in reps])
     paper = case.paper_s if scale >= 1 else None
@@ -323,15 +436,24 @@ def _table(head, rows) -> list[str]:
 
 
 def limit_table(rows: list[dict]) -> list[str]:
-    head = ("case", "rows", "olk loop s", "M evals/s", "limit", "fraction (wall)", "fraction (CPU)", "whole s",
-            "load s", "peak MB", "paper C++ s", "paper/olk", "#SV", "mistakes")
+    head = ("case", "rows", "olk loop s", "us/row", "M evals/s", "ref loop", "of ref (wall)", "of ref (CPU)",
+            "hw bound: mem / flops", "of hw: mem / flops", "whole s", "CPU to 1st row s", "peak MB", "paper C++ s",
+            "paper/olk", "#SV", "mistakes")
     return _table(head, [(
-        r["case"], f"{r['rows']:,}", _fmt(r["olk_loop_s"]), _fmt(r["m_evals_per_s"], ".1f"),
-        _fmt(r.get("limit_m_evals_per_s"), ".1f"), _fmt(r.get("fraction_of_limit"), ".2f"),
-        _fmt(r.get("fraction_of_limit_cpu"), ".2f"), _fmt(r["whole_process_s"]), _fmt(r["load_s"], ".3f"),
+        r["case"], f"{r['rows']:,}", _fmt(r["olk_loop_s"]), _fmt(r["us_per_row"], ".1f"),
+        _fmt(r["m_evals_per_s"], ".1f") if r["kernel_evals"] else "-",
+        _fmt(r.get("ref_loop_m_evals_per_s"), ".1f"), _fmt(r.get("fraction_of_ref_loop"), ".2f"),
+        _fmt(r.get("fraction_of_ref_loop_cpu"), ".2f"),
+        _pair_cell(r.get("hw_mem_m_evals_per_s"), r.get("hw_flop_m_evals_per_s"), ".0f"),
+        _pair_cell(r.get("fraction_of_hw_mem"), r.get("fraction_of_hw_flops"), ".2f"),
+        _fmt(r["whole_process_s"]), _fmt(r.get("cpu_before_pass_s"), ".3f"),
         _fmt(r["peak_rss_mb"], ".0f"), _fmt(r["paper_s"]),
         _fmt(r["paper_over_olk_loop"], ".1f") + ("x" if r["paper_over_olk_loop"] else ""),
         f"{r['n_sv']:,}", f"{r['mistakes']:,}") for r in rows])
+
+
+def _pair_cell(a, b, spec: str) -> str:
+    return "-" if a is None else f"{a:{spec}} / {b:{spec}}"
 
 
 def _ratio_cell(xs) -> str:
@@ -342,63 +464,113 @@ def _ratio_cell(xs) -> str:
     return f"{m:.2f}" + (f" ({min(xs):.2f}-{max(xs):.2f})" if len(xs) > 1 else "")
 
 
-def pairs_vs_cpp(exe: Path, case: Case, path: Path, pairs: int, log: list[dict], tick=lambda: None) -> dict:
-    """Alternating pairs olk / C++ on `path`, cold then warm; every process appended to `log`."""
-    out = {"case": case.name}
+def _load1() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
+def pairs_vs_cpp(exe: Path, case: Case, path: Path, pairs: int, log: list[dict], tick=lambda: None,
+                 tree: Path | None = None, max_load: float = 1.5) -> dict:
+    """Alternating pairs olk / C++ (and the `tree` checkout's olk, "old", when given) on `path`, cold then warm; the
+    order of the sides rotates from pair to pair; the 1-minute load average before each pair recorded (a pair
+    above `max_load` marked); every process appended to `log`."""
+    sides = ("olk", "cpp", "old") if tree is not None else ("olk", "cpp")
+    out: dict = {"case": case.name, "algorithm": case.algorithm, "sides": sides}
     with tempfile.TemporaryDirectory(prefix="olk-bench-cache-") as tmp:
         for mode in ("cold", "warm"):
-            warm_dir = Path(tmp) / "warm"
-            if mode == "warm":
-                olk_process(case, path, False, child_env(OLK_CACHE=warm_dir))                # fill, untimed
-            ratios = {"loop": [], "whole": [], "whole_cpu": []}
-            olk_t, cpp_t = {"loop": [], "whole": [], "cpu": []}, {"loop": [], "whole": [], "cpu": []}
+            warm = {side: Path(tmp) / f"warm-{side}" for side in ("olk", "old")}
+            if mode == "warm":                                                          # fill, untimed
+                olk_process(case, path, False, child_env(OLK_CACHE=warm["olk"]))
+                if tree is not None:
+                    olk_process(case, path, False, child_env(tree, OLK_CACHE=warm["old"]))
+            runs = []
             for k in range(pairs):
-                cache = warm_dir if mode == "warm" else Path(tmp) / f"cold{k}"               # cold: empty every time
-                env = child_env(OLK_CACHE=cache)
-                first_olk = k % 2 == 0
+                load = _load1()
+                order = sides[k % len(sides):] + sides[:k % len(sides)]
                 res = {}
-                for side in (("olk", "cpp") if first_olk else ("cpp", "olk")):
-                    if side == "olk":
-                        r, p = olk_process(case, path, False, env)
-                        res["olk"] = (r["olk"]["time_s"], p, r["olk"]["n_sv"], r["olk"]["mistakes"])
-                    else:
+                for pos, side in enumerate(order, 1):
+                    if side == "cpp":
                         r, p = cpp_process(exe, case, path)
-                        res["cpp"] = (r["time_s"], p, r["n_sv"], r["mistakes"])
+                        res[side] = {"learn_s": r["time_s"], "n_sv": r["n_sv"], "mistakes": r["mistakes"],
+                                     "accuracy": r["accuracy"], "rows": r["rows"]}
+                    else:
+                        cache = warm[side] if mode == "warm" else Path(tmp) / f"cold-{side}-{k}"   # cold: empty
+                        env = child_env(tree, OLK_CACHE=cache) if side == "old" else child_env(OLK_CACHE=cache)
+                        r, p = olk_process(case, path, False, env)
+                        res[side] = {"learn_s": r["load_s"] + r["olk"]["time_s"], "loop_s": r["olk"]["time_s"],
+                                     "load_s": r["load_s"], "n_sv": r["olk"]["n_sv"],
+                                     "mistakes": r["olk"]["mistakes"], "rows": r["rows"],
+                                     "accuracy": 100.0 * (1.0 - r["olk"]["mistakes"] / max(r["rows"], 1))}
+                    res[side].update({"whole_s": p.wall, "cpu_s": p.cpu, "peak_mb": p.maxrss_mb, "position": pos})
+                    log.append({"case": case.name, "mode": mode, "pair": k, "side": side, "position": pos,
+                                "load1": load, "quiet": load <= max_load, **res[side]})
                     tick()
-                for side, (loop, p, nsv, mis) in res.items():
-                    log.append({"case": case.name, "mode": mode, "pair": k, "side": side,
-                                "position": 1 if (side == "olk") == first_olk else 2, "loop_s": loop,
-                                "whole_s": p.wall, "cpu_s": p.cpu, "peak_mb": p.maxrss_mb, "n_sv": nsv,
-                                "mistakes": mis})
-                    d = olk_t if side == "olk" else cpp_t
-                    d["loop"].append(loop)
-                    d["whole"].append(p.wall)
-                    d["cpu"].append(p.cpu)
-                ratios["loop"].append(res["cpp"][0] / res["olk"][0])
-                ratios["whole"].append(res["cpp"][1].wall / res["olk"][1].wall)
-                ratios["whole_cpu"].append(res["cpp"][1].cpu / res["olk"][1].cpu)
-                out["olk_sv_mistakes"] = (res["olk"][2], res["olk"][3])
-                out["cpp_sv_mistakes"] = (res["cpp"][2], res["cpp"][3])
-            out[mode] = {"ratios": ratios, "olk": olk_t, "cpp": cpp_t}
+                runs.append({"load": load, "quiet": load <= max_load, **res})
+            out[mode] = runs
     return out
 
 
-def cpp_table(results: list[dict]) -> list[str]:
-    head = ("case", "C++ loop s", "olk loop s", "loop C++/olk", "cold: C++ whole s", "olk whole s",
-            "whole C++/olk", "CPU C++/olk", "warm: olk whole s", "whole C++/olk", "CPU C++/olk",
-            "#SV / mistakes C++", "olk")
+def _pair_ratios(runs: list[dict], num: str, den: str, key: str) -> tuple[list[float], bool]:
+    """num[key] / den[key] of every quiet pair (of every pair, and False, if none was quiet)."""
+    quiet = [r for r in runs if r["quiet"]]
+    use = quiet or runs
+    return [r[num][key] / r[den][key] for r in use if r[den][key]], bool(quiet)
+
+
+def cpp_table(results: list[dict], max_load: float = 1.5) -> list[str]:
+    """Per case: parse + learn and whole-process ratios C++ / olk (cold and warm, CPU and wall), peak memory,
+    #SV / mistakes / online accuracy of both, the load averages; with an old checkout, before -> after."""
+    old = any("old" in r["sides"] for r in results)
+    head = ["case", "load (1 min)", "parse+learn s C++ / olk", "parse+learn C++/olk",
+            "cold: whole C++/olk (wall)", "(CPU)", "warm: whole C++/olk (wall)", "(CPU)", "peak MB C++ / olk",
+            "#SV / mistakes C++", "olk", "accuracy % C++ / olk"]
+    if old:
+        head += ["before -> after, CPU cold / warm", "wall cold / warm"]
     rows = []
     for r in results:
-        c, w = r["cold"], r["warm"]
-        rows.append((r["case"], _fmt(_median(c["cpp"]["loop"] + w["cpp"]["loop"])),
-                     _fmt(_median(c["olk"]["loop"] + w["olk"]["loop"])),
-                     _ratio_cell(c["ratios"]["loop"] + w["ratios"]["loop"]),
-                     _fmt(_median(c["cpp"]["whole"])), _fmt(_median(c["olk"]["whole"])),
-                     _ratio_cell(c["ratios"]["whole"]), _ratio_cell(c["ratios"]["whole_cpu"]),
-                     _fmt(_median(w["olk"]["whole"])),
-                     _ratio_cell(w["ratios"]["whole"]), _ratio_cell(w["ratios"]["whole_cpu"]),
-                     "{:,} / {:,}".format(*r["cpp_sv_mistakes"]), "{:,} / {:,}".format(*r["olk_sv_mistakes"])))
+        allruns = r["cold"] + r["warm"]
+        loads = [x["load"] for x in allruns]
+        quiet_all = all(x["quiet"] for x in allruns)
+        mark = "" if quiet_all else f" ({sum(x['quiet'] for x in allruns)}/{len(allruns)} <= {max_load:g})"
+        learn, _ = _pair_ratios(allruns, "cpp", "olk", "learn_s")
+        last = allruns[-1]
+        cells = [r["case"], f"{min(loads):.2f}-{max(loads):.2f}{mark}",
+                 f"{_median([x['cpp']['learn_s'] for x in allruns]):.2f} / "
+                 f"{_median([x['olk']['learn_s'] for x in allruns]):.2f}", _ratio_cell(learn)]
+        for mode in ("cold", "warm"):
+            for key in ("whole_s", "cpu_s"):
+                xs, ok = _pair_ratios(r[mode], "cpp", "olk", key)
+                cells.append(_ratio_cell(xs) + ("" if ok else " (loaded)"))
+        mem = [x["cpp"]["peak_mb"] for x in allruns], [x["olk"]["peak_mb"] for x in allruns]
+        cells.append(f"{_fmt(_median([m for m in mem[0] if m is not None]), '.1f')} / "
+                     f"{_fmt(_median([m for m in mem[1] if m is not None]), '.1f')}")
+        cells += [f"{last['cpp']['n_sv']:,} / {last['cpp']['mistakes']:,}",
+                  f"{last['olk']['n_sv']:,} / {last['olk']['mistakes']:,}",
+                  f"{last['cpp']['accuracy']:.1f} / {last['olk']['accuracy']:.1f}"]
+        if old:
+            for key in ("cpu_s", "whole_s"):
+                parts = []
+                for mode in ("cold", "warm"):
+                    before, _ = _pair_ratios(r[mode], "cpp", "old", key)
+                    after, _ = _pair_ratios(r[mode], "cpp", "olk", key)
+                    parts.append(f"{_fmt(_median(before))} -> {_fmt(_median(after))}")
+                cells.append(" / ".join(parts))
+        rows.append(tuple(cells))
     return _table(head, rows)
+
+
+def cpp_notes(results: list[dict]) -> list[str]:
+    """The library's differences (:data:`CPP_NOTES`) for the algorithms in `results`, with the accuracies measured."""
+    lines = []
+    for alg in dict.fromkeys(r["algorithm"] for r in results):
+        if alg not in CPP_NOTES:
+            continue
+        accs = "; ".join(f"{r['case']}: C++ {r['warm'][-1]['cpp']['accuracy']:.1f}% vs olk "
+                         f"{r['warm'][-1]['olk']['accuracy']:.1f}%" for r in results if r["algorithm"] == alg)
+        lines.append(f"* {alg.upper()}: {CPP_NOTES[alg]} (online accuracy, this run: {accs}).")
+    return lines
 
 
 def pairs_baseline(tree: Path, case: Case, path: Path, pairs: int, log: list[dict], tick=lambda: None) -> dict:
@@ -500,6 +672,8 @@ def main(argv=None):
     ap.add_argument("--baseline", default=None, metavar="DIR", help="another olk checkout (extensions built): "
                                                                     "before/after pairs")
     ap.add_argument("--pairs", type=int, default=5, help="alternating pairs per case and mode (default 5)")
+    ap.add_argument("--max-load", type=float, default=1.5, help="a --vs-cpp pair started above this 1-minute load "
+                                                                "average is marked and left out of the medians")
     ap.add_argument("--no-limit", action="store_true", help="skip the limit table (only --vs-cpp / --baseline)")
     ap.add_argument("--out", default=None, help="directory of the CSVs (default results/bench; '-' for none)")
     args = ap.parse_args(argv)
@@ -531,11 +705,17 @@ def main(argv=None):
     shas = {k: sha256(p) for k, p in paths.items()}
 
     from tqdm.auto import tqdm
-    per_case = (0 if args.no_limit else 2 * args.repeats) + (4 * args.pairs + 1 if cpp else 0) + \
-        (2 * args.pairs + 2 if tree else 0)
+    n_sides = 3 if (cpp and tree) else 2
+    per_case = (0 if args.no_limit else 2 * args.repeats) + (2 * n_sides * args.pairs + n_sides - 1 if cpp else 0) + \
+        (2 * args.pairs + 2 if tree and not cpp else 0)
     md = [f"olk bench core: {args.repeats} repeat(s), {args.pairs} pair(s), scale {args.scale:g}, "
           f"{platform.processor() or platform.machine()}, python {platform.python_version()}, load {_load()}",
           *(f"data {paths[k].name}: {DATA[k].description}, sha256 {shas[k]}" for k in paths)]
+    hw = None
+    if not args.no_limit:
+        hw = measure_hardware()
+        md.append(f"this core: memory bandwidth {hw['mem_gb_s']:.1f} GB/s (single-threaded copy of 128 MB), peak "
+                  f"{hw['peak_gflops']:.1f} GFLOP/s (single-threaded BLAS dgemm, n = 1,024)")
     for line in md:
         print(line, flush=True)
     rows, cpp_res, base_res, cpp_log, base_log = [], [], [], [], []
@@ -552,19 +732,22 @@ def main(argv=None):
                     _, p = olk_process(case, path, False)      # the whole process a user runs: no references
                     wholes.append(p.wall)
                     bar.update()
-                row = summarise(case, reps, wholes, args.scale)
+                row = summarise(case, reps, wholes, args.scale, hw)
                 row["data_sha256"] = shas[case.data]
                 rows.append(row)
             if cpp:
-                cpp_res.append(pairs_vs_cpp(cpp, case, path, args.pairs, cpp_log, bar.update))
-            if tree:
+                cpp_res.append(pairs_vs_cpp(cpp, case, path, args.pairs, cpp_log, bar.update, tree, args.max_load))
+            elif tree:
                 base_res.append(pairs_baseline(tree, case, path, args.pairs, base_log, bar.update))
     if rows:
         md += ["", *limit_table(rows)]
         print("\n".join(limit_table(rows)), flush=True)
     if cpp_res:
-        t = cpp_table(cpp_res)
-        md += ["", f"vs the C++ library ({cpp.name}): {args.pairs} alternating pair(s) per case and mode", *t]
+        t = cpp_table(cpp_res, args.max_load) + [""] + cpp_notes(cpp_res)
+        md += ["", f"vs the C++ library ({cpp.name}){' and the olk of ' + tree.name if tree else ''}: "
+                   f"{args.pairs} pair(s) per case and mode, the order rotating; medians of the ratios of the pairs "
+                   f"started at a 1-minute load <= {args.max_load:g}; parse+learn = the library's 'Learning time' "
+                   f"(its reader thread parses meanwhile) vs olk's load + pass", *t]
         print("\n".join(md[-len(t) - 1:]), flush=True)
     if base_res:
         t = baseline_table(base_res)
@@ -577,13 +760,15 @@ def main(argv=None):
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        extra = {"date": stamp, "scale": args.scale, "load_avg": _load()}
+        extra = {"date": stamp, "scale": args.scale, "load_avg": _load(), **(
+            {"mem_gb_s": hw["mem_gb_s"], "peak_gflops": hw["peak_gflops"]} if hw else {})}
         written = []
         if rows:
             written.append(_write_csv(out_dir / "core.csv", rows, extra))
         if cpp_log:
             written.append(_write_csv(out_dir / "vs_cpp_runs.csv", cpp_log,
-                                      {**extra, "cpp": cpp.name, "pairs": args.pairs}))
+                                      {**extra, "cpp": cpp.name, "pairs": args.pairs, "max_load": args.max_load,
+                                       "baseline": tree.name if tree else ""}))
         if base_log:
             written.append(_write_csv(out_dir / "before_after_core.csv", base_log,
                                       {**extra, "baseline": tree.name, "pairs": args.pairs}))

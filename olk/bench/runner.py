@@ -34,6 +34,8 @@ def run(spec: dict) -> dict:
         from olk.bench.learners import bench_data
         X, y, order = bench_data(spec["dataset"], spec["scale"], spec["seed"])
     load_s = time.perf_counter() - t0
+    nnz = int(X.nnz) if hasattr(X, "nnz") else int(np.count_nonzero(X))
+    binary = bool(np.all(X.data == 1.0)) if hasattr(X, "nnz") else bool(np.all((X == 0.0) | (X == 1.0)))
     if spec.get("kernels"):
         from olk.kernels import KernelSet
         kernel = KernelSet.preset(spec["kernels"])
@@ -45,7 +47,8 @@ def run(spec: dict) -> dict:
         model._make_pool = lambda n_features, sparse: IndependentPools(n_features, sparse, model.kernels)
     c0 = time.process_time()
     res = online_pass(model, X, y, order, n_checkpoints=2)
-    out = {"rows": int(X.shape[0]), "load_s": load_s, "exp_simd": exp_simd_now(),
+    out = {"rows": int(X.shape[0]), "load_s": load_s, "cpu_before_pass_s": c0, "nnz": nnz, "binary": binary,
+           "width": int(X.shape[1]), "exp_simd": exp_simd_now(),
            "olk": {"time_s": res["time_s"], "cpu_s": time.process_time() - c0, "kernel_evals": res["kernel_evals"],
                    "n_sv": res["n_sv"], "mistakes": res["mistakes"]}}
     if spec.get("refs"):
