@@ -20,9 +20,9 @@ extensions = [
     _core("bpas"),                          # BPA-S's removal choice (cimports the pool)
     _core("packed"),                        # Projectron(++)'s packed K^-1 loops
     _core("klr"),                           # the batch KLR baselines' coordinate sweeps (PCD, DCD)
-    _core("refloop"),                       # olk bench's reference loops (the single-core limit)
+    _core("refloop"),                       # olk bench's reference loops (olk's fastest reference loop)
     _core("libsvm_reader"),                 # the LIBSVM text parser (olk.data.libsvm)
-    _core("approx"),                        # the per-example loops of FOGD and NOGD (olk.algorithms.approximation)
+    _core("approx"),                        # FOGD's and NOGD's loops: olk's sin/cos, the blocked projection
     _core("merge"),                         # BSGD's merging: squared distances, golden-section search
 ]
 

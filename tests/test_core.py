@@ -123,3 +123,18 @@ def test_blocked_multi_kernel_decision_is_the_one_sv_at_a_time_loop(sparse):
         e2 = pool.n_kernel_evals
         assert np.array_equal(a, b), q
         assert e1 - e0 == e2 - e1 == int(sum(bin(int(o)).count("1") for o in (pool.coefs != 0) @ (1 << np.arange(6))))
+
+
+def test_uniform_int_is_numpys_draw():
+    """svpool.uniform_int(rng, n) returns what rng.integers(n) returns and leaves the stream where it would (RBP's
+    and BOGD's removal draw, issue 38): checked on two copies of one generator, n across the rejection thresholds."""
+    import copy
+
+    from olk._core.svpool import uniform_int
+    rng = np.random.default_rng(11)
+    twin = copy.deepcopy(rng)
+    ns = [2, 3, 7, 822, 1350, 2 ** 31 + 1, 3 * 2 ** 30, 2 ** 32 - 1, 1, 2 ** 32, 2 ** 40]
+    for k in range(20_000):
+        n = ns[k % len(ns)]
+        assert uniform_int(rng, n) == int(twin.integers(n)), (k, n)
+    assert rng.random() == twin.random()

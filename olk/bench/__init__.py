@@ -2,10 +2,12 @@
 
 Suites (``olk bench SUITE [options]``; ``olk bench SUITE --help`` lists a suite's options):
 
-* ``core`` (:mod:`olk.bench.core`): six fixed cases (issues 13 and 29) — the learning loop's time, kernel
-  evaluations per second and their fraction of the single-core limit measured in the same run by reference C
-  loops, peak memory, whole-process time; with ``--vs-cpp PATH`` the authors' group's C++ library on the same
-  file in alternating pairs (cold and warm), with ``--baseline DIR`` before/after pairs; writes results/bench/.
+* ``core`` (:mod:`olk.bench.core`): ten fixed cases (issues 13, 29 and 38) — the learning loop's time, kernel
+  evaluations per second and their fraction of olk's fastest reference loop (plain C loops measured in the same
+  run) and of a hardware bound (bytes and flops per evaluation against this core's measured bandwidth and flops),
+  peak memory, whole-process time; with ``--vs-cpp PATH`` the authors' group's C++ library on the same file in
+  alternating pairs (cold and warm, load average recorded), with ``--baseline DIR`` before/after; writes
+  results/bench/.
 * ``learners`` (:mod:`olk.bench.learners`): every online classifier, one pass on a9a and codrna, next to the SPA
   paper's C++ times (Table 2); ``batch``: Table 3's training times.
 * ``multi`` (:mod:`olk.bench.multi`): the 16-kernel learners (DD, DDPA, SD, SDPA, BOMKC(SPA)), one shared pool

@@ -38,6 +38,7 @@ from collections import deque
 
 import numpy as np
 
+from ..._core.svpool import uniform_int
 from ..registry import Param, value_type
 
 
@@ -82,12 +83,13 @@ def forget(pool, slot: int, col: int) -> int:
 def discard_random(pool, col: int, rng) -> int:
     """Forget a uniformly random SV of classifier `col` (RBP [4]; BOGD [53] then rescales by B/(B-1)).
 
-    One draw ``rng.integers(n)`` over the classifier's n SVs in slot order: in a one-column pool exactly the
-    draw the single-kernel RBP/BOGD always made.  Returns the slot forgotten."""
+    One draw ``rng.integers(n)`` over the classifier's n SVs in slot order (:func:`olk._core.svpool.uniform_int`:
+    the same value without numpy's Python-level dispatch): in a one-column pool exactly the draw the single-kernel
+    RBP/BOGD always made.  Returns the slot forgotten."""
     if pool.n_cols == 1:                    # every SV is the column's, in slot order: the same draw, no array
-        return forget(pool, int(rng.integers(pool.n_sv)), col)
+        return forget(pool, uniform_int(rng, pool.n_sv), col)
     slots = pool.owned(col)
-    return forget(pool, int(slots[rng.integers(slots.shape[0])]), col)
+    return forget(pool, int(slots[uniform_int(rng, slots.shape[0])]), col)
 
 
 @value_type
