@@ -355,7 +355,8 @@ def _ran_md(entries, comparisons, out_dir, project, ann: Annotations) -> list[st
         ran = [d for d in ds if d not in unavailable] if isinstance(ds, list) else []
         scale = run_scale(meta, e.results)
         started = str(meta.get("started") or "")[:16]
-        commit = str(meta.get("git_commit") or "")[:12]
+        commit = str(meta.get("git_commit") or "")
+        commit = commit[:12] + (" (uncommitted changes)" if commit.endswith("-dirty") else "")
         cfg = meta.get("config")
         rows.append([f"[{md_escape(e.path.name)}/]({link_path(e.path, out_dir)}/)", _for(e),
                      _reading(e, comparisons.get(e.path), ann), code(cfg) if cfg else "—",
