@@ -131,13 +131,13 @@ def read_configs(configs_dir: Path | None) -> list[ConfigInfo]:
         return []
     import yaml
 
-    from olk._lazy import yaml_load
+    from olk._lazy import yaml_load, yaml_read
 
     out = []
     for f in sorted(list(configs_dir.rglob("*.yaml")) + list(configs_dir.rglob("*.yml"))):
         try:
-            cfg = yaml_load(f.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError):
+            cfg = yaml_load(yaml_read(f).decode("utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
             cfg = None
         if not isinstance(cfg, dict):
             out.append(ConfigInfo(f, "", "", readable=False))
