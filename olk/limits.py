@@ -29,8 +29,8 @@ from .units import fmt, parse_size
 
 @dataclass(frozen=True)
 class Limit:
-    """One limit: its ``name`` (``--limit NAME=...``), its ``default``, its ``unit`` ("bytes", "digits" or
-    "levels") and what it refuses (``refuses``, for the documentation and ``olk --limit help``)."""
+    """One limit: its ``name`` (``--limit NAME=...``), its ``default``, its ``unit`` ("bytes", "digits",
+    "levels" or "entries") and what it refuses (``refuses``, for the documentation and ``olk --limit help``)."""
 
     name: str
     default: int
@@ -93,6 +93,8 @@ _ALL = (
     Limit("model_expanded_bytes", 4 << 30, "bytes",
           "a model file whose entries add up to more than this uncompressed (as its zip directory declares, "
           "read before any entry)"),
+    Limit("model_entries", 10_000, "entries",
+          "a model file with more entries than this (its zip end record, read first; a learner writes 6 to 20)"),
     Limit("model_meta_bytes", 64 << 20, "bytes", "a model file's JSON document (its __meta__ entry) larger than this"),
     Limit("model_json_depth", 100, "levels", "a model file's JSON document nested deeper than this"),
 )

@@ -21,11 +21,17 @@ def check_pool_state(st, bad) -> None:
     nf, sparse = st.get("n_features"), st.get("sparse")
     if type(nf) is not int or not 0 <= nf < 2 ** 31 or type(sparse) is not bool:
         raise bad("the SV pool's width or layout is not valid")
-    m = arr("kind", "iu", 1).shape[0]
+    from .._core.svpool import N_KERNEL_CODES
+    kind = arr("kind", "iu", 1)
+    m = kind.shape[0]
+    if m < 1 or int(kind.min()) < 0 or int(kind.max()) >= N_KERNEL_CODES:
+        raise bad(f"the SV pool's kernel codes are not in 0..{N_KERNEL_CODES - 1}")
     for key in ("gamma", "coef0", "degree"):
         if arr(key, "f", 1).shape[0] != m:
             raise bad(f"the SV pool's {key!r} does not have one value per kernel")
     ck = arr("col_kernel", "iu", 1)
+    if ck.size < 1 or int(ck.min()) < 0 or int(ck.max()) >= m:
+        raise bad(f"the SV pool's coefficient columns name kernels outside 0..{m - 1}")
     coef = arr("coef", "f", 2)
     n = coef.shape[0]
     if coef.shape[1] != ck.shape[0]:
@@ -48,6 +54,16 @@ def check_pool_state(st, bad) -> None:
             raise bad(f"a support vector has a feature index outside the pool's width {nf}")
     elif arr("dense", "f", 2).shape != (n, nf):
         raise bad("the SV pool's dense rows do not have its shape")
+    for key in ("coef", "gamma", "coef0", "degree", "mnorm", "sp_val" if sparse else "dense"):
+        if not finite(st[key]):
+            raise bad(f"the SV pool's {key!r} holds NaN or infinite values, which no model learned from finite "
+                      f"data has; retrain the model")
+
+
+def finite(a: np.ndarray, block: int = 1 << 20) -> bool:
+    """Whether every value of the float array `a` is finite, checked a block at a time (memory: one block)."""
+    flat = a.reshape(-1)
+    return all(np.isfinite(flat[i:i + block]).all() for i in range(0, flat.size, block))
 
 #: what a value of a fresh learner's attribute says a loaded value of it must be (see :func:`check_types`)
 _NUMBER = (int, float, np.integer, np.floating)
@@ -75,6 +91,10 @@ def check_types(model, fresh, where: str) -> None:
                                  f"{type(v).__name__} that is not a valid {key})")
     if model.__dict__.get("src") is not None:
         raise ModelFileError(f"{where}: corrupted olk model file (a model never holds bound data 'src')")
+    for key, v in model.__dict__.items():   # what it learned (weights_, alpha_, ...; the SV pool: above)
+        if key.endswith("_") and isinstance(v, np.ndarray) and v.dtype.kind in "fc" and not finite(v):
+            raise ModelFileError(f"{where}: corrupted olk model file (attribute {key!r} holds NaN or infinite "
+                                 f"values, which no model learned from finite data has; retrain the model)")
     for key, ref in fresh.__getstate__().items():
         if ref is None or key not in model.__dict__:
             continue

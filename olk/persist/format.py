@@ -41,7 +41,9 @@ archive (not a zip of ``.npy`` files, no ``__meta__``, bad JSON) is refused with
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import zipfile
 import zlib
 from pathlib import Path
@@ -82,7 +84,13 @@ def write_archive(path, meta: dict, arrays: dict) -> None:
 
 
 def read_archive(path: str) -> tuple[dict, dict]:
-    """(metadata, {key: array}) of a model file; a one-line ModelFileError if it is not one."""
+    """(metadata, {key: array}) of a model file; a one-line ModelFileError if it is not one.  Bounded by
+    :mod:`olk.limits` before memory is spent: the file's size (``model_bytes``), its number of entries (from the
+    zip's end record), their total uncompressed size as the zip directory declares it (``model_expanded_bytes``;
+    reading never goes past a declared size), the JSON document's size (``model_meta_bytes``) and nesting
+    (``model_json_depth``), and each array's ``.npy`` header against its entry's declared size (a header
+    declaring a shape of 10^12 values in a 100-byte entry is refused before anything is allocated).  An entry the
+    document does not refer to is refused too (what the arrays hold is checked by :mod:`.checks`)."""
     if os.path.isdir(path):
         raise ModelFileError(f"{path}: is a directory, not an olk model file")
     if not os.path.exists(path):
@@ -90,35 +98,96 @@ def read_archive(path: str) -> tuple[dict, dict]:
     bad = f"{path}: not an olk model file"
     errors = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError)
     try:
-        z = np.load(path, allow_pickle=False)
-    except errors as e:     # numpy tries pickle last, for a file that is neither .npz nor .npy: refused
-        reason = "not a NumPy .npz archive" if "pickle" in str(e) else " ".join(str(e).split())[:120]
-        raise ModelFileError(f"{bad} ({reason})") from None
-    if not isinstance(z, np.lib.npyio.NpzFile):
-        raise ModelFileError(f"{bad} (a single .npy array, not an .npz archive)")
-    try:
-        with z:
-            if META not in z.files:
-                raise ModelFileError(f"{bad} (a .npz archive without the '{META}' entry)")
-            arrays = {k: z[k] for k in z.files}
+        with open(path, "rb") as f:
+            _check_container(f, path)
+            with zipfile.ZipFile(f) as z:
+                return _read_entries(z, path)
     except ModelFileError:
         raise
     except errors as e:
         reason = " ".join(str(e).split())[:120]
-        if "pickle" in reason:
-            reason = "an entry holds pickled Python objects, which olk never loads"
         raise ModelFileError(f"{bad} or it is corrupted ({reason})") from None
-    not_npy = sorted(k for k, a in arrays.items() if not isinstance(a, np.ndarray))
-    if not_npy:             # numpy hands back the raw bytes of an entry that is not a .npy array
-        raise ModelFileError(f"{path}: corrupted olk model file (entry {not_npy[0]!r} is not a NumPy array)")
-    raw = arrays.pop(META)
+
+
+_EOCD, _EOCD64_LOCATOR = b"PK\x05\x06", b"PK\x06\x07"
+
+
+def _check_container(f, path: str) -> None:
+    """Before the zip directory is parsed: the file's size, that it is a zip (a single ``.npy`` array or any
+    other file is named as such) and the number of entries its end record declares."""
+    from ..limits import LIMITS
+    size = os.fstat(f.fileno()).st_size
+    lim = LIMITS["model_bytes"]
+    if size > lim.value():
+        raise ModelFileError(f"{path}: the model file ({size:,} bytes) is " + lim.exceeded("larger than"))
+    bad = f"{path}: not an olk model file"
+    head = f.read(6)
+    if head == b"\x93NUMPY":
+        raise ModelFileError(f"{bad} (a single .npy array, not an .npz archive)")
+    tail_len = min(size, 65536 + 22)             # the end record and the longest zip comment
+    f.seek(size - tail_len)
+    tail = f.read(tail_len)
+    at = tail.rfind(_EOCD)
+    if not head.startswith(b"PK") or at < 0 or len(tail) < at + 22:
+        raise ModelFileError(f"{bad} (not a NumPy .npz archive)")
+    entries = int.from_bytes(tail[at + 10:at + 12], "little")
+    if entries == 0xFFFF and at >= 20 and tail[at - 20:at - 16] == _EOCD64_LOCATOR:      # zip64: its own record
+        f.seek(int.from_bytes(tail[at - 12:at - 4], "little") + 32)
+        entries = int.from_bytes(f.read(8), "little")
+    lim = LIMITS["model_entries"]
+    if entries > lim.value():
+        raise ModelFileError(f"{path}: the model file has {entries:,} entries, " + lim.exceeded("more than"))
+    f.seek(0)
+
+
+def _read_entries(z: zipfile.ZipFile, path: str) -> tuple[dict, dict]:
+    from ..limits import LIMITS
+    infos: dict[str, zipfile.ZipInfo] = {}
+    for info in z.infolist():
+        key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+        if key in infos or not info.filename.endswith(".npy"):
+            why = "twice" if key in infos else "and is not a NumPy array"
+            raise ModelFileError(f"{path}: corrupted olk model file (entry {key[:80]!r} is there {why})")
+        infos[key] = info
+    total, lim = sum(i.file_size for i in infos.values()), LIMITS["model_expanded_bytes"]
+    if total > lim.value():
+        raise ModelFileError(f"{path}: its entries declare {total:,} bytes uncompressed, "
+                             + lim.exceeded("more than"))
+    if META not in infos:
+        raise ModelFileError(f"{path}: not an olk model file (a .npz archive without the '{META}' entry)")
+    meta = _read_meta(z, infos.pop(META), path)
+    referenced = _array_keys(meta)
+    extra = sorted(set(infos) - referenced)
+    if extra:
+        raise ModelFileError(f"{path}: corrupted olk model file (entry {extra[0][:80]!r} is not part of the model: "
+                             f"nothing in it refers to that entry)")
+    return meta, {k: _read_array(z, info, k, path) for k, info in infos.items()}
+
+
+def _read_meta(z: zipfile.ZipFile, info: zipfile.ZipInfo, path: str) -> dict:
+    """The JSON document of the ``__meta__`` entry: size and nesting checked before it is parsed, then its
+    format and version."""
+    from ..limits import LIMITS
+    lim = LIMITS["model_meta_bytes"]
+    if info.file_size > lim.value():
+        raise ModelFileError(f"{path}: its '{META}' JSON document ({info.file_size:,} bytes) is "
+                             + lim.exceeded("larger than"))
+    raw = _read_array(z, info, META, path)
+    bad = f"{path}: not an olk model file"
     try:
         if raw.dtype != np.uint8 or raw.ndim != 1:
             raise ValueError(f"'{META}' is a {raw.dtype} array of shape {raw.shape}, not UTF-8 bytes")
-        meta = json.loads(raw.tobytes().decode("utf-8"))
+        text = raw.tobytes()
+        depth, lim = json_depth(text), LIMITS["model_json_depth"]
+        if depth > lim.value():
+            raise ModelFileError(f"{path}: its '{META}' JSON document is nested {depth:,} levels deep, "
+                                 + lim.exceeded("deeper than"))
+        meta = json.loads(text.decode("utf-8"))
         if not isinstance(meta, dict):
             raise ValueError("its metadata is not a JSON object")
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
+        if isinstance(e, ModelFileError):
+            raise
         raise ModelFileError(f"{path}: corrupted olk model file (bad '{META}' JSON: "
                              f"{' '.join(str(e).split())[:100]})") from None
     if meta.get("format") != FORMAT:
@@ -130,5 +199,65 @@ def read_archive(path: str) -> tuple[dict, dict]:
         raise ModelFileError(f"{path}: written by olk {meta.get('olk_version', '?')} in model format version "
                              f"{version}; this is olk {__version__}, which reads format version "
                              f"{', '.join(map(str, READS))}: upgrade olk to load it")
-    return meta, arrays
+    return meta
 
+
+_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _read_array(z: zipfile.ZipFile, info: zipfile.ZipInfo, key: str, path: str) -> np.ndarray:
+    """One ``.npy`` entry, its header checked first: no Python objects (no pickle), and a shape and dtype whose
+    size is the entry's declared size (so nothing larger than the zip directory said is ever allocated; the zip
+    directory's sizes are capped by ``model_expanded_bytes``)."""
+    with z.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        if version not in _HEADERS:
+            raise ValueError(f"entry {key!r}: unknown .npy format version {version}")
+        shape, _, dtype = _HEADERS[version](f)
+        header = f.tell()
+    if dtype.hasobject:
+        raise ModelFileError(f"{path}: not an olk model file or it is corrupted (entry {key[:80]!r} holds pickled "
+                             f"Python objects, which olk never loads)")
+    nbytes = math.prod(shape) * dtype.itemsize
+    if header + nbytes != info.file_size:
+        shown = "x".join(map(str, shape)) if len(shape) < 6 else f"{len(shape)}-d"
+        raise ModelFileError(f"{path}: corrupted olk model file (entry {key[:80]!r} declares a {shown} {dtype} "
+                             f"array of {nbytes:,} bytes, but the entry holds {info.file_size - header:,})")
+    with z.open(info) as f:
+        a = np.lib.format.read_array(f, allow_pickle=False)
+    return a
+
+
+def _array_keys(meta) -> set:
+    """The archive entries the document refers to (``array`` values and numpy scalars stored as entries)."""
+    keys, stack = set(), [meta]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            if v.get(TAG) in ("array", "scalar") and isinstance(v.get("key"), str):
+                keys.add(v["key"])
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return keys
+
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def json_depth(text: bytes, chunk: int = 1 << 20) -> int:
+    """How deeply the JSON `text` nests arrays and objects, without parsing it (strings removed, then the
+    running count of brackets, a chunk at a time: memory a few times `chunk`).
+
+    >>> json_depth(b'{"a": [1, {"b": "[[["}], "c": []}'), json_depth(b'3')
+    (3, 0)
+    """
+    bare = _STRINGS.sub(b"", text)
+    deepest = level = 0
+    for at in range(0, len(bare), chunk):
+        b = np.frombuffer(bare, np.uint8, count=min(chunk, len(bare) - at), offset=at)
+        step = (b == 91).astype(np.int32) + (b == 123) - (b == 93) - (b == 125)      # [ { ] }
+        run = np.cumsum(step, dtype=np.int64) + level
+        if run.size:
+            deepest, level = max(deepest, int(run.max())), int(run[-1])
+    return deepest
