@@ -11,7 +11,8 @@ model saver all write through it.
   (``olk run`` writes :data:`RERUN_RESUME`, which keeps what it finished; the default is to rerun the command).
 * :class:`DirLock` holds an exclusive ``fcntl.flock`` on ``DIR/.lock`` while a command writes into a results
   directory: a second ``olk run`` on the same ``--out`` is refused in one line naming the PID that holds it.  The
-  kernel releases the lock when the holder exits in any way (a SIGKILL too), so a stale lock never blocks.
+  kernel releases the lock when the holder exits in any way (a SIGKILL too), so a stale lock never blocks;
+  :func:`lock_holder` says who holds it now (``olk table`` on a live run names the run's PID).
 * :func:`check_writable_dir` says in one line why a directory cannot be created or written, before anything is
   made, so a refused ``--out`` leaves nothing half-made.
 """
@@ -88,6 +89,25 @@ def check_writable_dir(path, option: str = "--out") -> None:
         raise OlkError(f"{option} {path}: {what} (permission denied); choose a writable {option}")
 
 
+def lock_holder(directory) -> str | None:
+    """The PID (as written in ``DIR/.lock``) of the process that holds `directory`'s :class:`DirLock` now, else
+    None (no lock file, or nobody holds it: a lock dies with its holder).  Creates nothing."""
+    import fcntl
+    try:
+        fd = os.open(Path(directory) / LOCK_NAME, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return os.read(fd, 64).decode("ascii", "replace").strip() or "?"
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 class DirLock:
     """An exclusive, non-blocking ``flock`` on ``DIR/.lock`` (with the holder's PID in it) for as long as the
     ``with`` block runs; a second holder gets one line naming the directory and the PID."""
@@ -126,4 +146,4 @@ class DirLock:
 
 
 __all__ = ["atomic_write", "atomic_write_text", "write_error", "RERUN_RESUME", "check_writable_dir", "DirLock",
-           "LOCK_NAME"]
+           "lock_holder", "LOCK_NAME"]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from olk.errors import OlkError
+from olk.fileio import lock_holder
 from olk.report.results import Results, load_results
 
 NOTES_DIR = "notes"
@@ -81,6 +82,10 @@ def find_results(results_root: Path, tables: set[tuple[str, str]], include_quick
                 raise ValueError("not a JSON object")
         except (OSError, ValueError) as e:
             out.append(Entry(d, {}, "broken", f"experiment.json unreadable ({' '.join(str(e).split())})"))
+            continue
+        holder = lock_holder(d)
+        if holder is not None:
+            out.append(Entry(d, meta, "in_progress", f"run in progress (pid {holder})"))
             continue
         if not (d / "runs.csv").is_file():
             status = meta.get("status") or "no status"
