@@ -201,9 +201,10 @@ class _Group(click.Group):
 
 
 def _set_limits(ctx, param, value):
-    from .limits import set_limit
-    for assignment in value or ():
-        set_limit(assignment)
+    if value:
+        from .limits import set_limit
+        for assignment in value:
+            set_limit(assignment)
     return value
 
 

@@ -20,7 +20,6 @@ import pytest
 from hostile import OLK, gzip_run, npy_header, run_limited, zip_with_runs
 
 from olk.algorithms import make
-from olk.limits import LIMITS
 from olk.persist import ModelFileError, load, save
 
 REPO = Path(__file__).resolve().parents[1]
@@ -77,7 +76,7 @@ def test_aliases_are_counted_in_the_bytes_they_stand_for(tmp_path, key):
     aliases = ", ".join(["*s"] * 120_000)
     value = f"[&s {text}, {aliases}]" if key == "description" else f"{{a: &s {text}, b: [{aliases}]}}"
     cfg = _config(tmp_path, key, value)
-    assert cfg.stat().st_size < LIMITS["config_bytes"].default
+    assert cfg.stat().st_size < 1 << 20         # within config_bytes
     code, err, rss = _run(tmp_path, ["run", cfg, "--out", tmp_path / "o"], timeout=30)
     line = _one_line(code, err, f"{cfg}:", f": {key}", "its anchors and aliases (an alias bomb?) expand to more than "
                      "olk's limit of 16 MB", "--limit yaml_expanded_bytes=N")
@@ -376,3 +375,19 @@ def test_a_write_error_of_predict_gives_advice_that_fits_predict(tmp_path):
     line = _one_line(code, err, "/dev/full: cannot write (No space left on device, ENOSPC)",
                      "then rerun olk predict (it starts over), or give another -o")
     assert "--resume" not in line
+
+
+def test_a_model_with_more_entries_than_the_limit_is_refused_from_its_end_record(tmp_path):
+    model, _, arrays = _model(tmp_path)
+    code, err, _ = _predict(tmp_path, model, env={"OLK_LIMIT_MODEL_ENTRIES": "3"})
+    _one_line(code, err, f"{model}: the model file has {len(arrays) + 1} entries, more than olk's limit of 3 entries")
+
+
+def test_the_guide_lists_every_limit_with_its_default_and_variable():
+    """docs/guide/limits.md is the user's table of olk/limits.py: every limit, its default and its variable."""
+    from olk.limits import LIMITS
+    guide = (REPO / "docs" / "guide" / "limits.md").read_text()
+    for lim in LIMITS.values():
+        row = next((ln for ln in guide.splitlines() if ln.startswith(f"| `{lim.name}` |")), None)
+        assert row is not None, lim.name
+        assert f"| {lim.show(lim.default)} |" in row and f"`{lim.env}`" in row, row
