@@ -50,8 +50,8 @@ def test_cited_paths_exist(source):
 
 @pytest.mark.parametrize("source", SOURCES, ids=_rel)
 def test_no_run_is_said_to_be_running(source):
-    hits = [f"line {i}: {line.strip()[:80]}" for i, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1)
-            if _RUNNING.search(line)]
+    lines = source.read_text(encoding="utf-8").splitlines()
+    hits = [f"line {i}: {line.strip()[:80]}" for i, line in enumerate(lines, 1) if _RUNNING.search(line)]
     assert not hits, f"{_rel(source)} says a run is still going (say what ran instead): {hits}"
 
 

@@ -71,7 +71,8 @@ def test_a_new_results_directory_and_config_show_up_with_their_counts(tmp_path):
                                             'unavailable: {kdd08: "not public"}\n')
     (configs / "other.yaml").write_text('name: other\ndescription: "a demo"\n')
     text, entries, comparisons = _overview(root, configs, tmp_path)
-    assert "| [toy_table/](toy_table/) | SPA (TIST 2018) [Table 2](#spa-tist2018-table2) | reading not labelled; main |" in text
+    assert ("| [toy_table/](toy_table/) | SPA (TIST 2018) [Table 2](#spa-tist2018-table2) | reading not labelled; "
+            "main |") in text
     assert "`-d a9a,w7a -r 3 --set spa.beta=5`" in text        # options that change what ran; not --out, -j
     assert "| `configs/toy_table.yaml` | kdd08 | not public |" in text
     assert "| `configs/toy_table.yaml` | SPA (TIST 2018) Table 2 | toy_table |" in text
