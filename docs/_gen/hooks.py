@@ -9,14 +9,15 @@ Every page here is written at build time from what the code and the results say,
 * ``guide/config-reference.md``, from the config schema (:mod:`olk.experiment.schema`): every key with its type,
   default, range and an example taken from the committed configs;
 * ``guide/cli.md``, every command's ``--help`` (:mod:`olk.cli`);
-* ``reproduction/*.md``, ``results/REPRODUCTION.md`` split by paper, and ``results/notes/*.md``, with their figures
-  (the PNG files under ``results/``);
+* ``reproduction/*.md``, ``results/REPRODUCTION.md`` split by paper (it holds the notes of ``results/notes/``),
+  with its figures (the PNG files under ``results/``);
 * ``speed/latest.md``, the files of ``results/bench/``;
-* ``contributing/developing.md``, a copy of ``olk/algorithms/DEVELOPING.md``.
+* ``contributing/developing.md``, a copy of ``olk/algorithms/DEVELOPING.md``; ``contributing/tests.md``, every test
+  file with the first sentence of its docstring.
 
-``mkdocs.yml``'s nav names a generated group by a pattern (``algorithms/*.md``, ``reproduction/*.md``,
-``reproduction/notes/*.md``) that :func:`on_config` replaces with the generated pages.  ``tests/test_docs.py``
-imports this module to check that every registered learner has its section and every config key its entry.
+``mkdocs.yml``'s nav names a generated group by a pattern (``algorithms/*.md``, ``reproduction/*.md``) that
+:func:`on_config` replaces with the generated pages.  ``tests/test_docs.py`` imports this module to check that
+every registered learner has its section and every config key its entry.
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ def md_text(text: str) -> str:
             out.append(part)
         else:
             part = re.sub(r"(?<!\n)(?<!^)\*", r"\\*", part)                 # keep "* " bullets at line start
+            part = re.sub(r"(^|\n)(\s*)([#>])", r"\1\2\\\3", part)         # "#SV = ..." is not a heading
             out.append(part.replace("_", r"\_").replace("<", "&lt;").replace("[", r"\["))
     return "".join(out)
 
@@ -135,7 +137,7 @@ def _type_text(p) -> str:
 
 def _reproducibility(cls) -> str:
     r = cls.reproducibility
-    return "exact (bit-identical on every machine)" if r.exact else f"tolerance: {r.label()}"
+    return "exact (bit-identical on every machine)" if r.exact else f"tolerance: {r.label()}; {md_cell(r.reason)}"
 
 
 def _surface_classes(name: str) -> tuple[str, str]:
@@ -177,7 +179,7 @@ def learner_section(name: str) -> str:
     ]
     if cls.outputs:
         facts.insert(5, ("outputs", ", ".join(f"`{o}`" for o in cls.outputs) + " (the `output` parameter)"))
-    lines += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts] + [""]
+    lines += [f"| {facts[0][0]} | {facts[0][1]} |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts[1:]] + [""]
     if cls.params:
         lines += ["| parameter | type | default | valid | meaning |", "|---|---|---|---|---|"]
         for p in cls.params:
@@ -509,7 +511,7 @@ def split_report(text: str) -> list[tuple[str, str, str]]:
 
 def _rewrite_links(text: str, source: Path, page: str, anchors: dict[str, str], files: dict[str, Content]) -> str:
     """Links of a Markdown file under results/ made to work in the site: figures are copied beside the pages,
-    REPRODUCTION.md anchors and notes point to their generated pages, and paths the site does not hold (results
+    REPRODUCTION.md anchors and notes point to the pages holding them, and paths the site does not hold (results
     directories, CSV files, configs) become code."""
     page_dir = posixpath.dirname(page)
 
@@ -536,8 +538,8 @@ def _rewrite_links(text: str, source: Path, page: str, anchors: dict[str, str], 
         if repo == RESULTS / "REPRODUCTION.md":
             where = anchors.get(anchor, "reproduction/index.md")
             return f"[{label}]({rel(where)}{'#' + anchor if anchor else ''})"
-        if repo.parent == RESULTS / "notes" and repo.suffix == ".md":
-            return f"[{label}]({rel('reproduction/notes/' + repo.name)}{'#' + anchor if anchor else ''})"
+        if repo.parent == RESULTS / "notes" and repo.suffix == ".md":      # `olk report` copies each note in
+            return f"[{label}]({rel(_note_target(repo.stem, anchors))})"
         shown = repo_rel + ("/" if repo.is_dir() or path.endswith("/") else "")
         if bang:
             return f"*(figure not found: `{shown}`)*"
@@ -547,8 +549,33 @@ def _rewrite_links(text: str, source: Path, page: str, anchors: dict[str, str], 
     return _LINK.sub(sub, text)
 
 
+def _hash_words(text: str) -> str:
+    """``#SV`` at the start of a line is a word, not a heading: Python-Markdown would read ``#SV counts`` as one
+    (CommonMark, and so GitHub, needs a space after the ``#``); escape it outside code blocks."""
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            line = re.sub(r"^(\s*)#(?=[^#\s])", r"\1\\#", line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def _note_target(stem: str, anchors: dict[str, str]) -> str:
+    """Where the report holds note ``results/notes/<stem>.md`` (it copies every note under its table): the table's
+    anchor, else its paper's page, else the overview."""
+    from olk.report.catalogue import PAPERS
+    anchor = stem.lower().replace("_", "-")
+    if anchor in anchors:
+        return f"{anchors[anchor]}#{anchor}"
+    paper = next((pid for pid in PAPERS if stem.startswith(pid)), None)
+    page = f"reproduction/{paper}.md" if paper else "reproduction/index.md"
+    return page if page in set(anchors.values()) | {"reproduction/index.md"} else "reproduction/index.md"
+
+
 def reproduction_pages() -> dict[str, Content]:
-    """The reproduction report's pages, its notes and its figures."""
+    """The reproduction report's pages and its figures."""
     out: dict[str, Content] = {}
     report = RESULTS / "REPRODUCTION.md"
     parts = split_report(report.read_text(encoding="utf-8")) if report.is_file() else \
@@ -561,17 +588,11 @@ def reproduction_pages() -> dict[str, Content]:
     date = git_date(report) or "not committed"
     for key, _, body in parts:
         page = f"reproduction/{key}.md"
-        body = _rewrite_links(body, report, page, anchors, out)
+        body = _hash_words(_rewrite_links(body, report, page, anchors, out))
         if key == "index":
             body = re.sub(r"^(# .*\n)", lambda m: m.group(1) + "\n" + head.format(date=date), body, count=1,
                           flags=re.M)
         out[page] = body
-    for note in sorted((RESULTS / "notes").glob("*.md")):
-        page = f"reproduction/notes/{note.name}"
-        body = note.read_text(encoding="utf-8")
-        if not body.lstrip().startswith("# "):
-            body = f"# {note.stem.replace('_', ' ')}\n\n{body}"
-        out[page] = _rewrite_links(body, note, page, anchors, out)
     return out
 
 
@@ -581,15 +602,6 @@ def reproduction_nav(pages: dict[str, Content]) -> list:
     titles = {"index": "Report: overview", "more": "Beyond the papers",
               **{pid: p["short"] for pid, p in PAPERS.items()}}
     return [{titles[k]: f"reproduction/{k}.md"} for k in order if f"reproduction/{k}.md" in pages]
-
-
-def notes_nav(pages: dict[str, Content]) -> list:
-    out = []
-    for page in sorted(p for p in pages if p.startswith("reproduction/notes/")):
-        text = pages[page]
-        title = re.search(r"^# (.+)$", text, re.M) if isinstance(text, str) else None
-        out.append({(title.group(1).strip() if title else Path(page).stem)[:70]: page})
-    return out
 
 
 # ------------------------------------------------------------------------------------------------ speed
@@ -620,7 +632,10 @@ def speed_latest() -> str:
              "<!-- generated from results/bench/ by docs/_gen/hooks.py -->", "",
              "The files `make bench` (`olk bench SUITE`) last wrote into `results/bench/`, as they are, with the date "
              "each was last committed. [Speed](../speed.md) says what each suite measures and how to read it.", ""]
-    files = sorted(p for p in bench.iterdir() if p.is_file()) if bench.is_dir() else []
+    kinds = [".md", ".txt", ".csv"]                     # the tables first, the raw measurements last
+    files = sorted((p for p in bench.iterdir() if p.is_file()),
+                   key=lambda p: (kinds.index(p.suffix) if p.suffix in kinds else len(kinds), p.name)) \
+        if bench.is_dir() else []
     for f in files:
         date = git_date(f)
         lines += [f"## `{f.name}`", "", f"Last committed {date}." if date else "Not committed.", ""]
@@ -696,8 +711,6 @@ def _expand(nav, pages: dict[str, Content]):
             out += [{family_doc(f)[0]: f"algorithms/{f}.md"} for f in families()]
         elif item == "reproduction/*.md":
             out += reproduction_nav(pages)
-        elif item == "reproduction/notes/*.md":
-            out += notes_nav(pages)
         elif isinstance(item, dict):
             out.append({k: _expand(v, pages) if isinstance(v, list) else v for k, v in item.items()})
         else:
@@ -727,8 +740,8 @@ def on_files(files, config, **kwargs):
 
 def on_serve(server, config, builder, **kwargs):
     """``make docs-serve``: rebuild when the sources of the generated pages change."""
-    for p in ("olk/algorithms", "olk/experiment/schema.py", "olk/cli.py", "results/REPRODUCTION.md",
-              "results/notes", "results/bench"):
+    for p in ("olk/algorithms", "olk/experiment/schema.py", "olk/cli.py", "results/REPRODUCTION.md", "results/bench",
+              "tests"):
         if (ROOT / p).exists():
             server.watch(str(ROOT / p))
     return server
