@@ -160,8 +160,9 @@ def test_every_config_key_has_a_reference_entry():
         row = next((ln for ln in ref.splitlines() if f'<a id="{struct.lower()}-{key}"></a>`{key}`' in ln), None)
         assert row is not None, f"{struct}.{key} has no entry in the config reference"
         cells = [c.strip() for c in row.split(" | ")]
-        assert len(cells) >= 5 and all(cells[1:4]), f"{struct}.{key}: type, default or meaning missing: {row}"
-        assert cells[4].strip(" |"), f"{struct}.{key}: no example"
+        assert len(cells) == 4 and all(cells[1:3]), f"{struct}.{key}: type or default missing: {row}"
+        meaning, _, example = cells[3].partition("<br>e.g. ")
+        assert meaning and example.strip(" |"), f"{struct}.{key}: no meaning or no example: {row}"
 
 
 def test_the_report_is_split_without_losing_a_line():

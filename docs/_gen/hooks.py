@@ -377,7 +377,7 @@ def _example(examples, struct, key: str) -> str:
     text = text[1:-1] if text.startswith("{") and text.endswith("}") else text
     if len(text) > 90:
         text = text[:87] + "..."
-    return f"{code_cell(text)} ({where})"
+    return f"{code_cell(text)} ({where.removeprefix('configs/')})"
 
 
 def _synthetic(struct, key: str) -> str:
@@ -397,7 +397,7 @@ def _synthetic(struct, key: str) -> str:
     if value is None:
         such = re.search(r"(?:such as|e\.g\.) ([^,;()]+)", expect or desc)
         value = such.group(1).strip() if such else f"<{expect or desc}>"
-    return f"{code_cell(yaml_flow({key: value})[1:-1])} (made up: no committed config sets it)"
+    return f"{code_cell(yaml_flow({key: value})[1:-1])} (no committed config sets it)"
 
 
 def _default(field) -> str:
@@ -422,13 +422,13 @@ def config_reference() -> str:
     for struct in schema_structs():
         doc = " ".join(md_text(p) for p in paragraphs(struct.__doc__ or "")[:1])
         lines += [f"## {struct.__name__} {{ #{struct.__name__.lower()} }}", "", doc, "",
-                  "| key | type | default | meaning | example |", "|---|---|---|---|---|"]
+                  "| key | type | default | meaning, example |", "|---|---|---|---|"]
         for f in msgspec.structs.fields(struct):
             desc, expect = _notes(f.type)
             meaning = md_cell(desc) + (f" (write {md_cell(expect)})" if expect and expect not in desc else "")
             ex = _example(examples, struct, f.name)
             lines.append(f'| <a id="{struct.__name__.lower()}-{f.name}"></a>`{f.name}` | {type_words(f.type)} | '
-                         f'{_default(f)} | {meaning} | {ex} |')
+                         f'{_default(f)} | {meaning}<br>e.g. {ex} |')
         removed = getattr(struct, "removed", {})
         if removed:
             lines += ["", "Removed keys (refused with this message): "
