@@ -14,11 +14,12 @@ BENCH_KLR ?=
 BENCH_AMKL ?=
 BENCH_CANON ?=
 
-.PHONY: install demo test regress bench reproduce-all asan clean help
+.PHONY: install demo test docs docs-serve regress bench reproduce-all asan clean help
 
 help:
 	@echo "make demo           install (first time) and run a small real reproduction on bundled data"
 	@echo "make test           install with test extras and run the test suite"
+	@echo "make docs           build the documentation site into site/ (make docs-serve: serve it on :8000)"
 	@echo "make regress        rerun the CI regression configs against tests/baselines"
 	@echo "make bench          time the learning loops (kernel evaluations per second)"
 	@echo "make reproduce-all  every paper config at full scale (hours), then the report"
@@ -27,7 +28,7 @@ help:
 $(STAMP): pyproject.toml setup.py olk/_core/*.pyx olk/_core/*.pxd olk/_core/*.h
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,bench]"
+	$(PY) -m pip install --quiet -e ".[test,bench,docs]"
 	$(PY) -m compileall -q olk >/dev/null   # bytecode for the editable install: start-up without compiling
 	touch $(STAMP)
 
@@ -37,12 +38,21 @@ demo: $(STAMP)
 	$(OLK) run configs/demo.yaml --force --out scratch/demo   # outside results/: never in REPRODUCTION.md
 
 # the code's contracts first (seconds): the layers and no import circle (import-linter, [tool.importlinter] in
-# pyproject.toml), lint (ruff) and the public API's types (mypy), then the tests
+# pyproject.toml), lint (ruff) and the public API's types (mypy), the documentation site (no warning, no broken
+# link, no page outside the nav), then the tests
 test: $(STAMP)
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/ruff check olk tests
+	$(VENV)/bin/ruff check olk tests docs/_gen
 	$(VENV)/bin/mypy
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 	$(PY) -m pytest tests
+
+# the documentation site (mkdocs.yml; docs/_gen/hooks.py writes the generated pages at build time)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --strict
 
 regress: $(STAMP)
 	$(OLK) regress
@@ -87,4 +97,4 @@ asan: $(STAMP)
 	$(abspath $(VENV))/bin/pytest -p no:cacheprovider -q $(addprefix $(CURDIR)/,$(ASAN_TESTS))
 
 clean:
-	rm -rf build olk/_core/*.c olk/_core/*.so *.egg-info
+	rm -rf build site olk/_core/*.c olk/_core/*.so *.egg-info

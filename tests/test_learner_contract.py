@@ -70,7 +70,7 @@ def test_no_parameter_is_named_like_an_attribute_or_method():
 
 @pytest.mark.parametrize("name", ["spa", "oskl"])
 def test_the_readme_example_predicts_instead_of_crashing(name):
-    # README "Use olk on your data" (the learners underneath): make(...).partial_fit(X, y) then model.predict(X[:5])
+    # docs/guide/learners.md (the learners underneath): make(...).partial_fit(X, y) then model.predict(X[:5])
     X, y = _data()
     model = make(name, kernel={"type": "gaussian", "gamma": 0.4}, random_state=0)
     model.partial_fit(X, y)

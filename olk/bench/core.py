@@ -4,7 +4,7 @@
     olk bench core                      # the six cases, 3 repeats each (medians)
     olk bench core --cases perceptron_a9a,bpas_a9a_train --repeats 5
     olk bench core --quick              # 10% of each file, 1 repeat: a smoke test (times not comparable)
-    olk bench core --vs-cpp ~/KOL/build/bin/KOL --pairs 5   # + the C++ library, cold and warm (README)
+    olk bench core --vs-cpp ~/KOL/build/bin/KOL --pairs 5   # + the C++ library, cold and warm (docs/speed.md)
     olk bench core --baseline ../olk-old --pairs 5           # + before/after pairs against another checkout
 
 **The data.**  Every case reads one LIBSVM file in file order, written once under ``--data-dir`` (default
@@ -24,7 +24,7 @@ case, medians over the repeats: ``olk loop s`` (predict + update for every examp
 process that imports olk, loads the file (olk's dataset cache warm) and runs the loop, from spawn to exit;
 ``peak MB``; the SPA paper's C++ time (Table 2, a 3.2 GHz PC) where the case is the paper's.
 
-**Against the C++ library** (``--vs-cpp PATH``: its ``KOL`` executable, built as the README says; its
+**Against the C++ library** (``--vs-cpp PATH``: its ``KOL`` executable, built as docs/speed.md says; its
 ``Cacher`` next to it is used for the parse line).  Per case, ``--pairs`` alternating pairs (olk first, then the
 C++ first, ...) of whole processes on the same file: *cold* (olk's dataset cache emptied: ``$OLK_CACHE`` points at
 a fresh empty directory, so olk parses the text like the C++ does) and then *warm* (olk's cache filled by one
@@ -43,7 +43,7 @@ reader's MB/s and rows/s, cold and warm) is printed for each file, with the C++ 
 parse + a binary cache write, a whole process) when ``--vs-cpp`` is given.
 
 Wall-clock times on a shared machine are upper bounds; ratios measured within one process or one pair are what
-the README quotes.  Results go to ``results/bench/`` (``core.csv``: one row per case; ``core.md``: the tables as
+docs/speed.md quotes.  Results go to ``results/bench/`` (``core.csv``: one row per case; ``core.md``: the tables as
 printed).
 """
 from __future__ import annotations
@@ -256,7 +256,7 @@ def cpp_process(exe: Path, case: Case, path: Path) -> tuple[dict, Proc]:
     if p.code != 0 or "time_s" not in got or "rows" not in got:
         raise ConfigError(f"olk bench core: --vs-cpp {exe}: '{' '.join(cmd)}' exited {p.code} without the library's "
                           f"'Learning time' line ({(p.stderr or p.stdout).strip()[-200:]!r}); give the KOL executable "
-                          f"built from the library's source (README, Speed)")
+                          f"built from the library's source (docs/speed.md)")
     got["mistakes"] = round(got["rows"] * (100.0 - got.get("accuracy", 0.0)) / 100.0)
     return got, p
 
@@ -474,7 +474,7 @@ def _resolve_cpp(path: str, ap) -> tuple[Path, Path | None]:
         if cand.is_file() and os.access(cand, os.X_OK):
             cacher = cand.with_name("Cacher")
             return cand, (cacher if cacher.is_file() and os.access(cacher, os.X_OK) else None)
-    ap.error(f"--vs-cpp {path}: no executable KOL there; build the C++ library as the README says (Speed) and give "
+    ap.error(f"--vs-cpp {path}: no executable KOL there; build the C++ library as docs/speed.md says and give "
              f"the path of its KOL")
 
 

@@ -64,7 +64,7 @@ def max_bytes() -> int:
 
 def min_bytes() -> int:
     """The smallest LIBSVM file (bytes on disk) worth caching: ``$OLK_CACHE_MIN`` (a size; 0 = every file), else
-    :data:`DEFAULT_MIN` (README "Start-up": below it, a read costs less than storing and mapping the arrays).  A
+    :data:`DEFAULT_MIN` (docs/speed/startup.md: below it, a read costs less than storing and mapping the arrays).  A
     value that is not a size is a one-line ConfigError naming the variable."""
     env = os.environ.get("OLK_CACHE_MIN")
     if env is None or not env.strip():

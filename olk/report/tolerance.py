@@ -9,8 +9,9 @@ A cell (dataset, algorithm, metric) is
 * **off** otherwise, or when our runs gave no finite value (a diverged learner);
 * **n/a** for a metric the rule does not judge (wall-clock time, measured on other hardware).
 
-The rule is stated here once; :func:`describe_rule` words it for compare.md, REPRODUCTION.md and the README (a
-test checks the README holds the same sentence).  A table may deviate only for a reason written in its config:
+The rule is stated here once; :func:`describe_rule` words it for compare.md, REPRODUCTION.md and the docs (a
+test checks docs/reproduction/reproducing.md holds the same sentence).  A table may deviate only for a reason
+written in its config:
 ``compare: {n_sv: {tolerance: 25%, reason: "..."}}``.  A bare override (``compare: {n_sv: 0.25}``) that differs
 from the rule is *not* applied by the comparison: it is listed as ignored, so no table passes on a tolerance
 nobody justified.  ``olk compare --tol METRIC=VALUE`` still applies an explicit override on the command line (the
@@ -98,7 +99,7 @@ def describe_tol(metric: str, tol: Tolerance) -> str:
 
 
 def describe_rule() -> str:
-    """The rule in one paragraph, as compare.md, REPRODUCTION.md and the README state it."""
+    """The rule in one paragraph, as compare.md, REPRODUCTION.md and the docs state it."""
     margins = "; ".join(describe_tol(m, t) for m, t in RULE.items() if t[1] is not None)
     return ("A cell is *within paper std* when |ours − paper| ≤ the paper's std, *within tolerance* when "
             f"|ours − paper| ≤ the paper's std + a margin ({margins}; a paper that prints no std counts it as 0), "
