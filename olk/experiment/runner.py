@@ -42,8 +42,9 @@ def _git_commit() -> str | None:
         out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=project_dir(), capture_output=True,
                              text=True, timeout=5)
         if out.returncode == 0:
-            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=project_dir(),
-                                   capture_output=True, text=True, timeout=5).stdout.strip()
+            # results/ holds outputs (a --force run overwrites its own committed directory): not the code's state
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"],
+                                   cwd=project_dir(), capture_output=True, text=True, timeout=5).stdout.strip()
             return out.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         pass
