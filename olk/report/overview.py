@@ -164,12 +164,16 @@ def _verdicts_md(tables, counts, summaries, entries, configs, project) -> list[s
             runs += f"; comparison failed: {', '.join(md_escape(n) for n in tc.failed)}"
         if tc.dirty:
             runs += "; run from a tree with uncommitted changes: " + ", ".join(md_escape(n) for n in tc.dirty)
+        tr = tc.readings()
+        fitted = any(r.reading == FITTED for r in tr.readings)
         if not (same["judged"] or other["judged"] or subs["judged"]):
+            if fitted and tr.best.judged:
+                rows.append(head + [runs + "; the literal reading has no judged cell yet (*What ran*)", "0", "—",
+                                    "—", tr.best.text(), tr.held_out.text(), "—"])
+                continue
             rows.append(head + [runs, "0", "—", "—", "—", "—", "no cell judged: none of the paper's datasets ran "
                                 "here (see *What could not run and why*)"])
             continue
-        tr = tc.readings()
-        fitted = any(r.reading == FITTED for r in tr.readings)
         rows.append(head + [runs, str(same["judged"]), _share(same["in tolerance"], same["judged"]),
                             _offs(same) if same["judged"] - same["in tolerance"] else "none",
                             tr.best.text() if fitted else "no fitted reading",

@@ -127,8 +127,11 @@ def table_readings(comparisons: list[Comparison]) -> TableReadings:
         k, n = _score(composite(pick, d))
         best_k, best_n = best_k + k, best_n + n
         best_picks.append((d, LITERAL if pick is None else pick.name))
-        # held out: chosen on the other datasets, among readings not chosen on d
+        # held out: chosen on the other datasets, among readings not chosen on d (the literal one only where it
+        # has cells of d: a dataset the literal reading has not run is judged under an eligible reading, if any)
         eligible = [r for r in options if r is None or (r.reading != "" and d not in r.chosen_on)]
+        if not composite(None, d) and len(eligible) > 1:
+            eligible = eligible[1:]
         others = [e for e in datasets if e != d]
         pick = min(eligible, key=lambda r: (-sum(_score(composite(r, e))[0] for e in others), order(r)))
         k, n = _score(composite(pick, d))
