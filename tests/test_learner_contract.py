@@ -321,3 +321,57 @@ def test_no_probing_of_learners_outside_the_algorithms_package():
                 if m.group(1) in members:
                     found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
     assert found == []
+
+
+# ------------------------------------------------------------------------------------- the shape of the classes
+def _depth(cls, ours=("olk.",)) -> int:
+    """Classes from `cls` down to its deepest olk root, `cls` included (object and other packages' classes do not
+    count; a mixin listed beside a base adds breadth, not depth)."""
+    bases = [b for b in cls.__bases__ if b.__module__.startswith(ours)]
+    return 1 + max((_depth(b, ours) for b in bases), default=0)
+
+
+def test_every_learner_is_at_most_four_classes_deep():
+    """leaf -> family core -> kind (OnlineKernelLearner, BatchKernelLearner, RandomFeatureLearner) -> root
+    (KernelEstimator, ArrayAPI, KernelExpansion, the mixins): reading one ``step`` never opens more than four
+    classes (docs/ARCHITECTURE.md, "The learners")."""
+    deep = {n: _depth(REGISTRY[n]) for n in NAMES if _depth(REGISTRY[n]) > 4}
+    assert deep == {}
+
+
+def test_the_depth_check_can_fail():
+    from olk.algorithms.common.learner import OnlineKernelLearner
+
+    class A(OnlineKernelLearner):
+        pass
+
+    class B(A):
+        pass
+
+    class C(B):
+        pass
+    assert _depth(C, ("olk.", __name__)) == 5
+
+
+def test_the_array_api_is_implemented_once():
+    """fit / partial_fit / predict / score / get_params / set_params / learn_one are defined in one class,
+    ``ArrayAPI`` (olk/algorithms/common/arrays.py), and nowhere else in olk.algorithms except where a learner's
+    model truly differs (a batch solver's own ``fit``; the multi-class learners' K labels; the averaged outputs'
+    choice of scores); olk.estimators calls them and implements none of them itself."""
+    import inspect
+
+    import olk.estimators
+    from olk.algorithms.common.arrays import ArrayAPI
+    api = {"partial_fit", "get_params", "set_params", "score", "learn_one", "_encode_y", "_learn"}
+    owners = {}
+    for cls in {c for n in NAMES for c in REGISTRY[n].__mro__ if c.__module__.startswith("olk.")}:
+        for m in api & set(vars(cls)):
+            fn = inspect.unwrap(getattr(vars(cls)[m], "fn", vars(cls)[m]))
+            if f"super().{m}(" not in inspect.getsource(fn):     # a precondition in front of the one code is fine
+                owners.setdefault(m, set()).add(f"{cls.__module__}.{cls.__qualname__}")
+    allowed = {"olk.algorithms.multiclass.core.MulticlassKernelLearner"}     # K labels instead of two
+    for m, where in owners.items():
+        assert where - allowed == {f"{ArrayAPI.__module__}.ArrayAPI"}, (m, where)
+    src = inspect.getsource(olk.estimators)
+    for m in ("def _encode_y(", "def _learn(", "def learn_one(", "def get_params(", "def set_params(", "def score("):
+        assert m not in src, m

@@ -136,21 +136,6 @@ ALIASES: dict[str, str] = {}
 VALUE_TYPES: list[type] = []
 
 
-def kernel_and_seed_docs(cls, seed: str, seed_type: str) -> list[str]:
-    """The numpydoc entries of the two arguments every learner takes before its parameters: the kernel, and the
-    seed of its random draws under the name `seed` of the surface (``random_state`` for scikit-learn, ``seed``
-    for River)."""
-    return [
-        "kernel : str, dict, list or Kernel, default=None",
-        "    The kernel, e.g. ``{'type': 'gaussian', 'gamma': 0.4}`` or a kernel type name"
-        + (", or a kernel set (a list of kernels or a preset such as 'spa16')" if cls.max_kernels > 1 else "")
-        + "; None: Gaussian with gamma = 1.",
-        f"{seed} : {seed_type}, default=None",
-        "    Seed of the learner's random draws"
-        + (" (it is stochastic)" if cls.stochastic else " (unused: it is deterministic)") + ".",
-    ]
-
-
 def value_type(cls):
     """Class decorator: `cls` is a plain value a learner's state may hold, so a saved model may contain it
     (:mod:`olk.persist` builds it with ``__new__`` + its attributes; it must hold data only)."""

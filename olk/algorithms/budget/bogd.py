@@ -24,7 +24,7 @@ from __future__ import annotations
 from ..common.learner import OnlineKernelLearner
 from ..common.losses import check_shrinkage, hinge
 from ..registry import POSITIVE, Param, register
-from .core import budget_param, discard_random, purge
+from .core import bogd_scale, budget_param, discard_random, purge
 
 
 @register
@@ -68,16 +68,12 @@ class BOGD(OnlineKernelLearner):
         self.t += 1
         pool = self.pool
         f = pool.decision1(self.src, i)
-        shrink = 1.0 - self.eta * self.lam
-        if hinge(y, f) > 0.0:
-            n = pool.n_sv
-            if n >= self.budget:
-                purge(pool, [discard_random(pool, 0, self.rng)])
-                shrink *= n / (n - 1.0)                      # unbiased rescaling B/(B-1)
-            if shrink != 1.0 and pool.n_sv:
-                pool.scale_col(0, shrink)
+        learns = hinge(y, f) > 0.0
+        shrink = bogd_scale(pool, self.budget, self.eta, self.lam, learns,
+                            lambda: purge(pool, [discard_random(pool, 0, self.rng)]))
+        if shrink != 1.0 and pool.n_sv:
+            pool.scale_col(0, shrink)
+        if learns:
             pool.add(self.src, i, self.eta * y, self.t)
             self.n_updates += 1
-        elif shrink != 1.0 and pool.n_sv:
-            pool.scale_col(0, shrink)
         return f

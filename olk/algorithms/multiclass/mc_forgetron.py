@@ -85,9 +85,6 @@ class MulticlassForgetron(MulticlassKernelLearner):
                 delta = row[y_r] / KESLER                               # sigma_r
                 pool.decision_sv(r, self._buf)                          # W'(x_r), the new SV included
                 mu = (self._buf[y_r] - self._buf[p_r]) * KESLER         # <W', z_r>
-                phi = state.phi(delta, mu)
-                if phi != 1.0:
-                    self.scale_all(phi)                                 # (2) shrink every sigma
-                state.charge(delta, phi, mu)
+                state.shrink(delta, mu, self.scale_all)                 # (2) shrink every sigma
                 pool.remove(r)                                          # (3) forget the oldest
         return p

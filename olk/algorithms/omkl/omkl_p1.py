@@ -66,7 +66,6 @@ class OMKLP1(ALTCore):
     display = "OMKL-P Alg.1 (DA)"
     style = ("#1b9e77", "o")
     params = (BETA, SCHEDULE, BOUND)
-    component = "perceptron"
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)

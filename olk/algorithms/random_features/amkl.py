@@ -53,8 +53,9 @@ def confidence(f: np.ndarray, q: np.ndarray) -> float:
     return float((q[:, None] * (diff * diff)).sum(axis=0).max())
 
 
-class ActiveMKL(RandomFeatureMKL):
-    """The active learner of Algorithm 2 (AMKL-AKS, and AMKL = AMKL-AKS with S_t = [K]); ``_subset`` picks S_t.
+class ActiveMKL:
+    """Mixin (list it before :class:`~olk.algorithms.random_features.core.RandomFeatureMKL`): the active learner of
+    Algorithm 2 (AMKL-AKS, and AMKL = AMKL-AKS with S_t = [K]); ``_subset`` picks S_t.
 
     Pseudo-code (spec Section 4; kernel functions theta_t,k, active weights w~_t and the skip counter c known from
     the past; c = 0, n_labels = 0 initially):
@@ -113,7 +114,7 @@ class ActiveMKL(RandomFeatureMKL):
 
 
 @register
-class AMKL(ActiveMKL):
+class AMKL(ActiveMKL, RandomFeatureMKL):
     """AMKL (Hong & Chae, TNNLS 2022, Algorithm 2 with S_t = [K]): Raker that asks for a label only when its
     kernels disagree (confidence condition (33), at most M skips in a row; eqs. 33-39).
 

@@ -49,8 +49,9 @@ import numpy as np
 from ..._core.svpool import RowSource
 from ..._lazy import issparse
 from ...errors import ConfigError, DataError
+from ..common.arrays import ArrayAPI
 from ..common.inputs import check_finite_X, n_rows
-from ..common.learner import OnlineLearner
+from ..common.learner import KernelEstimator
 from ..registry import NumberOr, Param, Reproducibility
 
 AUTO = "auto"
@@ -167,7 +168,7 @@ RF_REPRODUCIBILITY = Reproducibility(
     "test changes rho by 1/T)")
 
 
-class RandomFeatureLearner(OnlineLearner):
+class RandomFeatureLearner(ArrayAPI, KernelEstimator):
     """An online learner on random Fourier features of its Gaussian kernel(s), shared by the Raker core
     (:class:`RandomFeatureMKL`) and FOGD (``olk.algorithms.approximation.fogd``): the frequencies V, drawn once at
     the first ``bind`` (:func:`draw_frequencies` with the subclass's ``n_rf``, ``sampler`` and
