@@ -184,10 +184,25 @@ def unknown_param_error(cls, key: str, value, where: str) -> ConfigError:
                        f"; its parameters are: {', '.join(specs) or 'none'}")
 
 
-def check_params_of(cls, params: dict, where: str = "") -> dict:
+class Checked(dict):
+    """A learner's full parameters as :func:`check_params_of` returns them: every value typed and checked, the
+    defaults filled, the cross-parameter check passed, for learner class ``cls``.  What a run spec holds
+    (:class:`olk.experiment.spec.RunSpec`): a learner built from it with :func:`build` is not checked again."""
+
+    def __init__(self, cls, values: dict):
+        super().__init__(values)
+        self.cls = cls
+
+    def __reduce__(self):           # pickles (joblib, Dask) as the class and the plain values
+        return (Checked, (self.cls, dict(self)))
+
+
+def check_params_of(cls, params: dict, where: str = "") -> Checked:
     """The one parameter check: `params` against learner class `cls`'s Params (names, types, ranges) and its
-    cross-parameter ``check_params``; returns the full parameter dict with defaults filled.  Every way of
-    building a learner goes through it (the learner's constructor calls it), and so does the config layer."""
+    cross-parameter ``check_params``; returns the full parameter dict with defaults filled (:class:`Checked`).
+    Every way of building a learner from the user's values goes through it (the learner's constructor calls it);
+    the engine checks a run's parameters once, when the planner makes its spec, and builds the learner from them
+    with :func:`build`."""
     specs = {p.name: p for p in cls.params}
     out = {}
     for key, val in (params or {}).items():
@@ -196,10 +211,10 @@ def check_params_of(cls, params: dict, where: str = "") -> dict:
         out[key] = specs[key].coerce(val, f"{where + '.' if where else ''}{key}")
     full = {p.name: out.get(p.name, p.default) for p in cls.params}
     cls.check_params(full, where or cls.name)
-    return full
+    return Checked(cls, full)
 
 
-def validate_params(name: str, params: dict, where: str = "") -> dict:
+def validate_params(name: str, params: dict, where: str = "") -> Checked:
     """:func:`check_params_of` for the learner registered as `name`."""
     return check_params_of(get(name, where or "algorithm"), params, where)
 
@@ -208,6 +223,12 @@ def make(name: str, kernel=None, random_state=None, where: str = "", **params):
     """Instantiate a registered learner; parameter errors name `where` (e.g. the config entry)."""
     cls = get(name, where or "algorithm")
     return cls(kernel=kernel, random_state=random_state, where=where, **params)
+
+
+def build(params: Checked, kernel=None, random_state=None, where: str = ""):
+    """The learner of parameters checked by :func:`check_params_of` (a run spec's), built without checking them
+    again; the kernel as built by :func:`olk.kernels.build_kernel`."""
+    return params.cls(kernel=kernel, random_state=random_state, where=where, checked=params)
 
 
 def import_modules(package: str, path) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms import registry as algo_registry
+from ..algorithms.registry import Checked
 from ..errors import ConfigError, did_you_mean
 from ..kernels import build_kernel, kernel_count, resolve_views
 from ..tasks import task_of
@@ -230,7 +231,7 @@ class Planner:
                 for pt in a.settings():
                     p0 = {**base, **_algo_part(pt)}
                     cands = list(_candidates(a.tune)) if a.tune else [{}]
-                    if not any(_valid(a, {**p0, **_algo_part(c)}) for c in cands):
+                    if not any(_checked(a, {**p0, **_algo_part(c)}) is not None for c in cands):
                         first = first or {**p0, **_algo_part(cands[0])}
                         self.skipped.setdefault((d.name, a.label), []).append(setting_suffix(pt))
                 kern = d.kernel or a.kernel or self.cfg.kernel
@@ -247,15 +248,16 @@ class Planner:
                          f"{' ...' if len(pts) > 5 else ''}")
 
     # ------------------------------------------------------------------ specs
-    def spec(self, phase, d, a, params: dict, perm: int, *, kernel, setting: dict | None = None,
+    def spec(self, phase, d, a, params: Checked, perm: int, *, kernel, setting: dict | None = None,
              fold: int | None = None) -> RunSpec:
+        """One run: `params` checked once (:func:`_checked`), `kernel` built (:meth:`_kernel_for`)."""
         cls = algo_registry.REGISTRY[a.name]
         batch = self.cfg.mode == "batch"
         return RunSpec(
             experiment=self.cfg.name, phase=phase, mode=self.cfg.mode, task=task_of(cls).name, dataset=d.name,
             preprocess=d.preprocess, scale=self.cfg.scale, shuffle=self.cfg.shuffle, seed=self.cfg.seed, perm=perm,
             algorithm=a.name, label=a.label, display=a.display,
-            params=algo_registry.validate_params(a.name, params, self._where(d, a)),
+            params=params,
             kernel=kernel, checkpoints=self.cfg.checkpoints,
             algo_seed=seeds.algorithm_seed(self.cfg.seed, d.name, perm, a.seeds_of or a.label)
             if cls.stochastic else None,
@@ -354,7 +356,8 @@ class Planner:
                     cands = []
                     for values in _candidates(a.tune):
                         p, kern = self._point(d, a, pt, values, base)
-                        if _valid(a, p):
+                        p = _checked(a, p)
+                        if p is not None:
                             cands.append((values, [self.spec("tune", d, a, p, seeds.TUNE_PERM, kernel=kern,
                                                              setting=pt, fold=f) for f in folds]))
                     groups.append(Group(d, a, pt, cands))
@@ -392,9 +395,10 @@ class Planner:
                     goal = self._match_value(d, a, pt, "match_tune.target", target)
                     tuned = chosen.get((d.name, a.label, setting_suffix(pt))) or {}
                     base, kern = self._point(d, a, pt, tuned)
-                    cands = [(values, [self.spec("match", d, a, {**base, **values}, seeds.TUNE_PERM, kernel=kern,
-                                                 setting=pt)])
-                             for values in _candidates(a.match_tune["grid"]) if _valid(a, {**base, **values})]
+                    grid = _candidates(a.match_tune["grid"])
+                    checked = [(values, _checked(a, {**base, **values})) for values in grid]
+                    cands = [(values, [self.spec("match", d, a, p, seeds.TUNE_PERM, kernel=kern, setting=pt)])
+                             for values, p in checked if p is not None]
                     groups.append(Group(d, a, pt, cands, target, goal))
         return groups
 
@@ -426,6 +430,7 @@ class Planner:
                     reps = 1                # (with k-fold evaluation every repeat has its own test fold)
                 for pt in self._settings(d, a):
                     p, kern = self._point(d, a, pt, chosen.get((d.name, a.label, setting_suffix(pt))) or {})
+                    p = algo_registry.validate_params(a.name, p, self._where(d, a))
                     specs += [self.spec("main", d, a, p, r, kernel=kern, setting=pt) for r in range(reps)]
         return specs
 
@@ -440,9 +445,10 @@ def _algo_part(values: dict) -> dict:
     return {k: v for k, v in values.items() if not (k == "kernel" or k.startswith("kernel."))}
 
 
-def _valid(a, params: dict) -> bool:
+def _checked(a, params: dict) -> Checked | None:
+    """The parameters of entry `a` checked once (typed, defaults filled: what a spec holds), or None for a
+    combination the learner refuses (a tune or sweep point that is skipped)."""
     try:
-        algo_registry.validate_params(a.name, params, a.label)
-        return True
+        return algo_registry.validate_params(a.name, params, a.label)
     except ConfigError:
-        return False
+        return None

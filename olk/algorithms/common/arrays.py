@@ -138,7 +138,7 @@ class ArrayAPI:
         changed = {k: v for k, v in merged.items() if v != self.hyperparams[k]}
         for k, v in merged.items():
             setattr(self, k, v)
-        self.hyperparams = merged
+        self.hyperparams = dict(merged)
         if changed:
             self._params_changed(changed)
         return self

@@ -31,7 +31,7 @@ from ..._core.svpool import RowSource, SVPool
 from ..._lazy import issparse
 from ...errors import ConfigError
 from ...kernels import KernelSet
-from ..registry import EXACT, check_params_of
+from ..registry import EXACT, Checked, check_params_of
 from .arrays import ArrayAPI
 from .inputs import InputError, check_finite_X, n_rows
 
@@ -109,8 +109,15 @@ class KernelEstimator:
                 if k not in own:
                     setattr(cls, k, v)
 
-    def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
-        params = check_params_of(type(self), params, where)       # every way of building a learner checks
+    def __init__(self, kernel=None, random_state=None, *, where: str = "", checked: Checked | None = None,
+                 **params):
+        if checked is None:
+            params = check_params_of(type(self), params, where)   # the user's values: checked here
+        elif params or checked.cls is not type(self):
+            raise TypeError(f"{type(self).__name__}: checked= holds the parameters of {checked.cls.__name__}, "
+                            f"and no others may be given with it")
+        else:
+            params = checked                                        # a run spec's: checked by the planner
         self.kernels = KernelSet.of(kernel, "kernel")      # one kernel, or several for a multi-kernel learner
         if len(self.kernels) > self.max_kernels:
             raise ConfigError(f"{where or self.name}: {self.name} takes {self.max_kernels} kernel(s), got "
