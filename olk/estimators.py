@@ -51,6 +51,7 @@ True
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -97,7 +98,7 @@ class OlkEstimator(BaseEstimator):
 
     # ------------------------------------------------------------------ the learner
     @classmethod
-    def learner_class(cls) -> type:
+    def learner_class(cls) -> Any:
         """The registered learner class this estimator is a thin layer over."""
         return REGISTRY[cls._learner_name]
 

@@ -183,7 +183,7 @@ class Task:
         learner's ``output`` parameter) and, for a learner with several ``outputs``, the metric of each."""
         outputs = tuple(model.outputs)
         by_out = {o: self.test_score(model, Xt, yt, output=o) for o in outputs}
-        rec = {self.test_metric: by_out[output] if outputs else self.test_score(model, Xt, yt)}
+        rec: dict = {self.test_metric: by_out[output] if outputs else self.test_score(model, Xt, yt)}
         if outputs:
             rec[f"{self.test_metric}_by_output"] = by_out
         rec["n_test"] = int(len(yt))

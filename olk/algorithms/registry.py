@@ -19,7 +19,7 @@ class Param:
     name: str
     default: Any
     doc: str = ""
-    type: type = float
+    type: Any = float               # a type (float, int, str, bool) or a converter such as NumberOr
     check: Optional[Callable[[Any], bool]] = None
     requirement: str = ""          # human text of `check`, e.g. "> 0"
     choices: tuple = ()
@@ -126,7 +126,7 @@ class Reproducibility:
 EXACT = Reproducibility()
 
 #: the check of a parameter that must be positive: ``Param("C", 1.0, "...", **POSITIVE)``
-POSITIVE = dict(check=lambda v: v > 0, requirement="> 0")
+POSITIVE: dict[str, Any] = dict(check=lambda v: v > 0, requirement="> 0")
 
 
 REGISTRY: dict[str, Any] = {}         # name -> learner class (olk.algorithms.protocol.Learner)
@@ -219,7 +219,7 @@ def validate_params(name: str, params: dict, where: str = "") -> Checked:
     return check_params_of(get(name, where or "algorithm"), params, where)
 
 
-def make(name: str, kernel=None, random_state=None, where: str = "", **params):
+def make(name: str, kernel=None, random_state=None, *, where: str = "", **params: Any):
     """Instantiate a registered learner; parameter errors name `where` (e.g. the config entry)."""
     cls = get(name, where or "algorithm")
     return cls(kernel=kernel, random_state=random_state, where=where, **params)

@@ -48,6 +48,7 @@ printed).
 """
 from __future__ import annotations
 
+import argparse
 import csv
 import hashlib
 import json
@@ -344,14 +345,15 @@ def _ratio_cell(xs) -> str:
 
 def pairs_vs_cpp(exe: Path, case: Case, path: Path, pairs: int, log: list[dict], tick=lambda: None) -> dict:
     """Alternating pairs olk / C++ on `path`, cold then warm; every process appended to `log`."""
-    out = {"case": case.name}
+    out: dict = {"case": case.name}
     with tempfile.TemporaryDirectory(prefix="olk-bench-cache-") as tmp:
         for mode in ("cold", "warm"):
             warm_dir = Path(tmp) / "warm"
             if mode == "warm":
                 olk_process(case, path, False, child_env(OLK_CACHE=warm_dir))                # fill, untimed
-            ratios = {"loop": [], "whole": [], "whole_cpu": []}
-            olk_t, cpp_t = {"loop": [], "whole": [], "cpu": []}, {"loop": [], "whole": [], "cpu": []}
+            ratios: dict[str, list] = {"loop": [], "whole": [], "whole_cpu": []}
+            olk_t: dict[str, list] = {"loop": [], "whole": [], "cpu": []}
+            cpp_t: dict[str, list] = {"loop": [], "whole": [], "cpu": []}
             for k in range(pairs):
                 cache = warm_dir if mode == "warm" else Path(tmp) / f"cold{k}"               # cold: empty every time
                 env = child_env(OLK_CACHE=cache)
@@ -467,7 +469,7 @@ def reader_lines(paths: dict, repeats: int, cacher: Path | None) -> list[str]:
     return lines
 
 
-def _resolve_cpp(path: str, ap) -> tuple[Path, Path | None]:
+def _resolve_cpp(path: str, ap: argparse.ArgumentParser) -> tuple[Path, Path | None]:
     """--vs-cpp PATH: the KOL executable (or a directory holding it, or its bin/); Cacher beside it if built."""
     p = Path(path).expanduser()
     for cand in (p, p / "KOL", p / "bin" / "KOL"):
@@ -478,7 +480,7 @@ def _resolve_cpp(path: str, ap) -> tuple[Path, Path | None]:
              f"the path of its KOL")
 
 
-def _check_tree(path: str, ap) -> Path:
+def _check_tree(path: str, ap: argparse.ArgumentParser) -> Path:
     p = Path(path).expanduser().resolve()
     if not (p / "olk" / "__init__.py").is_file() or not list((p / "olk" / "_core").glob("svpool*.so")):
         ap.error(f"--baseline {path}: not an olk checkout with its extensions built (no olk/_core/svpool*.so); "

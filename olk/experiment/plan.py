@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -168,7 +169,7 @@ def setting_suffix(pt: dict) -> str:
 
 def stat_of(rec: dict, stat: str):
     """A record's value for ``stat``; dotted names walk nested dicts (``kernel.gamma``, ``params.G``)."""
-    val = rec
+    val: Any = rec
     for part in stat.split("."):
         if not isinstance(val, dict):
             return None
@@ -179,11 +180,11 @@ def stat_of(rec: dict, stat: str):
 @dataclass
 class Group:
     """The candidates of one (dataset, entry, sweep point): grid values -> their specs."""
-    dataset: object
-    entry: object
-    point: dict
+    dataset: Any                # the config's Dataset entry
+    entry: Any                  # the config's Algorithm entry
+    point: Any                  # the sweep point (a Point)
     candidates: list          # [(values, [RunSpec, ...])]
-    target: MatchRef | None = None
+    target: Any = None          # a match_tune group: the MatchRef its grid is matched to
     goal: float | None = None
 
     @property
@@ -272,12 +273,13 @@ class Planner:
             fold=fold if batch else None,
             cv={"folds": self.cfg.cv_folds, "max_rows": self.cfg.cv_max_rows} if batch and fold is not None else None)
 
-    def _kernel_for(self, d, a, pt: Point, values: dict | None = None):
+    def _kernel_for(self, d, a, pt: Any, values: dict | None = None):
         """The run's kernel, built (a Kernel or KernelSet): dataset's, else algorithm's (matches resolved), else the
         config's; then tuned values."""
         spec = d.kernel or (self._resolve_matches(d, a, pt, a.kernel, kernel=True)
                             if isinstance(a.kernel, dict) else a.kernel) or self.cfg.kernel
-        if "kernel" in (values or {}):          # a tuned choice among kernels (tune: {kernel: [...]})
+        values = values or {}
+        if "kernel" in values:                  # a tuned choice among kernels (tune: {kernel: [...]})
             spec = values["kernel"]
         grid = {k.split(".", 1)[1]: v for k, v in (values or {}).items() if k.startswith("kernel.")}
         spec = resolve_views(spec, self.views.get(d.name), f"{self._where(d, a)}: kernel")
@@ -301,12 +303,12 @@ class Planner:
         if not vals:
             raise ConfigError(f"{self.cfg.path}: {a.label}.{what} matches {ref.label}'s {ref.stat}, but {ref.label} "
                               f"has no runs with '{ref.stat}' on {d.name}")
-        agg = {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}.get(ref.agg)
+        agg: Any = {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}.get(ref.agg)
         if agg is None:
             raise ConfigError(f"{self.cfg.path}: {a.label}.{what}.agg must be mean, median, max or min")
         return float(agg(vals))
 
-    def _resolve_matches(self, d, a, pt: Point, params: dict, kernel: bool = False) -> dict:
+    def _resolve_matches(self, d, a, pt: Any, params: dict, kernel: bool = False) -> dict:
         specs = {p.name: p for p in algo_registry.REGISTRY[a.name].params}
         out = {}
         for k, v in params.items():
@@ -355,8 +357,8 @@ class Planner:
                     base = self._params_at(d, a, pt)
                     cands = []
                     for values in _candidates(a.tune):
-                        p, kern = self._point(d, a, pt, values, base)
-                        p = _checked(a, p)
+                        point, kern = self._point(d, a, pt, values, base)
+                        p = _checked(a, point)
                         if p is not None:
                             cands.append((values, [self.spec("tune", d, a, p, seeds.TUNE_PERM, kernel=kern,
                                                              setting=pt, fold=f) for f in folds]))
@@ -429,8 +431,8 @@ class Planner:
                 if cls.order_free and not cls.stochastic and not d.folds:
                     reps = 1                # (with k-fold evaluation every repeat has its own test fold)
                 for pt in self._settings(d, a):
-                    p, kern = self._point(d, a, pt, chosen.get((d.name, a.label, setting_suffix(pt))) or {})
-                    p = algo_registry.validate_params(a.name, p, self._where(d, a))
+                    point, kern = self._point(d, a, pt, chosen.get((d.name, a.label, setting_suffix(pt))) or {})
+                    p = algo_registry.validate_params(a.name, point, self._where(d, a))
                     specs += [self.spec("main", d, a, p, r, kernel=kern, setting=pt) for r in range(reps)]
         return specs
 

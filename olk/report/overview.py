@@ -155,7 +155,8 @@ def _verdicts_md(tables, counts, summaries, entries, configs, project) -> list[s
     out += table_md(["Paper", "Table", "Content", "Main results", "Judged (paper's data)", "In tolerance",
                      "Off, by cause", "On data of another size"], rows,
                     [":---", ":---", ":---", ":---", "---:", "---:", ":---", ":---"]) + [""]
-    total, per_paper = Counter(), {}
+    total: Counter = Counter()
+    per_paper: dict = {}
     for (paper, _), tc in sorted(counts.items(), key=lambda kv: paper_rank(kv[0][0])):
         total.update(tc.counts[PAPER_DATA])
         per_paper.setdefault(paper, Counter()).update(tc.counts[PAPER_DATA])

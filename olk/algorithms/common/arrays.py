@@ -33,6 +33,7 @@ and never sets ``classes_``; without ``classes_``, ``predict`` returns ±1.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -79,6 +80,9 @@ class ArrayAPI:
     """Mixin of every learner kind (:class:`~olk.algorithms.common.learner.OnlineKernelLearner`, the random-feature
     and batch bases): the array API above, on top of the learner's ``bind`` / ``step`` / ``decision_function`` /
     ``fit`` (batch) and its hooks ``_adopt_classes`` / ``_params_changed``."""
+
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
 
     def __init_subclass__(cls, **kwargs):
         """A batch learner's own ``fit(X, y, order=None, ...)`` gets the array surface around it: X given as a list
@@ -319,7 +323,7 @@ class ArrayAPI:
 
     def _reset(self) -> None:
         """Back to the state of a newly made learner with the same kernel, random_state and parameters."""
-        type(self).__init__(self, kernel=self.kernels, random_state=self.random_state,
+        type(self).__init__(self, kernel=self.kernels, random_state=self.random_state,  # type: ignore[call-arg]
                             **{p.name: getattr(self, p.name) for p in self.params})
 
 

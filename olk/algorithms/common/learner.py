@@ -25,13 +25,15 @@ Writing a new learner: read ``olk/algorithms/DEVELOPING.md`` first (API, rules, 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..._core.svpool import RowSource, SVPool
 from ..._lazy import issparse
 from ...errors import ConfigError
 from ...kernels import KernelSet
-from ..registry import EXACT, Checked, check_params_of
+from ..registry import EXACT, Checked, Param, check_params_of
 from .arrays import ArrayAPI
 from .inputs import InputError, check_finite_X, n_rows
 
@@ -52,9 +54,12 @@ class KernelEstimator:
     checked them) and never sets ``classes_``; without ``classes_``, ``predict`` returns ±1.
     """
 
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
+
     name = "base"
     display = "Base"
-    params: tuple = ()
+    params: tuple[Param, ...] = ()
     aliases: tuple = ()
     #: the task protocol it is run and scored with (a key of ``olk.tasks.TASKS``): "binary" (the
     #: default), "probabilistic" (the KLR learners, via :class:`~olk.algorithms.logistic.LogisticOutput`),
@@ -214,6 +219,16 @@ class KernelEstimator:
         """Kernel evaluations so far: none unless the learner evaluates its kernels."""
         return 0
 
+    @property
+    def model_size(self) -> int:
+        """The size of the model's expansion: the #SV of its output (a random-feature model: its D features)."""
+        return self.n_sv_output
+
+    def model_values(self) -> int:
+        """How many numbers the model keeps to predict (the canon bench's memory column): none unless it stores
+        some."""
+        return 0
+
     # ------------------------------------------------------------------ the paper protocol (hooks)
     def step(self, i: int, y: float) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -256,11 +271,19 @@ class KernelExpansion:
     learner decides only *what* to add, change or remove, which keeps each ``step`` as short as its paper's
     pseudo-code."""
 
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
+
+    #: the shared Cython SV pool (an :class:`~olk._core.svpool.SVPool`, untyped for mypy), None before the first
+    #: ``bind``; a learner's ``step`` runs after ``bind``, so it reads the pool as made
+    max_kernels: int                # declared by the root (KernelEstimator)
+    n_cols: int
+    pool: Any
     widens = True                   # a feature never seen is 0 in every stored SV (SVPool.widen)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
-        super().__init__(kernel, random_state, where=where, **params)
-        self.pool: SVPool | None = None
+        super().__init__(kernel, random_state, where=where, **params)  # type: ignore[call-arg]  # the next base
+        self.pool = None            # the SVPool, made at the first bind
         self._buf = np.zeros(max(self.n_cols, 1), dtype=np.float64)
 
     def _model_width(self) -> int:
@@ -313,6 +336,10 @@ class KernelExpansion:
     @property
     def kernel_evals(self) -> int:
         return 0 if self.pool is None else int(self.pool.n_kernel_evals)
+
+    def model_values(self) -> int:
+        """The stored SVs' non-zeros and their coefficients (every column: SPA's averaged output keeps two)."""
+        return 0 if self.pool is None else int(self.pool.nnz() + np.asarray(self.pool.coefs).size)
 
     def fitted_attributes(self) -> dict:
         """``support_vectors_`` (the pool's live SVs, :meth:`SVPool.support_vectors`) and ``dual_coef_``

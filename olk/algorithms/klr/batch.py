@@ -112,7 +112,7 @@ class KLRBatchLearner(LogisticOutput, KernelExpansion, BatchKernelLearner):
     order_free = True
     reports_progress = True
     reproducibility = KLR_REPRODUCIBILITY
-    params = KLR_PARAMS
+    params: tuple[Param, ...] = KLR_PARAMS
 
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel=kernel, random_state=random_state, **params)

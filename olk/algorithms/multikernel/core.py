@@ -18,6 +18,8 @@ that err; stochastic: a Bernoulli draw per classifier) and how one classifier up
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..._core.svpool import dot
@@ -86,13 +88,18 @@ class KernelClassifiers:
     Readings shared by every learner: see :class:`OMKCCore`.
     """
 
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
+
+    n_updates: int                  # the root's counters (KernelEstimator)
+    t: int
     max_kernels = 64
     #: a learner that does not take ``combine`` votes (sign(0) = 0); one that does not take ``hedge`` discounts on
     #: mistakes (y f_i <= 0)
     fixed = {"combine": COMBINE.default, "hedge": HEDGE.default}
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
-        super().__init__(kernel, random_state, where=where, **params)
+        super().__init__(kernel, random_state, where=where, **params)  # type: ignore[call-arg]  # the next base
         m = len(self.kernels)
         self.n_cols = m                                     # one coefficient column per kernel classifier
         self._buf = np.zeros(m, dtype=np.float64)

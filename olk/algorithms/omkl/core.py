@@ -18,6 +18,7 @@ learning: algorithms and mistake bounds", ALT 2010, Algorithms 1-6): what the si
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -144,8 +145,11 @@ class OMKLOCore:
     column i (``pool.scale_col``): never a Gram matrix.  ``n_projections_[i]`` counts the scalings of f_i.
     """
 
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
+
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
-        super().__init__(kernel, random_state, where=where, **params)
+        super().__init__(kernel, random_state, where=where, **params)  # type: ignore[call-arg]  # the next base
         m = len(self.kernels)
         self._log_w = np.zeros(m)                           # ln w_i (w_1 = 1)
         self._ln_inv_beta = -math.log(self.beta)            # ln(1/beta) > 0

@@ -80,8 +80,8 @@ class OMKLP1(ALTCore):
         if self.schedule != "doubling":
             self.beta_ = self.beta
 
-    @property
-    def theorem(self) -> str:
+    @property                       # the theorem of the schedule
+    def theorem(self) -> str:  # type: ignore[override]
         return "5" if self.schedule == "doubling" else "2"
 
     def step(self, i, y):

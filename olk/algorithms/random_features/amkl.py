@@ -29,6 +29,8 @@ True
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..registry import Param, register
@@ -77,11 +79,14 @@ class ActiveMKL:
     every round (the engine's).  ``decision_function``: sum_k q~_k f_k over all kernels.
     """
 
-    params = CORE_PARAMS + (EPSILON, M_CAP, CONFIDENCE_TEST)
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
+
+    params: tuple[Param, ...] = CORE_PARAMS + (EPSILON, M_CAP, CONFIDENCE_TEST)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
-        super().__init__(kernel, random_state, where=where, **params)
-        self.n_labels = 0           # labels requested (b_t = 1)
+        super().__init__(kernel, random_state, where=where, **params)  # type: ignore[call-arg]  # the next base
+        self.n_labels: int | None = 0   # labels requested (b_t = 1)
         self._skipped = 0           # c: consecutive unlabelled rounds so far
 
     def _subset(self, q: np.ndarray) -> np.ndarray | None:
@@ -110,7 +115,8 @@ class ActiveMKL:
 
     def run_summary(self) -> dict:
         """The final kernel weights q~_T (kernel order), the labels requested and the efficiency rho (34)."""
-        return {**super().run_summary(), "n_labels": self.n_labels, "label_efficiency": self.label_efficiency}
+        return {**super().run_summary(), "n_labels": self.n_labels,  # type: ignore[misc]  # the next base's
+                "label_efficiency": self.label_efficiency}
 
 
 @register

@@ -67,7 +67,7 @@ class OKSCore(KernelClassifiers, OnlineKernelLearner):
     * an SV is stored only when the sampled classifier learns, with its coefficient in that column alone.
     """
 
-    params = (DELTA, ETA, LAM, HORIZON)
+    params: tuple[Param, ...] = (DELTA, ETA, LAM, HORIZON)
     stochastic = True
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
