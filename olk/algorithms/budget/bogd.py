@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from ..common.learner import OnlineKernelLearner
 from ..common.losses import check_shrinkage, hinge
-from ..registry import POSITIVE, Param, register
-from .core import bogd_scale, budget_param, discard_random, purge
+from ..registry import register
+from .core import BOGD_PARAMS, bogd_scale, discard_random, purge
 
 
 @register
@@ -57,10 +57,7 @@ class BOGD(OnlineKernelLearner):
     display = "BOGD"
     style = ("#393b79", "p")
     stochastic = True
-    params = (budget_param(2),
-              Param("eta", 0.1, "learning rate", **POSITIVE),
-              Param("lam", 0.01, "L2 regularisation lambda (shrinks all coefficients by 1 - eta*lam each step)",
-                    check=lambda v: v >= 0, requirement=">= 0"))
+    params = BOGD_PARAMS
 
     check_params = classmethod(check_shrinkage)
 

@@ -38,13 +38,20 @@ from collections import deque
 
 import numpy as np
 
-from ..registry import Param, value_type
+from ..registry import POSITIVE, Param, value_type
 
 
 def budget_param(minimum: int = 1) -> Param:
     """The ``budget`` parameter B (an int >= `minimum`, default 100) of the removal-based learners."""
     return Param("budget", 100, "maximum number of support vectors B (engine: SPA's mean #SV)", type=int,
                  check=lambda v: v >= minimum, requirement=f">= {minimum}")
+
+
+#: BOGD's parameters (binary and multi-class): the budget B >= 2 (B/(B-1)), the step eta and the regulariser lambda
+BOGD_PARAMS = (budget_param(2),
+               Param("eta", 0.1, "learning rate", **POSITIVE),
+               Param("lam", 0.01, "L2 regularisation lambda (shrinks all coefficients by 1 - eta*lam each step)",
+                     check=lambda v: v >= 0, requirement=">= 0"))
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -97,6 +104,23 @@ def discard_random(pool, col: int, rng) -> int:
     draw the single-kernel RBP/BOGD always made.  Returns the slot forgotten."""
     slots = pool.owned(col)
     return forget(pool, int(slots[rng.integers(slots.shape[0])]), col)
+
+
+class ForgetronLearner:
+    """Mixin of the self-tuned Forgetron learners (binary and multi-class; list it first among the bases): their
+    ``budget`` parameter, their bookkeeping ``state`` (a :class:`ForgetronState`) and its counters ``M``, ``Q``,
+    ``phi_last``."""
+
+    params: tuple = (budget_param(1),)
+    structural_params: tuple[str, ...] = ("budget",)     # the Q/phi bookkeeping follows B: a new B restarts
+
+    def __init__(self, kernel=None, random_state=None, **params):
+        super().__init__(kernel=kernel, random_state=random_state, **params)
+        self.state = ForgetronState()
+
+    M = property(lambda self: self.state.M, doc="mistakes (= updates) so far")
+    Q = property(lambda self: self.state.Q, doc="accumulated removal damage sum_s Psi_s")
+    phi_last = property(lambda self: self.state.phi_last, doc="last shrinking coefficient phi_t")
 
 
 @value_type

@@ -20,9 +20,9 @@ K classes) is dropped and the rest rescaled by B/(B-1), an unbiased estimate of 
 from __future__ import annotations
 
 from ...tasks import predicted_class
-from ..budget.core import bogd_scale, budget_param
+from ..budget.core import BOGD_PARAMS, bogd_scale
 from ..common.losses import check_shrinkage
-from ..registry import POSITIVE, Param, register
+from ..registry import register
 from .core import MulticlassKernelLearner, hinge_rival
 
 
@@ -52,10 +52,7 @@ class MulticlassBOGD(MulticlassKernelLearner):
     display = "MC-BOGD"
     stochastic = True
     style = ("#5254a3", "p")
-    params = (budget_param(2),
-              Param("eta", 0.1, "learning rate", **POSITIVE),
-              Param("lam", 0.01, "L2 regularisation lambda (shrinks all coefficients by 1 - eta*lam each step)",
-                    check=lambda v: v >= 0, requirement=">= 0"))
+    params = BOGD_PARAMS
 
     check_params = classmethod(check_shrinkage)
 
