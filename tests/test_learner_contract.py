@@ -377,3 +377,24 @@ def test_the_array_api_is_implemented_once():
     src = inspect.getsource(olk.estimators)
     for m in ("def _encode_y(", "def _learn(", "def learn_one(", "def get_params(", "def set_params(", "def score("):
         assert m not in src, m
+
+
+def test_no_per_learner_if_outside_the_algorithms_package():
+    """What differs between learners is declared on the learner class: nothing outside olk/algorithms compares a
+    name with a registered learner's (``if model.name == "fogd"``); the engine, bench, report and surfaces read the
+    contract (docs/ARCHITECTURE.md, "Where things deliberately are not")."""
+    import re
+    from pathlib import Path
+    # a learner's name or algorithm compared with a literal (a file format such as "libsvm" is no learner)
+    pattern = re.compile(r"""(?:name|algorithm|algo|label)\s*(?:==|!=)\s*["'](\w+)["']|["'](\w+)["']\s*(?:==|!=)\s*"""
+                         r"""\w*\.?(?:name|algorithm|algo|label)\b""")
+    root = Path(__file__).resolve().parents[1] / "olk"
+    found = []
+    for path in root.rglob("*.py"):
+        if "algorithms" in path.relative_to(root).parts:
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            for m in pattern.finditer(line):
+                if (m.group(1) or m.group(2)) in REGISTRY and ">>>" not in line:     # doctest queries aside
+                    found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
+    assert found == []
