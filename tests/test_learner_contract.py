@@ -398,3 +398,10 @@ def test_no_per_learner_if_outside_the_algorithms_package():
                 if (m.group(1) or m.group(2)) in REGISTRY and ">>>" not in line:     # doctest queries aside
                     found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
     assert found == []
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if REGISTRY[n].batch])
+def test_a_batch_learner_learns_with_fit_alone(name):
+    """The online part of the array API (partial_fit, learn_one, predict_one) is not there for a batch learner."""
+    cls = REGISTRY[name]
+    assert not any(hasattr(cls, m) or hasattr(_make(name), m) for m in ("partial_fit", "learn_one", "predict_one"))
