@@ -307,22 +307,12 @@ def test_no_probing_of_learners_outside_the_algorithms_package():
     """No ``hasattr(model, ...)`` / ``getattr(cls, "<contract member>", default)`` outside olk/algorithms: the
     contract's members are read directly."""
     import re
-    from pathlib import Path
 
     from olk.algorithms.protocol import BatchLearner, OnlineLearner
     from olk.algorithms.protocol import members as contract
     members = contract(OnlineLearner) | contract(BatchLearner)
     pattern = re.compile(r"""(?:hasattr|getattr)\([^,()]+,\s*["'](\w+)["']""")
-    root = Path(__file__).resolve().parents[1] / "olk"
-    found = []
-    for path in root.rglob("*.py"):
-        if "algorithms" in path.relative_to(root).parts:
-            continue
-        for n, line in enumerate(path.read_text().splitlines(), 1):
-            for m in pattern.finditer(line):
-                if m.group(1) in members:
-                    found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
-    assert found == []
+    assert _outside_the_algorithms(pattern, lambda m, line: m.group(1) in members) == []
 
 
 # ------------------------------------------------------------------------------------- the shape of the classes
@@ -382,22 +372,27 @@ def test_the_array_api_is_implemented_once():
 def test_no_per_learner_if_outside_the_algorithms_package():
     """What differs between learners is declared on the learner class: nothing outside olk/algorithms compares a
     name with a registered learner's (``if model.name == "fogd"``); the engine, bench, report and surfaces read the
-    contract (docs/ARCHITECTURE.md, "Where things deliberately are not")."""
+    contract (docs/ARCHITECTURE.md, "One contract")."""
     import re
-    from pathlib import Path
     # a learner's name or algorithm compared with a literal (a file format such as "libsvm" is no learner)
     pattern = re.compile(r"""(?:name|algorithm|algo|label)\s*(?:==|!=)\s*["'](\w+)["']|["'](\w+)["']\s*(?:==|!=)\s*"""
                          r"""\w*\.?(?:name|algorithm|algo|label)\b""")
+    assert _outside_the_algorithms(pattern, lambda m, line: (m.group(1) or m.group(2)) in REGISTRY
+                                   and ">>>" not in line) == []     # doctest queries aside
+
+
+def _outside_the_algorithms(pattern, hit) -> list[str]:
+    """'file:line: text' of every line of olk/ outside olk/algorithms where `pattern` matches and ``hit(match,
+    line)`` holds."""
+    from pathlib import Path
     root = Path(__file__).resolve().parents[1] / "olk"
     found = []
     for path in root.rglob("*.py"):
         if "algorithms" in path.relative_to(root).parts:
             continue
         for n, line in enumerate(path.read_text().splitlines(), 1):
-            for m in pattern.finditer(line):
-                if (m.group(1) or m.group(2)) in REGISTRY and ">>>" not in line:     # doctest queries aside
-                    found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
-    assert found == []
+            found += [f"{path.relative_to(root)}:{n}: {line.strip()}" for m in pattern.finditer(line) if hit(m, line)]
+    return found
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if REGISTRY[n].batch])
