@@ -117,8 +117,9 @@ class CompareSpec:
 
     ``reading`` says how the run's reading of the paper was chosen: ``literal`` (what the paper prints; where it
     is silent, a default fixed before looking at results) or ``fitted`` (chosen, or proposed, because it matches
-    published cells); '' when the config does not say.  ``chosen_on`` lists the datasets (our labels) whose
-    published cells a fitted reading was chosen on: the report judges its held-out score on the others."""
+    published cells, or departing from the printed reading for another stated reason); '' when the config does not
+    say.  ``chosen_on`` lists the datasets (our labels) whose published cells a fitted reading was chosen on (may be
+    empty): the report judges its held-out score on the others."""
 
     tolerances: dict[str, Tolerance] = field(default_factory=lambda: dict(RULE))
     reasons: dict[str, str] = field(default_factory=dict)
@@ -206,10 +207,11 @@ def _parse_reading(out: CompareSpec, reading: Any, chosen_on: Any, where: str) -
             raise ConfigError(f"{where}.chosen_on: a literal reading is chosen on no cell; delete chosen_on, or "
                               f"say reading: fitted")
         return
-    if (not isinstance(chosen_on, list) or not chosen_on
+    if (not isinstance(chosen_on, list)
             or not all(isinstance(d, (str, int)) and not isinstance(d, bool) and str(d).strip() for d in chosen_on)):
         raise ConfigError(f"{where}.chosen_on: a fitted reading lists the datasets whose published cells it was "
-                          f"chosen on, e.g. chosen_on: [german, svmguide3]")
+                          f"chosen on, e.g. chosen_on: [german, svmguide3] ([] for a reading that departs from the "
+                          f"printed one without being chosen on any cell)")
     out.chosen_on = tuple(str(d).strip() for d in chosen_on)
 
 
