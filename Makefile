@@ -14,7 +14,7 @@ BENCH_KLR ?=
 BENCH_AMKL ?=
 BENCH_CANON ?=
 
-.PHONY: install demo test regress bench reproduce-all clean help
+.PHONY: install demo test regress bench reproduce-all asan clean help
 
 help:
 	@echo "make demo           install (first time) and run a small real reproduction on bundled data"
@@ -22,6 +22,7 @@ help:
 	@echo "make regress        rerun the CI regression configs against tests/baselines"
 	@echo "make bench          time the learning loops (kernel evaluations per second)"
 	@echo "make reproduce-all  every paper config at full scale (hours), then the report"
+	@echo "make asan           the C reader and the SV pool built with AddressSanitizer + UBSan, on the fuzz corpus"
 
 $(STAMP): pyproject.toml setup.py olk/_core/*.pyx olk/_core/*.pxd olk/_core/*.h
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -64,6 +65,27 @@ reproduce-all: $(STAMP)
 	  $(OLK) run $$c --resume --n-jobs $(JOBS) > /dev/null || exit 1; \
 	done
 	-$(OLK) report
+
+# The LIBSVM reader and the SV pool compiled with -fsanitize=address,undefined into a copy of olk (build/asan: the
+# installed olk is untouched), then the reader's fuzz corpus (tests/test_fuzz_inputs.py, ASAN_SCALE times its
+# examples), the reader's tests and the pool's through them; any sanitizer report aborts the run (exit != 0).
+ASAN_DIR   = build/asan
+ASAN_SCALE ?= 4
+ASAN_CFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1
+ASAN_TESTS = tests/test_fuzz_inputs.py tests/test_libsvm_reader.py tests/test_core.py tests/test_model_file_safety.py
+asan: $(STAMP)
+	$(PY) -c "import Cython, setuptools" 2>/dev/null || $(PY) -m pip install --quiet "cython>=3.0" "setuptools>=77"
+	rm -rf $(ASAN_DIR) && mkdir -p $(ASAN_DIR) && cp -r olk $(ASAN_DIR)/olk && rm -f $(ASAN_DIR)/olk/_core/svpool.*.so $(ASAN_DIR)/olk/_core/libsvm_reader.*.so
+	cd $(ASAN_DIR) && $(abspath $(PY)) -c "import sys, numpy as np; from setuptools import Extension, setup; \
+	  from Cython.Build import cythonize; flags = '$(ASAN_CFLAGS)'.split(); sys.argv[1:] = ['build_ext', '--inplace', '-q']; \
+	  setup(name='olk-asan', script_args=sys.argv[1:], ext_modules=cythonize([Extension(f'olk._core.{n}', [f'olk/_core/{n}.pyx'], \
+	  include_dirs=[np.get_include()], extra_compile_args=flags, extra_link_args=flags[:2]) for n in ('svpool', 'libsvm_reader')], quiet=True))"
+	cd $(ASAN_DIR) && export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" PYTHONPATH=$(CURDIR)/$(ASAN_DIR) \
+	  OLK_FUZZ_SCALE=$(ASAN_SCALE) && \
+	$(abspath $(PY)) -c "import olk._core.svpool as p, olk._core.libsvm_reader as r; \
+	  assert all('$(ASAN_DIR)' in m.__file__ for m in (p, r)), (p.__file__, r.__file__); print('olk: sanitized', p.__file__, r.__file__)" && \
+	$(abspath $(VENV))/bin/pytest -p no:cacheprovider -q $(addprefix $(CURDIR)/,$(ASAN_TESTS))
 
 clean:
 	rm -rf build olk/_core/*.c olk/_core/*.so *.egg-info

@@ -366,7 +366,7 @@ def read_file(path: Path, fmt: str, *, n_features=None, options=None, dataset=No
     if fmt == "libsvm":
         h = hashlib.sha256()
         X, y = read_libsvm_file(path, str(path), n_features=n_features, dataset=dataset, tee=h.update,
-                                before_error=lambda: checked(h.hexdigest()), arrays=True)
+                                before_error=(lambda: checked(h.hexdigest())) if check else None, arrays=True)
         sha = checked(h.hexdigest())
     else:
         data = read_bytes(path)

@@ -8,7 +8,10 @@ whatever ``n_jobs`` or backend: that is what makes results bit-identical across 
 """
 from __future__ import annotations
 
+import os
 import sys
+import threading
+import time
 
 from ..algorithms import registry as algo_registry
 from ..tasks import HeldOutCurve, task_of
@@ -73,10 +76,45 @@ def execute_all(specs: list[RunSpec], data: dict, run, *, n_jobs: int, backend: 
                 yield rec
                 bar.update()
         else:
-            from joblib import Parallel, delayed
-            par = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
+            from joblib import Parallel, delayed, parallel_config
+            # worker processes watch this one from their start: a SIGKILL of olk ends them (watch_parent)
+            watch = {"initializer": watch_parent, "initargs": (os.getpid(),)} if backend != "threading" else {}
+            with parallel_config(backend, **watch):     # (joblib's multiprocessing pool returns a list only)
+                par = Parallel(n_jobs=n_jobs, return_as="list" if backend == "multiprocessing"
+                               else "generator_unordered")
             for rec in par(delayed(run)(s, *data[s.dataset]) for s in specs):
                 yield rec
                 bar.update()
     finally:
         bar.close()
+
+
+#: seconds between two looks of a worker process at its parent (:func:`watch_parent`)
+PARENT_POLL = 0.5
+
+
+def watch_parent(olk_pid: int) -> None:
+    """The initializer of joblib's worker processes: a daemon thread that ends the worker when its parent is gone
+    (``os.getppid()`` changes: the process was re-parented), and an immediate end if olk died while the worker
+    was starting.  A SIGKILL of ``olk run -j N`` cannot shut joblib's workers down; without this they (and the
+    resource trackers they keep open) would idle on until their own timeout.  Polling works on every platform
+    and whichever process started the worker (olk itself, or a fork server that ends with olk)."""
+    parent = os.getppid()
+    if parent != olk_pid and not _alive(olk_pid):
+        os._exit(1)
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+    threading.Thread(target=watch, name="olk-parent-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:             # e.g. EPERM: it exists
+        return True
+    return True

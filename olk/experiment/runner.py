@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import ConfigError, Interrupted, OlkError
-from ..fileio import DirLock, atomic_write_text, check_writable_dir, write_error
+from ..fileio import RERUN_RESUME, DirLock, atomic_write_text, check_writable_dir, write_error
 from ..paths import project_dir
 from . import dask_backend, fingerprint, memory
 from .config import ExperimentConfig
@@ -203,7 +203,7 @@ class Runner:
         try:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise write_error(self.out, e, "create the results directory") from None
+            raise write_error(self.out, e, "create the results directory", RERUN_RESUME) from None
         with DirLock(self.out):
             return self._run_locked()
 
@@ -241,7 +241,7 @@ class Runner:
             self.kernel_widths[ds] = w if ds not in self.kernel_widths else \
                 [*(v if isinstance(v := self.kernel_widths[ds], list) else [v]), w]
         atomic_write_text(self.out / "experiment.json",
-                          json.dumps(self._meta("running", started), indent=2, default=str))
+                          json.dumps(self._meta("running", started), indent=2, default=str), then=RERUN_RESUME)
         try:
             with self._session():
                 for stage in self.cfg.stages():
@@ -254,5 +254,5 @@ class Runner:
                               f"continue") from None
         self.store.write_tables(self._kept_from_earlier() + self.order, self._outputs())
         atomic_write_text(self.out / "experiment.json",
-                          json.dumps(self._meta("finished", started), indent=2, default=str))
+                          json.dumps(self._meta("finished", started), indent=2, default=str), then=RERUN_RESUME)
         return self.out

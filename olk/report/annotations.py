@@ -120,10 +120,10 @@ def load_annotations(results_root: str | Path | None) -> Annotations:
         return Annotations()
     import yaml
 
-    from olk._lazy import yaml_load
+    from olk._lazy import yaml_load, yaml_read
 
     try:
-        text = file.read_text(encoding="utf-8")
+        text = yaml_read(file).decode("utf-8", "replace")
         raw = yaml_load(text)
     except OSError as e:
         raise ConfigError(f"{file}: cannot be read ({e.strerror or e})") from None
