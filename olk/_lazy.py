@@ -7,6 +7,7 @@ without importing scipy (about 0.1-0.2 s).
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 
 def issparse(x) -> bool:
@@ -185,7 +186,7 @@ def scipy_version() -> str:
     import re
     from pathlib import Path
     try:
-        spec = importlib.util.find_spec("scipy")
+        spec: Any = importlib.util.find_spec("scipy")
         text = (Path(spec.origin).parent / "version.py").read_text()
         m = re.search(r"""^version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
         if m:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from olk._lazy import yaml_load, yaml_read
 from olk.data.dataset import TASKS
@@ -67,9 +68,10 @@ class DatasetSpec:
         """Expected rows of the given splits (default: default_split); None if unknown."""
         total = 0
         for s in splits or self.default_split:
-            if self.parts[s].rows is None:
+            rows = self.parts[s].rows
+            if rows is None:
                 return None
-            total += self.parts[s].rows
+            total += rows
         return total
 
     def files(self):
@@ -273,7 +275,7 @@ def _parse_file(ctx: str, f, offline: bool, view: str | None = None) -> FileSpec
                     offline=bool(f.get("offline", offline)), view=view, columns=f.get("columns"))
 
 
-_OPTIONS = {"libsvm": {}, "mat": {"x_key": str, "y_key": str, "x_layout": str},
+_OPTIONS: dict[str, dict[str, Any]] = {"libsvm": {}, "mat": {"x_key": str, "y_key": str, "x_layout": str},
             "delimited": {"sep": str, "target_column": int, "feature_columns": list, "label_map": dict},
             "mfeat": {"rows_per_class": int}}
 

@@ -183,7 +183,7 @@ class ExperimentConfig:
     memory_limit: int | None = None         # bytes; 0 = no limit; None = the default (olk.experiment.memory)
     checkpoints: int = 50
     data_dir: str | None = None
-    kernel: dict = field(default_factory=lambda: {"type": "gaussian", "gamma": 1.0})
+    kernel: dict | list | str = field(default_factory=lambda: {"type": "gaussian", "gamma": 1.0})  # a kernel or set
     tune_metric: str = "accuracy"
     datasets: list = field(default_factory=list)
     algorithms: list = field(default_factory=list)
@@ -263,7 +263,7 @@ def algorithm_params(name: str, params: dict, where: str, allow_match=True, valu
 
 def _grid_of(name: str, spec, where: str) -> dict:
     """{param: [values]} checked against the registry; 'kernel.gamma' etc. name kernel parameters."""
-    out = {}
+    out: dict = {}
     if spec is None:
         return out
     if not isinstance(spec, dict):

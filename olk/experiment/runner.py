@@ -150,7 +150,7 @@ class Runner:
         self._execute(plan.main(datasets, algos, chosen), "runs")
 
     def _meta(self, status: str, started: str) -> dict:
-        meta = {
+        meta: dict = {
             "name": self.cfg.name, "paper": self.cfg.paper, "table": self.cfg.table, "config": self.cfg.path,
             "description": self.cfg.description, "command": self.command, "olk_version": __version__,
             "git_commit": _git_commit(), "machine": machine_info(), "started": started,

@@ -195,11 +195,11 @@ def _names(entry: dict, key: str, where: str, choices: tuple[str, ...] | None = 
     vals = v if isinstance(v, list) else [v]
     if not vals or any(not isinstance(x, (str, int)) or isinstance(x, bool) or str(x).strip() == "" for x in vals):
         raise ConfigError(f"{where}.{key}: expected {_KEYS[key]}, not {v!r}")
-    vals = [str(x).strip() for x in vals]
-    for x in vals:
+    names = [str(x).strip() for x in vals]
+    for x in names:
         if choices is not None and x not in choices:
             raise ConfigError(f"{where}.{key}: '{x}' is not one of {', '.join(choices)}{did_you_mean(x, choices)}")
-    return tuple(vals)
+    return tuple(names)
 
 
 def _text(entry: dict, key: str, where: str, required: bool) -> str:

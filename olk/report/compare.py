@@ -112,6 +112,7 @@ def load_paper_table(paper: str, table: str, published: pd.DataFrame | str | Pat
 
 
 def _load_published(paper: str, table: str) -> pd.DataFrame:
+    load_published: Any
     try:
         from olk.report.paper import load_published  # written alongside; optional
     except ImportError:
@@ -502,7 +503,7 @@ def cause_texts(c: Comparison, cells: pd.DataFrame, link) -> list[str]:
 
 def _cause_stub(r: Any):
     from olk.report.annotations import Cause
-    return Cause("", "", (), (), (), r.cause_category, r.cause, evidence=r.evidence)
+    return Cause("", (), (), (), (), r.cause_category, r.cause, evidence=r.evidence)
 
 
 def _md(s: Any) -> str:
@@ -576,4 +577,4 @@ def reproduction_comparisons(results_root: str | Path) -> list:
 
     root = Path(results_root)
     entries = find_results(root, set(list_tables()))
-    return [compare(e.results) for e in entries if e.kind == "reproduction"]
+    return [compare(e.results) for e in entries if e.kind == "reproduction" and e.results is not None]

@@ -80,8 +80,8 @@ def find_results(results_root: Path, tables: set[tuple[str, str]], include_quick
             meta = json.loads(exp.read_text(encoding="utf-8"))
             if not isinstance(meta, dict):
                 raise ValueError("not a JSON object")
-        except (OSError, ValueError) as e:
-            out.append(Entry(d, {}, "broken", f"experiment.json unreadable ({' '.join(str(e).split())})"))
+        except (OSError, ValueError) as err:
+            out.append(Entry(d, {}, "broken", f"experiment.json unreadable ({' '.join(str(err).split())})"))
             continue
         holder = lock_holder(d)
         if holder is not None:
@@ -94,8 +94,8 @@ def find_results(results_root: Path, tables: set[tuple[str, str]], include_quick
             continue
         try:
             res = load_results(d)
-        except OlkError as e:
-            out.append(Entry(d, meta, "broken", f"cannot be read: {e}"))
+        except OlkError as err:
+            out.append(Entry(d, meta, "broken", f"cannot be read: {err}"))
             continue
         e = Entry(d, res.meta, "reproduction", results=res)
         quick = quick_reason(e.name, d.name, res.meta, res)

@@ -185,7 +185,8 @@ def _verdicts_md(tables, counts, summaries, entries, configs, project) -> list[s
                      "Literal: in tolerance", "Off, by cause", "Best fitted (in-sample)", "Fitted, held out",
                      "On data of another size"], rows,
                     [":---", ":---", ":---", ":---", "---:", "---:", ":---", "---:", "---:", ":---"]) + [""]
-    total, per_paper = Counter(), {}
+    total: Counter = Counter()
+    per_paper: dict = {}
     for (paper, _), tc in sorted(counts.items(), key=lambda kv: paper_rank(kv[0][0])):
         total.update(tc.counts[PAPER_DATA])
         per_paper.setdefault(paper, Counter()).update(tc.counts[PAPER_DATA])

@@ -133,7 +133,7 @@ class Results:
         """False when the runs streamed each dataset in its file order (config ``shuffle: false``): a run index is
         then a seed of the learner's random draws, not a data permutation.  experiment.json ``settings.shuffle``
         (or a top-level ``shuffle``); True when not recorded."""
-        settings = self.meta.get("settings") if isinstance(self.meta.get("settings"), dict) else {}
+        settings: Any = self.meta.get("settings") if isinstance(self.meta.get("settings"), dict) else {}
         value = settings.get("shuffle", self.meta.get("shuffle", True))
         return value is not False
 
