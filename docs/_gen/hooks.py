@@ -660,9 +660,26 @@ def speed_latest() -> str:
 
 # ------------------------------------------------------------------------------------------------ contributing
 def developing_page() -> str:
+    """olk/algorithms/DEVELOPING.md with its relative links made to work on the site: a page the site holds
+    (docs/*.md) is linked, a source file becomes its repository path in code."""
     src = ROOT / "olk" / "algorithms" / "DEVELOPING.md"
+
+    def sub(m):
+        bang, label, target = m.groups()
+        if bang or re.match(r"^[a-z]+://|^mailto:|^#", target):
+            return m.group(0)
+        path, _, anchor = target.partition("#")
+        repo = (src.parent / path).resolve()
+        try:
+            repo_rel = repo.relative_to(ROOT).as_posix()
+        except ValueError:
+            return label
+        if repo_rel.startswith("docs/") and repo.suffix == ".md":
+            return f"[{label}](../{repo_rel[len('docs/'):]}{'#' + anchor if anchor else ''})"
+        return f"`{repo_rel}`" if label.strip("`") in (repo_rel, path) else f"{label} (`{repo_rel}`)"
+
     return ("<!-- a copy of olk/algorithms/DEVELOPING.md, made at build time by docs/_gen/hooks.py -->\n\n"
-            + src.read_text(encoding="utf-8"))
+            + _LINK.sub(sub, src.read_text(encoding="utf-8")))
 
 
 def tests_page() -> str:
