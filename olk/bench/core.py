@@ -7,7 +7,7 @@ file in alternating pairs.
     olk bench core --quick              # 10% of each file, 1 repeat: a smoke test (times not comparable)
     olk bench core --vs-cpp ~/KOL/build/bin/KOL --pairs 5   # + the C++ library, cold and warm (docs/speed.md)
     olk bench core --vs-cpp KOL --baseline ../olk-old       # + an older olk in the same pairs: before -> after
-    olk bench core --baseline ../olk-old --pairs 5          # before/after pairs against another checkout
+    olk bench core --baseline ../olk-old --pairs 5           # before/after pairs against another checkout
 
 **The data.**  Every case reads one LIBSVM file in file order, written once under ``--data-dir`` (default
 ``datasets/bench/`` of the project, not committed) and kept: ``a9a.libsvm`` (a9a train + test, 48,842 rows),
@@ -32,7 +32,7 @@ to exit; ``CPU to 1st row`` the CPU the process spent before the first example (
 ``peak MB`` (the runner's own ru_maxrss); the SPA paper's C++ time (Table 2, a 3.2 GHz PC) where the case is the
 paper's.  FOGD and NOGD are not kernel sums (FOGD evaluates no kernel): no reference loop there.
 
-**Against the C++ library** (``--vs-cpp PATH``: its ``KOL`` executable, built from its source; its ``Cacher`` next
+**Against the C++ library** (``--vs-cpp PATH``: its ``KOL`` executable, built as docs/speed.md says; its ``Cacher`` next
 to it is used for the parse line).  Per case, ``--pairs`` alternating pairs (the order of the sides rotates from
 pair to pair) of whole processes on the same file: *cold* (olk's dataset cache emptied: ``$OLK_CACHE`` points at a
 fresh empty directory, so olk parses the text like the C++ does) and then *warm* (olk's cache filled by one untimed
@@ -63,6 +63,7 @@ printed).
 """
 from __future__ import annotations
 
+import argparse
 import csv
 import hashlib
 import json
@@ -96,6 +97,9 @@ class Case:
     cpp: tuple = ()                     # the C++ library's -opt and its options for the same learner
     paper_s: float | None = None        # SPA paper Table 2 (C++, 3.2 GHz), where the case is the paper's
     kernel_sum: bool = True             # a kernel expansion: the Perceptron reference loop and the hardware bound apply
+    #: the reference loops (olk._core.refloop, a kernel Perceptron) compute this very case: their #SV and mistakes
+    #: must equal olk's, or the comparison would be meaningless
+    same_as_reference: bool = False
 
 
 DATA = {d.key: d for d in (
@@ -107,11 +111,12 @@ DATA = {d.key: d for d in (
 
 #: budgets: SPA's mean #SV (Table 2: 1,350 on a9a, 822 on codrna); BOGD's eta / lambda: olk's defaults, given to both
 CASES = (
-    Case("perceptron_a9a", "perceptron", "a9a", {}, cpp=("kernel-perceptron",), paper_s=19.93),
+    Case("perceptron_a9a", "perceptron", "a9a", {}, cpp=("kernel-perceptron",), paper_s=19.93,
+         same_as_reference=True),
     Case("rbp_a9a_train", "rbp", "a9a_train", {"budget": 1350}, cpp=("kernel-rbp", "-B", "1350")),
     Case("bpas_a9a_train", "bpas", "a9a_train", {"budget": 1350, "C": 1.0},
          cpp=("kernel-bpas", "-B", "1350", "-cbpas", "1")),
-    Case("perceptron_codrna", "perceptron", "codrna", {}, cpp=("kernel-perceptron",)),
+    Case("perceptron_codrna", "perceptron", "codrna", {}, cpp=("kernel-perceptron",), same_as_reference=True),
     Case("forgetron_codrna", "forgetron", "codrna", {"budget": 822}, cpp=("kernel-forgetron", "-B", "822")),
     Case("bogd_codrna", "bogd", "codrna", {"budget": 822, "eta": 0.1, "lam": 0.01},
          cpp=("kernel-bogd", "-B", "822", "-eta", "0.1", "-lambda", "0.01")),
@@ -316,7 +321,7 @@ def cpp_process(exe: Path, case: Case, path: Path) -> tuple[dict, Proc]:
     if p.code != 0 or "time_s" not in got or "rows" not in got:
         raise ConfigError(f"olk bench core: --vs-cpp {exe}: '{' '.join(cmd)}' exited {p.code} without the library's "
                           f"'Learning time' line ({(p.stderr or p.stdout).strip()[-200:]!r}); give the KOL executable "
-                          f"built from the library's source (README, Speed)")
+                          f"built from the library's source (docs/speed.md)")
     got["mistakes"] = round(got["rows"] * (100.0 - got.get("accuracy", 0.0)) / 100.0)
     got.setdefault("accuracy", float("nan"))
     got.setdefault("n_sv", 0)
@@ -407,7 +412,7 @@ def summarise(case: Case, reps: list[dict], wholes: list[float], scale: float = 
             fc.append((r["olk"]["kernel_evals"] / r["olk"]["cpu_s"]) / limc)
         row["fraction_of_ref_loop"] = _median(fr)
         row["fraction_of_ref_loop_cpu"] = _median(fc)
-        if case.algorithm == "perceptron":
+        if case.same_as_reference:
             for v, r in reps[0]["ref"].items():
                 if (r["n_sv"], r["mistakes"]) != (row["n_sv"], row["mistakes"]):
                     raise SystemExit(f"olk bench core: {case.name}: reference loop '{v}' gives {r['n_sv']} SVs / "
@@ -639,18 +644,18 @@ def reader_lines(paths: dict, repeats: int, cacher: Path | None) -> list[str]:
     return lines
 
 
-def _resolve_cpp(path: str, ap) -> tuple[Path, Path | None]:
+def _resolve_cpp(path: str, ap: argparse.ArgumentParser) -> tuple[Path, Path | None]:
     """--vs-cpp PATH: the KOL executable (or a directory holding it, or its bin/); Cacher beside it if built."""
     p = Path(path).expanduser()
     for cand in (p, p / "KOL", p / "bin" / "KOL"):
         if cand.is_file() and os.access(cand, os.X_OK):
             cacher = cand.with_name("Cacher")
             return cand, (cacher if cacher.is_file() and os.access(cacher, os.X_OK) else None)
-    ap.error(f"--vs-cpp {path}: no executable KOL there; build the C++ library as the README says (Speed) and give "
+    ap.error(f"--vs-cpp {path}: no executable KOL there; build the C++ library as docs/speed.md says and give "
              f"the path of its KOL")
 
 
-def _check_tree(path: str, ap) -> Path:
+def _check_tree(path: str, ap: argparse.ArgumentParser) -> Path:
     p = Path(path).expanduser().resolve()
     if not (p / "olk" / "__init__.py").is_file() or not list((p / "olk" / "_core").glob("svpool*.so")):
         ap.error(f"--baseline {path}: not an olk checkout with its extensions built (no olk/_core/svpool*.so); "

@@ -15,6 +15,7 @@ import json
 import resource
 import sys
 import time
+from typing import Any
 
 
 def run(spec: dict) -> dict:
@@ -36,11 +37,10 @@ def run(spec: dict) -> dict:
     load_s = time.perf_counter() - t0
     nnz = int(X.nnz) if hasattr(X, "nnz") else int(np.count_nonzero(X))
     binary = bool(np.all(X.data == 1.0)) if hasattr(X, "nnz") else bool(np.all((X == 0.0) | (X == 1.0)))
+    kernel: Any = {"type": "gaussian", "gamma": spec["gamma"]} if not spec.get("kernels") else None
     if spec.get("kernels"):
         from olk.kernels import KernelSet
         kernel = KernelSet.preset(spec["kernels"])
-    else:
-        kernel = {"type": "gaussian", "gamma": spec["gamma"]}
     model = make(spec["algorithm"], kernel=kernel, random_state=1, **spec["params"])
     if spec.get("layout") == "independent":
         from olk.bench.multi import IndependentPools

@@ -96,7 +96,8 @@ def _fallback_colours() -> list[str]:
     from matplotlib.colors import to_hex, to_rgb
 
     taken = {c.lower() for c, _ in algorithm_styles().values()}
-    cols = [to_hex(c) for name in ("tab20b", "tab20c") for c in mpl.colormaps[name].colors]
+    maps: list[Any] = [mpl.colormaps[name] for name in ("tab20b", "tab20c")]       # ListedColormaps
+    cols = [to_hex(c) for m in maps for c in m.colors]
     return [c for c in dict.fromkeys(cols)
             if c not in taken and float(np.dot(to_rgb(c), (0.2126, 0.7152, 0.0722))) < 0.7]
 

@@ -152,6 +152,9 @@ class FOGD(RandomFeatureLearner):
                 self._ff = FourierFeatures(UT, self._w, self._Z[0], 1.0 / math.sqrt(self.n_rf))
         return self._ff
 
+    def _weight_count(self) -> int:
+        return int(self._w.size)                             # w (2D; D for the one-cosine map)
+
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
         """f(x) = w' z(x) of every row of X, computed as ``step`` computes it (the same bits)."""
         if self._V is None:
