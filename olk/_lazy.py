@@ -2,12 +2,34 @@
 and olk's one YAML loader (:func:`yaml_load`, bounded by :mod:`olk.limits`).
 
 Nothing can be a scipy sparse matrix before :mod:`scipy.sparse` has been imported, so :func:`issparse` answers
-without importing scipy (about 0.1-0.2 s).
+without importing scipy (about 0.1-0.2 s).  :func:`one_blas_thread` keeps numpy's import from starting a BLAS
+thread pool olk does not use (about 40 ms of CPU on a 2-core machine, a third of numpy's import).
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
+
+#: the variables that size the BLAS thread pool numpy starts at import (OpenBLAS, as in numpy's wheels; MKL)
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+#: the ones :func:`one_blas_thread` set in this process (not the user): a bench drops them for an older olk
+SET_BY_OLK: set[str] = set()
+
+
+def one_blas_thread() -> None:
+    """One BLAS thread for this process and its children, unless the user set the variable: called by the ``olk``
+    command (and ``olk bench``'s runner, which stands for it) before numpy is imported.  olk's loops run on one core
+    in its own C (fixed summation order); the few BLAS/LAPACK calls it makes (NOGD's eigendecomposition, the OMKL
+    bounds) already run under one thread, and parallel runs are separate processes (``-j``), so a BLAS pool would
+    only be started -- at every import of numpy, one thread per core -- and then idle or spin.  Once numpy is
+    imported the pool exists: then nothing is changed.  ``OPENBLAS_NUM_THREADS=N olk ...`` gives N threads."""
+    if "numpy" in sys.modules:
+        return
+    for name in BLAS_THREAD_VARIABLES:
+        if name not in os.environ:
+            os.environ[name] = "1"
+            SET_BY_OLK.add(name)
 
 
 def issparse(x) -> bool:

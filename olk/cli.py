@@ -19,8 +19,11 @@ import sys
 
 import click
 
+from ._lazy import one_blas_thread
 from ._version import __version__
 from .errors import ConfigError, Interrupted, OlkError, excerpt
+
+one_blas_thread()           # before anything imports numpy: no BLAS thread pool to start (olk's loops use one core)
 
 # The CLI imports lazily: ``olk --help`` and ``olk algorithms`` load neither pandas, matplotlib, scikit-learn nor
 # joblib, and each command imports what it needs when it runs.  These commands live in other modules and are

@@ -6,6 +6,7 @@ lazily imported commands with their own help; none of them loads msgspec (the co
 read a config pay for it)."""
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import os
@@ -80,3 +81,31 @@ def test_help_lists_the_lazy_commands_with_their_own_summaries():
     for name in ("algorithms", "compare", "datasets", "plot", "predict", "regress", "report", "run", "sweep",
                  "table", "train"):
         assert f"  {name} " in out
+
+
+BLAS_PROBE = """
+import os, sys
+if sys.argv[1] == "numpy-first":
+    import numpy  # noqa: F401
+import olk.cli  # noqa: F401
+import numpy as np
+from threadpoolctl import threadpool_info
+pools = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+print(os.environ.get("OPENBLAS_NUM_THREADS"), pools)
+"""
+
+
+@pytest.mark.parametrize("order, given, want", [("cli-first", None, "1"), ("cli-first", "2", "2"),
+                                                ("numpy-first", None, None)])
+def test_the_command_starts_no_blas_thread_pool(order, given, want):
+    """The ``olk`` command sets one BLAS thread before numpy's import (olk._lazy.one_blas_thread: numpy starts no
+    pool of one thread per core), keeps a number the user gave, and changes nothing once numpy is imported."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    r = subprocess.run([sys.executable, "-c", BLAS_PROBE, order], capture_output=True, text=True, env=env,
+                       timeout=120)
+    var, pools = r.stdout.split(" ", 1)
+    assert var == str(want), r.stderr
+    if want is not None:
+        assert ast.literal_eval(pools) in ([], [int(want)])     # numpy's OpenBLAS (none if numpy has no BLAS)

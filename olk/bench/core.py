@@ -281,6 +281,10 @@ def child_env(tree: Path | None = None, **extra) -> dict:
     from olk.data.search import search_path
     root = Path(tree) if tree is not None else Path(olk.__file__).resolve().parents[1]
     env = dict(os.environ)
+    if tree is not None:                    # another olk starts as its own command does, not with our BLAS set-up
+        from olk._lazy import SET_BY_OLK
+        for name in SET_BY_OLK:
+            env.pop(name, None)
     env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["OLK_DATA"] = os.pathsep.join(str(p) for p in search_path() if p.is_dir())
     env.update({k: str(v) for k, v in extra.items()})

@@ -93,6 +93,17 @@ def run_klr_batch(spec: dict) -> dict:
     return out
 
 
+def as_the_cli() -> None:
+    """What the ``olk`` command does before numpy is imported: one BLAS thread (``olk._lazy.one_blas_thread``, since
+    issue 38; an older olk has none, and its runs start as its command did)."""
+    try:
+        from olk._lazy import one_blas_thread
+    except ImportError:
+        return
+    one_blas_thread()
+
+
 if __name__ == "__main__":
+    as_the_cli()
     _spec = json.loads(sys.argv[1])
     print(json.dumps(run_klr_batch(_spec) if _spec.get("mode") == "klr_batch" else run(_spec)))
