@@ -204,3 +204,16 @@ def test_every_page_is_in_the_nav():
     hand = [p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")
             if "_gen" not in p.parts and "notes" not in p.relative_to(DOCS).parts[:2]]
     assert [p for p in hand if p not in nav] == []
+
+
+def test_a_page_includes_the_last_committed_bench_tables():
+    """docs/speed.md's numbers are those of results/bench/, never copied by hand: the include marker becomes the
+    file's tables, and a missing file says so."""
+    page = (DOCS / "speed.md").read_text(encoding="utf-8")
+    assert "<!-- olk:bench core.md -->" in page
+    out = HOOKS.on_page_markdown("before\n<!-- olk:bench core.md -->\nafter", page=None, config=None, files=None)
+    table = [ln for ln in out.splitlines() if ln.startswith("| ")]
+    bench = (DOCS.parent / "results" / "bench" / "core.md").read_text(encoding="utf-8")
+    assert table and all(ln in bench for ln in table) and "olk:bench" not in out
+    missing = HOOKS.on_page_markdown("<!-- olk:bench nothing-here.md -->", page=None, config=None, files=None)
+    assert "No `results/bench/nothing-here.md` yet" in missing

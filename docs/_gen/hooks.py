@@ -11,7 +11,8 @@ Every page here is written at build time from what the code and the results say,
 * ``guide/cli.md``, every command's ``--help`` (:mod:`olk.cli`);
 * ``reproduction/*.md``, ``results/REPRODUCTION.md`` split by paper (it holds the notes of ``results/notes/``),
   with its figures (the PNG files under ``results/``);
-* ``speed/latest.md``, the files of ``results/bench/``;
+* ``speed/latest.md``, the files of ``results/bench/``; a hand-written page's ``<!-- olk:bench NAME -->`` becomes the
+  tables of ``results/bench/NAME`` (:func:`on_page_markdown`);
 * ``contributing/developing.md``, a copy of ``olk/algorithms/DEVELOPING.md``; ``contributing/tests.md``, every test
   file with the first sentence of its docstring.
 
@@ -626,6 +627,25 @@ def _table_or_text(lines: list[str]) -> list[str]:
     return out
 
 
+#: ``<!-- olk:bench core.md -->`` in a hand-written page: the tables of that results/bench/ file, as last committed
+BENCH_INCLUDE = re.compile(r"<!-- olk:bench ([\w.-]+) -->")
+
+
+def bench_tables(name: str) -> str:
+    """The Markdown tables of ``results/bench/<name>`` with its first line (the run's settings and load) and the
+    date it was last committed: what a page includes with ``<!-- olk:bench NAME -->``, so its numbers are always
+    those of the last committed run."""
+    f = RESULTS / "bench" / name
+    if not f.is_file():
+        return f"*No `results/bench/{name}` yet: run `make bench`.*"
+    lines = f.read_text(encoding="utf-8").splitlines()
+    date = git_date(f)
+    out = [f"*From `results/bench/{name}`" + (f", last committed {date}" if date else ", not committed") + ":*", "",
+           "```text", lines[0] if lines else "", "```", ""]
+    out += [ln for ln in _table_or_text(lines[1:]) if ln.startswith("|") or not ln.strip()]
+    return "\n".join(out)
+
+
 def speed_latest() -> str:
     bench = RESULTS / "bench"
     lines = ["# Latest benchmark numbers", "",
@@ -753,6 +773,11 @@ def on_files(files, config, **kwargs):
         else:
             files.append(File.generated(config, path, content=content))
     return files
+
+
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    """A hand-written page's ``<!-- olk:bench NAME -->``: the tables of the last committed benchmark run."""
+    return BENCH_INCLUDE.sub(lambda m: bench_tables(m.group(1)), markdown)
 
 
 def on_serve(server, config, builder, **kwargs):
