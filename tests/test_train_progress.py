@@ -72,7 +72,11 @@ def test_olk_train_quiet_and_predict_reads_an_estimator_file(tmp_path):
 
 
 def test_make_reproduce_all_shows_each_configs_progress():
+    """The recipe is `olk reproduce`, which announces each config and runs it without --quiet (its bar shows)."""
+    from olk.experiment import reproduce
     text = (ROOT / "Makefile").read_text()
     recipe = text[text.index("reproduce-all:"):]
     recipe = recipe[:recipe.index("\n\n")]
-    assert "--quiet" not in recipe and "config $$i/$$n" in recipe
+    assert "olk reproduce" in recipe.replace("$(OLK)", "olk")
+    src = Path(reproduce.__file__).read_text()
+    assert "--quiet" not in src and "== config {i}/{len(configs)}" in src

@@ -420,14 +420,19 @@ class Planner:
         specs = []
         for d in datasets:
             for a in algos:
-                cls = algo_registry.REGISTRY[a.name]
-                reps = self.cfg.repeats if self.cfg.shuffle or d.folds or cls.stochastic else 1
-                if cls.order_free and not cls.stochastic and not d.folds:
-                    reps = 1                # (with k-fold evaluation every repeat has its own test fold)
+                reps = main_repeats(self.cfg, d, a)
                 for pt in self._settings(d, a):
                     p, kern = self._point(d, a, pt, chosen.get((d.name, a.label, setting_suffix(pt))) or {})
                     specs += [self.spec("main", d, a, p, r, kernel=kern, setting=pt) for r in range(reps)]
         return specs
+
+
+def main_repeats(cfg: ExperimentConfig, d, a) -> int:
+    """Main runs of entry ``a`` on dataset ``d`` per sweep point (see :meth:`Planner.main`)."""
+    cls = algo_registry.REGISTRY[a.name]
+    if cls.order_free and not cls.stochastic and not d.folds:
+        return 1                    # (with k-fold evaluation every repeat has its own test fold)
+    return cfg.repeats if cfg.shuffle or d.folds or cls.stochastic else 1
 
 
 def _candidates(grid_spec: dict):
