@@ -23,6 +23,7 @@ class Param:
     check: Optional[Callable[[Any], bool]] = None
     requirement: str = ""          # human text of `check`, e.g. "> 0"
     choices: tuple = ()
+    symbol: str = ""               # the paper's letter, e.g. "B" for a budget: how a matched value is named in a row
 
     def numpydoc(self) -> str:
         """The parameter's entry in a numpydoc "Parameters" section (the estimator and River class docstrings)."""

@@ -44,7 +44,7 @@ from ..registry import Param, value_type
 def budget_param(minimum: int = 1) -> Param:
     """The ``budget`` parameter B (an int >= `minimum`, default 100) of the removal-based learners."""
     return Param("budget", 100, "maximum number of support vectors B (engine: SPA's mean #SV)", type=int,
-                 check=lambda v: v >= minimum, requirement=f">= {minimum}")
+                 check=lambda v: v >= minimum, requirement=f">= {minimum}", symbol="B")
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ PROJECTRON_PARAMS = (
     Param("eta", 0.1, "projection threshold on delta = ||P k(x_t,.) - k(x_t,.)||: project when delta <= eta",
           check=lambda v: v >= 0, requirement=">= 0"),
     Param("budget", 100, "hard cap B on #SV (once full, every update is a projection)", type=int,
-          check=lambda v: v >= 1, requirement=">= 1"),
+          check=lambda v: v >= 1, requirement=">= 1", symbol="B"),
 )
 
 

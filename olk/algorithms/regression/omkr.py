@@ -50,7 +50,7 @@ BETA = Param("beta", 0.5, "Hedge factor: w_k <- w_k beta^{(f_k(x_t) - y_t)^2}", 
              requirement="in (0, 1]")
 #: SVs per kernel (spec Section 5: OMKL-B, B = 50); 0 = unbounded (OMKL)
 BUDGET = Param("budget", 0, "maximum SVs per kernel regressor (the oldest is forgotten); 0 = unbounded", type=int,
-               check=lambda v: v >= 0, requirement=">= 0")
+               check=lambda v: v >= 0, requirement=">= 0", symbol="B")
 
 
 @register
