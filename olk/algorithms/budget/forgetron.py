@@ -63,7 +63,7 @@ class Forgetron(OnlineKernelLearner):
 
     name = "forgetron"
     display = "Forgetron"
-    style = ("#8c564b", "D")
+    style = ("purple", "D", "--")
     params = (budget_param(1),)
     structural_params = ("budget",)      # the Q/phi bookkeeping follows B: a new budget restarts the learner
 

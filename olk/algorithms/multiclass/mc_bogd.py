@@ -51,7 +51,7 @@ class MulticlassBOGD(MulticlassKernelLearner):
     name = "mc_bogd"
     display = "MC-BOGD"
     stochastic = True
-    style = ("#5254a3", "p")
+    style = ("green", "h", "--")
     params = (budget_param(2),
               Param("eta", 0.1, "learning rate", **POSITIVE),
               Param("lam", 0.01, "L2 regularisation lambda (shrinks all coefficients by 1 - eta*lam each step)",

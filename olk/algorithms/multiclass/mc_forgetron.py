@@ -57,7 +57,7 @@ class MulticlassForgetron(MulticlassKernelLearner):
 
     name = "mc_forgetron"
     display = "MC-Forgetron"
-    style = ("#843c39", "D")
+    style = ("purple", "o", "--")
     params = (budget_param(1),)
     structural_params = ("budget",)      # the Q/phi bookkeeping follows B: a new budget restarts the learner
 

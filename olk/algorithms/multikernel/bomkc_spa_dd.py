@@ -77,7 +77,7 @@ class BOMKCSPADD(OMKCCore):
 
     name = "bomkc_spa_dd"
     display = "BOMKC(SPA)"
-    style = ("#ad494a", "*")
+    style = ("vermillion", "P", "--")
     stochastic = True
     params = (
         Param("alpha", 1.0, "cap on the loss in the sampling probability rho_i = min(alpha, l_i)/beta",

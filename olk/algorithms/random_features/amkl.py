@@ -123,4 +123,4 @@ class AMKL(ActiveMKL):
 
     name = "amkl"
     display = "AMKL"
-    style = ("#238b45", "^")
+    style = ("green", "v", "--")

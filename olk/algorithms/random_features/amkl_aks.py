@@ -44,7 +44,7 @@ class AMKLAKS(AKSSubsets, ActiveMKL):
 
     name = "amkl_aks"
     display = "AMKL-AKS"
-    style = ("#a50f15", "v")
+    style = ("vermillion", "^", "--")
     params = ActiveMKL.params + (DELTA, R)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):

@@ -142,7 +142,7 @@ class OMKLAKS(AKSSubsets, RandomFeatureMKL):
 
     name = "omkl_aks"
     display = "OMKL-AKS"
-    style = ("#f16913", "s")
+    style = ("orange", "s", "--")
     params = CORE_PARAMS + (DELTA, R, ETA_G_SCHEDULE)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):

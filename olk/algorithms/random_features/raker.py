@@ -46,7 +46,7 @@ class Raker(RandomFeatureMKL):
 
     name = "raker"
     display = "Raker"
-    style = ("#08306b", "o")
+    style = ("blue", "o", "--")
 
     def step(self, i, y):
         self.t += 1

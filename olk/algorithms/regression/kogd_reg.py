@@ -73,7 +73,7 @@ class KernelOGDRegression(KernelRegressionCore):
 
     name = "kogd_reg"
     display = "Kernel OGD (regression)"
-    style = ("#35978f", "d")
+    style = ("black", "s", "-")
     max_kernels = 1
     params = (LAM, HORIZON, STEP_SIZE)
 

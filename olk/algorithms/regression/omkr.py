@@ -87,7 +87,7 @@ class OMKR(KernelRegressionCore):
 
     name = "omkr"
     display = "OMKR"
-    style = ("#c51b7d", "p")
+    style = ("purple", "p", "-")
     params = (LAM, HORIZON, STEP_SIZE, BETA, BUDGET)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):

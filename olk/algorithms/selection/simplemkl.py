@@ -465,7 +465,7 @@ class SimpleMKL(KernelSelection):
 
     name = "simplemkl"
     display = "SIPMKL"
-    style = ("#b35806", "*")
+    style = ("purple", "P", "-")
     order_free = True
     params = KernelSelection.params + (
         Param("tol", 0.01, "SimpleMKL's stopping tolerance on the relative duality gap",

@@ -49,7 +49,7 @@ class SPA(AveragedOutput, OnlineKernelLearner):
     name = "spa"
     display = "SPA"
     stochastic = True
-    style = ("#d62728", "*")
+    style = ("vermillion", "*", "-")
     params = (
         Param("alpha", 1.0, "cap on the loss used for the sampling probability", check=lambda v: v > 0,
               requirement="> 0"),
