@@ -29,8 +29,10 @@ class _Terminal(io.StringIO):
 
 @pytest.mark.parametrize("name, kw", [
     ("spa", {"beta": 5}), ("bogd", {"budget": 40}), ("klr_nc", {}), ("oks", {}),
-    ("kogd_reg", {}),                               # horizon 0: T = the rows of the whole file, not of a chunk
+    ("kogd_reg", {}),                               # the anytime step: chunks need no T
+    ("kogd_reg", {"step_size": "sqrt_T"}),          # horizon 0: T = the rows of the whole file, not of a chunk
     ("raker", {"eta_cap": 0.01}),
+    ("raker", {"eta_cap": 0.01, "step_size": "sqrt_T"}),
 ])
 def test_chunked_training_is_the_model_of_one_pass(name, kw):
     d = load_dataset(SAMPLE)
