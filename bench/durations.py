@@ -34,7 +34,8 @@ def summarize(d: Path) -> None:
     meta = json.loads((d / "experiment.json").read_text()) if (d / "experiment.json").is_file() else {}
     wall = "-"
     if meta.get("started") and meta.get("finished"):
-        secs = (dt.datetime.fromisoformat(meta["finished"]) - dt.datetime.fromisoformat(meta["started"])).total_seconds()
+        started, finished = dt.datetime.fromisoformat(meta["started"]), dt.datetime.fromisoformat(meta["finished"])
+        secs = (finished - started).total_seconds()
         wall = f"{secs / 60:.1f} min (n_jobs {meta.get('n_jobs')})"
     total = sum(v[1] for v in per.values())
     print(f"{d.name}: {sum(v[0] for v in per.values())} runs, run time {total / 60:.1f} min, wall {wall}")

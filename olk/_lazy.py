@@ -1,4 +1,5 @@
-"""Helpers that keep heavy imports out of olk's start-up (``olk --help``, ``olk algorithms``, a dense one-pass run).
+"""Helpers that keep heavy imports out of olk's start-up (``olk --help``, ``olk algorithms``, a dense one-pass run),
+and olk's one YAML loader (:func:`yaml_load`, bounded by :mod:`olk.limits`).
 
 Nothing can be a scipy sparse matrix before :mod:`scipy.sparse` has been imported, so :func:`issparse` answers
 without importing scipy (about 0.1-0.2 s).
@@ -6,6 +7,7 @@ without importing scipy (about 0.1-0.2 s).
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 
 def issparse(x) -> bool:
@@ -14,24 +16,23 @@ def issparse(x) -> bool:
     return sp is not None and hasattr(sp, "issparse") and sp.issparse(x)
 
 
-#: the most values a YAML document may expand to (aliases counted each time they are used): olk's configs and
-#: dataset registries hold a few thousand; an "alias bomb" (10 levels of 10 aliases) expands to 10^10
-YAML_MAX_VALUES = 1_000_000
-#: the longest YAML text olk parses (characters)
-YAML_MAX_CHARS = 16 * 1024 * 1024
-
-
 def yaml_load(text: str):
-    """``yaml.safe_load(text)``, bounded: the document is composed first and refused (a ``yaml.YAMLError`` naming
-    the line, which every caller already reports in one line) if it is longer than :data:`YAML_MAX_CHARS` or its
-    aliases expand to more than :data:`YAML_MAX_VALUES` values or loop, before any object is built -- so a YAML
-    alias bomb costs milliseconds, not gigabytes.  Through libyaml's parser when PyYAML has it (about 10x faster:
-    the dataset registry takes 8 ms instead of 95); both build the same objects.  On an error the text is parsed
-    again by the pure-Python loader, so the exception (and the line it names) is the one ``yaml.safe_load``
-    raises."""
+    """``yaml.safe_load(text)``, bounded by :mod:`olk.limits`: the document is composed first and refused (a
+    ``yaml.YAMLError`` with ``olk_bound = True`` naming the line, which every caller reports in one line) before any
+    value is built, if the text is longer than ``config_bytes``, if its anchors and aliases expand to more than
+    ``yaml_expanded_bytes`` (each alias counted as the bytes of what it stands for, so an alias bomb costs
+    milliseconds, not gigabytes), if they loop, if an integer has more than ``yaml_int_digits`` digits (Python
+    refuses to convert 4,300) or if a mapping repeats a key (the last one would silently win).  Through libyaml's
+    parser when PyYAML has it (about 10x faster: the dataset registry takes 8 ms instead of 95); both build the
+    same objects.  On an error the text is parsed again by the pure-Python loader, so the exception (and the line
+    it names) is the one ``yaml.safe_load`` raises."""
     import yaml
-    if len(text) > YAML_MAX_CHARS:
-        raise _too_big(yaml, f"the text is longer than {YAML_MAX_CHARS:,} characters", None)
+
+    from .limits import LIMITS
+    size = LIMITS["config_bytes"]
+    if len(text) > size.value() or len(text.encode("utf-8")) > size.value():
+        raise _too_big(yaml, f"the text ({len(text.encode('utf-8')):,} bytes) is "
+                             + size.exceeded("larger than", "for a YAML text"), None)
     loader_cls = getattr(yaml, "CSafeLoader", None)
     if loader_cls is not None:
         try:
@@ -40,6 +41,27 @@ def yaml_load(text: str):
             if getattr(e, "olk_bound", False):
                 raise
     return _bounded_load(yaml, yaml.SafeLoader, text)
+
+
+def yaml_read(path) -> bytes:
+    """The bytes of the YAML file `path`, read only up to the ``config_bytes`` limit: a larger file (or an endless
+    one, such as a FIFO) is a one-line :class:`~olk.errors.ConfigError` naming it, before more is read.  An
+    ``OSError`` is the caller's to report."""
+    import os
+
+    from .errors import ConfigError
+    from .limits import LIMITS
+    size = LIMITS["config_bytes"]
+    with open(path, "rb") as f:
+        data = f.read(size.value() + 1)
+        if len(data) > size.value():
+            try:
+                n = os.fstat(f.fileno()).st_size
+            except OSError:
+                n = 0
+            raise ConfigError(f"{path}: the file{f' ({n:,} bytes)' if n > len(data) else ''} is "
+                              + size.exceeded("larger than", "for a YAML file"))
+    return data
 
 
 def _too_big(yaml, why: str, mark):
@@ -54,45 +76,104 @@ def _bounded_load(yaml, loader_cls, text: str):
         node = loader.get_single_node()
         if node is None:
             return None
-        _check_expansion(yaml, node)
+        _check_nodes(yaml, node)
         return loader.construct_document(node)
     finally:
         loader.dispose()
 
 
-def _check_expansion(yaml, root) -> None:
-    """How many values `root` expands to when every alias is copied out (memoised per node, so a bomb is counted
-    in time proportional to its text); a loop of aliases, or more than YAML_MAX_VALUES, is refused."""
+_INT_TAG = "tag:yaml.org,2002:int"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _check_nodes(yaml, root) -> None:
+    """Walk the composed document once (each node once: an alias is the node it names) and refuse, naming the key
+    and line: more than ``yaml_expanded_bytes`` when every alias is copied out (a node's size is memoised and its
+    children counted once each, so a bomb is measured in time proportional to its text), an alias inside what it
+    names, an integer of more than ``yaml_int_digits`` digits, a key given twice in one mapping."""
+    from .limits import LIMITS
+    expanded, digits = LIMITS["yaml_expanded_bytes"], LIMITS["yaml_int_digits"]
+    max_bytes, max_digits = expanded.value(), digits.value()
     size: dict[int, int] = {}
-    active: set[int] = set()
+    kids: dict[int, dict] = {}          # node -> {id(child): [child, uses]}, while its children are measured
+    trail: dict[int, tuple] = {id(root): (None, None)}    # node -> (its parent's id, its key or index): for messages
+
+    def where(node) -> str:
+        parts, key = [], id(node)
+        while trail.get(key, (None, None))[0] is not None:
+            key, label = trail[key]
+            parts.append(f"[{label}]" if isinstance(label, int) else f".{label}")
+        return "".join(reversed(parts)).lstrip(".") or "the document"
+
     stack = [(root, False)]
     while stack:
         node, done = stack.pop()
         key = id(node)
         if done:
-            active.discard(key)
-            kids = _children(yaml, node)
-            total = 1 + sum(size[id(k)] for k in kids)
-            if total > YAML_MAX_VALUES:
-                raise _too_big(yaml, f"its aliases expand to more than {YAML_MAX_VALUES:,} values (an alias bomb?); "
-                                     f"write the values out or use fewer nested aliases", node.start_mark)
+            total = 2 + sum(size[i] * uses for i, (_, uses) in kids.pop(key).items())
+            if total > max_bytes:
+                raise _too_big(yaml, f"{where(node)}: its anchors and aliases (an alias bomb?) expand "
+                                     + expanded.exceeded("to more than"), node.start_mark)
             size[key] = total
             continue
         if key in size:
             continue
-        if key in active:
-            raise _too_big(yaml, "an alias refers to a value that contains it (a loop)", node.start_mark)
-        active.add(key)
+        if isinstance(node, yaml.ScalarNode):
+            size[key] = 1 + len(node.value.encode("utf-8", "surrogatepass"))
+            if node.tag == _INT_TAG and _int_digits(node.value) > max_digits:
+                raise _too_big(yaml, f"{where(node)}: an integer of {_int_digits(node.value):,} digits is "
+                                     + digits.exceeded("more than"), node.start_mark)
+            continue
+        if key in kids:
+            raise _too_big(yaml, f"{where(node)}: an alias refers to a value that contains it (a loop)",
+                           node.start_mark)
+        if isinstance(node, yaml.MappingNode):
+            _check_unique_keys(yaml, node, where)
+        children: dict[int, list] = {}
+        for label, child in _labelled(yaml, node):
+            c = children.get(id(child))
+            if c is None:
+                children[id(child)] = [child, 1]
+                trail.setdefault(id(child), (key, label))
+            else:
+                c[1] += 1
+        kids[key] = children
         stack.append((node, True))
-        stack.extend((k, False) for k in _children(yaml, node) if id(k) not in size)
+        stack.extend((c, False) for c, _ in children.values() if id(c) not in size)
 
 
-def _children(yaml, node) -> list:
+def _labelled(yaml, node):
+    """(key or index, child node) of a sequence or mapping node (a mapping's key and value both under the key)."""
     if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    if isinstance(node, yaml.MappingNode):
-        return [x for pair in node.value for x in pair]
-    return []
+        yield from enumerate(node.value)
+    elif isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            label = k.value[:40] if isinstance(k, yaml.ScalarNode) else "?"
+            yield label, k
+            yield label, v
+
+
+def _int_digits(text: str) -> int:
+    """The digits of a YAML 1.1 integer as written (sign, ``0x``/``0o``/``0b`` prefix, ``_`` and ``:`` not
+    counted)."""
+    body = text.lstrip("+-").replace("_", "").replace(":", "")
+    if body[:2].lower() in ("0x", "0o", "0b"):
+        body = body[2:]
+    return len(body)
+
+
+def _check_unique_keys(yaml, node, where) -> None:
+    seen: dict[tuple, int] = {}
+    for k, _ in node.value:
+        if not isinstance(k, yaml.ScalarNode) or k.tag == _MERGE_TAG:
+            continue
+        line = k.start_mark.line + 1
+        if (k.tag, k.value) in seen:
+            here = where(node)
+            name = k.value if here == "the document" else f"{here}.{k.value}"
+            raise _too_big(yaml, f"key {name[:80]!r} is given twice in one mapping (lines {seen[k.tag, k.value]} "
+                                 f"and {line}); keep one (YAML would keep only the last)", k.start_mark)
+        seen[k.tag, k.value] = line
 
 
 def scipy_version() -> str:
@@ -105,7 +186,7 @@ def scipy_version() -> str:
     import re
     from pathlib import Path
     try:
-        spec = importlib.util.find_spec("scipy")
+        spec: Any = importlib.util.find_spec("scipy")
         text = (Path(spec.origin).parent / "version.py").read_text()
         m = re.search(r"""^version\s*=\s*['"]([^'"]+)['"]""", text, re.MULTILINE)
         if m:

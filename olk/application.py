@@ -216,22 +216,31 @@ def predict(model_path: str, data: str, *, out: str | None = None, proba: bool =
     return stats
 
 
+#: the end of a write error of ``olk predict -o``: predict has no --resume; it starts over
+RERUN_PREDICT = "then rerun olk predict (it starts over), or give another -o"
+
+
 def _sink(out, write):
+    from .fileio import write_error
     if out is None:
         return (write or (lambda text: sys.stdout.write(text))), (lambda: None)
     try:
         f = open(out, "w", encoding="utf-8")
     except OSError as e:
-        from .fileio import write_error
-        raise write_error(out, e) from None
+        raise write_error(out, e, then=RERUN_PREDICT) from None
 
     def put(text):
         try:
             f.write(text)
         except OSError as e:
-            from .fileio import write_error
-            raise write_error(out, e) from None
-    return put, f.close
+            raise write_error(out, e, then=RERUN_PREDICT) from None
+
+    def close():
+        try:
+            f.close()
+        except OSError as e:
+            raise write_error(out, e, then=RERUN_PREDICT) from None
+    return put, close
 
 
 def _chunks(data: str):

@@ -65,7 +65,9 @@ def parse_set_options(items) -> dict[str, list]:
                 continue
             try:
                 vals.append(yaml_load(x))
-            except yaml.YAMLError:
+            except yaml.YAMLError as e:
+                if getattr(e, "olk_bound", False):      # beyond a limit of olk.limits: its own sentence
+                    raise ConfigError(f"--set {k.strip()}: {e.problem}") from None
                 raise ConfigError(f"--set {it}: {excerpt(x.strip())} is not a value; give numbers or words, "
                                   f"e.g. --set beta=5,10,20") from None
         if not vals:
@@ -199,8 +201,20 @@ class _Group(click.Group):
             raise _interrupted(ctx.invoked_subcommand or ctx.meta.get("olk.command")) from None
 
 
+def _set_limits(ctx, param, value):
+    if value:
+        from .limits import set_limit
+        for assignment in value:
+            set_limit(assignment)
+    return value
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="olk")
+@click.option("--limit", "limits", multiple=True, metavar="NAME=VALUE", callback=_set_limits, expose_value=False,
+              help="Raise (or lower) one of olk's input limits for this command, e.g. --limit line_bytes=64M "
+                   "(repeatable; 0: no limit). The limits, their defaults and OLK_LIMIT_* variables: "
+                   "docs/guide/limits.md.")
 def cli():
     """olk: online kernel learning, reproduced."""
 

@@ -51,8 +51,7 @@ True
 from __future__ import annotations
 
 import contextlib
-import inspect
-import keyword
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -62,7 +61,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError
-from .algorithms.registry import REGISTRY, kernel_and_seed_docs, resolve_name
+from .algorithms.registry import REGISTRY, resolve_name
+from .algorithms.surface import parameters_doc, same_value, storing_init
 from .errors import ConfigError, DataError
 
 #: the fitted attributes an estimator reads from its learner (``fitted_attributes()``), when the learner has them
@@ -98,7 +98,7 @@ class OlkEstimator(BaseEstimator):
 
     # ------------------------------------------------------------------ the learner
     @classmethod
-    def learner_class(cls) -> type:
+    def learner_class(cls) -> Any:
         """The registered learner class this estimator is a thin layer over."""
         return REGISTRY[cls._learner_name]
 
@@ -118,7 +118,7 @@ class OlkEstimator(BaseEstimator):
         learner = self.learner_
         skip = set(learner.structural_params)
         changed = {k: v for k, v in self._hyperparams().items()
-                   if k not in skip and not _same(v, learner.hyperparams[k])}
+                   if k not in skip and not same_value(v, learner.hyperparams[k])}
         if changed:
             with _value_errors():
                 learner.set_params(**changed)
@@ -211,14 +211,6 @@ class OlkEstimator(BaseEstimator):
         return "regressor" if isinstance(self, RegressorMixin) else "classifier"
 
 
-def _same(a, b) -> bool:
-    """a == b for parameter values (numbers, strings, None), False when they do not compare."""
-    try:
-        return a is b or bool(a == b)
-    except (TypeError, ValueError):
-        return False
-
-
 class OlkClassifier(ClassifierMixin, OlkEstimator):
     """Base of the generated classifiers (binary: any two labels)."""
 
@@ -297,37 +289,6 @@ def _class_name(learner_cls) -> str:
     return base + "Classifier"
 
 
-def _init_function(learner_cls, qualname: str):
-    """``__init__(self, kernel=None, random_state=None, <params>)`` that only stores its arguments.  One function
-    body for every estimator; its ``__signature__`` names the learner's real parameters and defaults, which is what
-    ``inspect.signature`` -- and so scikit-learn's ``get_params`` / ``clone`` -- reads.  An unknown keyword is the
-    ``TypeError`` Python raises for a written-out signature."""
-    names = [p.name for p in learner_cls.params]
-    for n in names:
-        if not n.isidentifier() or keyword.iskeyword(n) or n in ("kernel", "random_state", "self"):
-            raise RuntimeError(f"{learner_cls.name}: parameter {n!r} cannot be an estimator argument")
-    P = inspect.Parameter
-    signature = inspect.Signature(
-        [P("self", P.POSITIONAL_OR_KEYWORD), P("kernel", P.POSITIONAL_OR_KEYWORD, default=None),
-         P("random_state", P.POSITIONAL_OR_KEYWORD, default=None)]
-        + [P(p.name, P.POSITIONAL_OR_KEYWORD, default=p.default) for p in learner_cls.params])
-
-    def __init__(self, *args, **kwargs):
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError as e:                              # an unknown or doubled argument, as Python words it
-            raise TypeError(f"{qualname}.__init__() {e}") from None
-        bound.apply_defaults()
-        for n, v in list(bound.arguments.items())[1:]:
-            setattr(self, n, v)
-
-    __init__.__signature__ = signature
-    __init__.__qualname__ = f"{qualname}.__init__"
-    __init__.__module__ = __name__
-    __init__.__doc__ = f"Store the parameters (checked when ``fit`` builds the learner); see :class:`{qualname}`."
-    return __init__
-
-
 _ATTR_DOCS = {
     "support_vectors_": "ndarray or scipy CSR matrix of shape (n_sv, n_features_in_)\n    The stored support "
                         "vectors, in the model's slot order (CSR when trained on sparse data).",
@@ -356,11 +317,8 @@ def _docstring(learner_cls, clsname: str) -> str:
         "" if learner_cls.batch else
         "``partial_fit`` continues it: any split of a stream into batches gives the model of one pass.",
         "",
-        "Parameters",
-        "----------",
-        *kernel_and_seed_docs(learner_cls, "random_state", "int, numpy Generator, RandomState or None"),
+        *parameters_doc(learner_cls, "random_state", "int, numpy Generator, RandomState or None"),
     ]
-    lines += [p.numpydoc() for p in learner_cls.params]
     lines += ["", "Attributes", "----------",
               f"learner_ : {learner_cls.__qualname__}\n    The fitted learner.",
               "n_features_in_ : int\n    Width of the data seen by ``fit``."]
@@ -378,7 +336,10 @@ def _make(name: str) -> type:
     clsname = _class_name(learner_cls)
     base = {"regression": OlkRegressor, "multiclass": OlkMulticlassClassifier}.get(learner_cls.task, OlkClassifier)
     ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
-          "__doc__": _docstring(learner_cls, clsname), "__init__": _init_function(learner_cls, clsname)}
+          "__doc__": _docstring(learner_cls, clsname),
+          "__init__": storing_init(learner_cls, clsname, seed="random_state", module=__name__,
+                                   doc=f"Store the parameters (checked when ``fit`` builds the learner); see "
+                                       f":class:`{clsname}`.")}
     return type(clsname, (base,), ns)
 
 

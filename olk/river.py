@@ -45,8 +45,6 @@ True
 """
 from __future__ import annotations
 
-import inspect
-import keyword
 import math
 import numbers
 from collections.abc import Mapping
@@ -64,7 +62,8 @@ except ModuleNotFoundError as _missing:        # River itself, not a module Rive
 from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError
 from .algorithms.protocol import Learner
-from .algorithms.registry import REGISTRY, kernel_and_seed_docs
+from .algorithms.registry import REGISTRY
+from .algorithms.surface import parameters_doc, same_value, storing_init
 from .errors import ConfigError
 
 #: the attributes of a model besides its parameters (a parameter may not take these names)
@@ -74,13 +73,6 @@ STATE = ("learner", "columns")
 def _plain(v):
     """A numpy scalar as the Python value it holds (River's labels and values are Python objects)."""
     return v.item() if isinstance(v, np.generic) else v
-
-
-def _same(a, b) -> bool:
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):
-        return False
 
 
 def _in_order(keys: list) -> list:
@@ -220,7 +212,7 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
             raise InputError(f"{where}: label {y!r}; a label is a bool, a string or a finite number")
         classes = self.learner.classes_
         if classes is not None:
-            if not (_same(y, classes[0]) or _same(y, classes[1])):
+            if not (same_value(y, classes[0]) or same_value(y, classes[1])):
                 raise InputError(f"{where}: label {y!r} is neither of its two labels ({classes[0]!r}, "
                                  f"{classes[1]!r}); {self.learner_class().display} is a binary classifier")
             return y
@@ -230,7 +222,7 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         if self._first is None:
             self._first = y
             return _side(y)
-        if _same(y, self._first):
+        if same_value(y, self._first):
             return _side(y)
         pair = [self._first, y] if _side(self._first) < 0 else [y, self._first]
         self.learner.classes_ = np.array(pair, dtype=object)
@@ -300,38 +292,6 @@ def _base(learner_cls) -> type:
     return OlkProbabilisticClassifier if learner_cls.task == "probabilistic" else OlkClassifier
 
 
-def _init_function(learner_cls, base: type, qualname: str):
-    """``__init__(self, kernel=None, seed=None, <params>)``: stores its arguments (River's ``_get_params`` and
-    ``clone`` read them back by the names of the signature) and builds the learner.  One function body for every
-    class; its ``__signature__`` names the learner's real parameters and defaults."""
-    names = [p.name for p in learner_cls.params]
-    for n in names:
-        if (not n.isidentifier() or keyword.iskeyword(n) or n in ("kernel", "seed", "self") + STATE
-                or hasattr(base, n)):
-            raise RuntimeError(f"{learner_cls.name}: parameter {n!r} cannot be a River model argument")
-    P = inspect.Parameter
-    signature = inspect.Signature(
-        [P("self", P.POSITIONAL_OR_KEYWORD), P("kernel", P.POSITIONAL_OR_KEYWORD, default=None),
-         P("seed", P.POSITIONAL_OR_KEYWORD, default=None)]
-        + [P(p.name, P.POSITIONAL_OR_KEYWORD, default=p.default) for p in learner_cls.params])
-
-    def __init__(self, *args, **kwargs):
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError as e:                              # an unknown or doubled argument
-            raise TypeError(_argument_error(qualname, list(signature.parameters)[1:], kwargs, e)) from None
-        bound.apply_defaults()
-        for n, v in list(bound.arguments.items())[1:]:
-            setattr(self, n, v)
-        self._build()
-
-    __init__.__signature__ = signature                      # type: ignore[attr-defined]
-    __init__.__qualname__ = f"{qualname}.__init__"
-    __init__.__module__ = __name__
-    __init__.__doc__ = f"Store the parameters and build the learner (checked by the registry); see {qualname}."
-    return __init__
-
-
 def _argument_error(qualname: str, names: list, kwargs: dict, e: TypeError) -> str:
     """One line for arguments ``__init__`` cannot bind: an unknown name with a did-you-mean and the parameters,
     else Python's own words (a doubled or surplus positional argument)."""
@@ -359,11 +319,8 @@ def _docstring(learner_cls, base: Any) -> str:
         f"Holds a :class:`{learner_cls.__module__}.{learner_cls.__qualname__}` (the class the experiment engine "
         f"runs) and calls its {calls} on each example, a dict {{feature: number}}.  {width}",
         "",
-        "Parameters",
-        "----------",
-        *kernel_and_seed_docs(learner_cls, "seed", "int or None"),
+        *parameters_doc(learner_cls, "seed", "int or None"),
     ]
-    lines += [p.numpydoc() for p in learner_cls.params]
     lines += ["", "Attributes", "----------",
               f"learner : {learner_cls.__qualname__}\n    The olk learner (``n_sv``, ``n_updates``, "
               f"``fitted_attributes()``, ...).",
@@ -377,7 +334,11 @@ def _make(name: str) -> type:
     clsname = _class_name(learner_cls)
     base = _base(learner_cls)
     ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
-          "__doc__": _docstring(learner_cls, base), "__init__": _init_function(learner_cls, base, clsname)}
+          "__doc__": _docstring(learner_cls, base),
+          "__init__": storing_init(learner_cls, clsname, seed="seed", reserved=STATE, refuse=lambda n: hasattr(base, n),
+                                   explain=_argument_error, then=OlkRiverModel._build, module=__name__,
+                                   doc=f"Store the parameters and build the learner (checked by the registry); see "
+                                       f"{clsname}.")}
     return type(base)(clsname, (base,), ns)
 
 

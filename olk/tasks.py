@@ -146,6 +146,49 @@ class Task:
             res["label_efficiency"] = 1.0 if olist else float("nan")
         return res
 
+    # ----------------------------------------------------------- batch mode
+    def train(self, model, X, y, order, n_checkpoints: int = 50, *, epochs: int | None = None,
+              held_out: "HeldOutCurve | None" = None) -> dict:
+        """Batch mode's training on (X, y): a batch learner (``batch``) with one ``fit`` in the row order
+        ``order``, probed on held-out data after each outer iteration when it ``reports_progress`` and
+        ``held_out`` is given; an online learner with ``epochs`` online passes over ``order`` (the online metrics
+        stay the first pass's; time, #SV and counters add up).  Returns the training part of the record."""
+        if model.batch:
+            t0 = time.perf_counter()
+            if held_out is not None and model.reports_progress:
+                held_out.start(t0)                  # point k = the model after its k-th outer iteration
+                model.fit(X, y, order, probe=lambda: held_out.probe(model, len(held_out.rows) + 1))
+            else:
+                model.fit(X, y, order)
+            elapsed = time.perf_counter() - t0 - (held_out.paused if held_out is not None else 0.0)
+            rec = {"n_examples": int(X.shape[0]), "n_sv": model.n_sv, "n_sv_last": model.n_sv,
+                   "n_updates": model.n_updates, "time_s": elapsed, "kernel_evals": model.kernel_evals}
+            summary = model.run_summary()
+            if summary:
+                rec["summary"] = summary
+        else:
+            rec = self.online_pass(model, X, y, order, n_checkpoints, held_out=held_out)
+            for _ in range(1, epochs or 1):         # more passes (the OKS paper's two epochs)
+                more = self.online_pass(model, X, y, order, n_checkpoints)
+                rec.update({"time_s": rec["time_s"] + more["time_s"],
+                            **{k: more[k] for k in ("n_sv", "n_sv_last", "n_updates", "kernel_evals", "summary")
+                               if k in more}})
+        if held_out is not None:
+            rec["test_curve"] = held_out.to_record()
+        rec["train_time_s"] = rec["time_s"]
+        return rec
+
+    def test(self, model, Xt, yt, output=None) -> dict:
+        """Batch mode's held-out part of the record: the test metric of the output classifier ``output`` (the
+        learner's ``output`` parameter) and, for a learner with several ``outputs``, the metric of each."""
+        outputs = tuple(model.outputs)
+        by_out = {o: self.test_score(model, Xt, yt, output=o) for o in outputs}
+        rec: dict = {self.test_metric: by_out[output] if outputs else self.test_score(model, Xt, yt)}
+        if outputs:
+            rec[f"{self.test_metric}_by_output"] = by_out
+        rec["n_test"] = int(len(yt))
+        return rec
+
     # ------------------------------------------------------------ held-out
     def test_score(self, model, Xt, yt, output=None) -> float:
         """The batch-mode metric of `model`'s output classifier/regressor ``output`` on (Xt, yt)."""

@@ -2,7 +2,7 @@
 
 Each row is one ``olk ...`` invocation (in-process through :func:`olk.cli.main`, which is what the ``olk``
 script runs), the exit status it must end with, and a substring its one line must contain.  The contract
-(README, "Exit codes"): exactly one printable line ``olk: error: ...`` naming the file/line/key and the fix,
+(docs/guide/exit-codes.md): exactly one printable line ``olk: error: ...`` naming the file/line/key and the fix,
 no traceback, no raw bytes; status 2 for bad input, 130 for an interruption (Ctrl-C), 1 only for a bug.
 
 Placeholders in a row: ``{tmp}`` (a fresh directory, also the working directory), ``{data}`` (tests/data),

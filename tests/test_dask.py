@@ -173,3 +173,33 @@ def test_no_dashboard_and_no_warning_when_8787_is_busy(tmp_path, capsys):
     assert code == 0, err
     assert "already in use" not in err and "Hosting the HTTP server" not in err
     assert [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("olk:")] == []
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_the_results_are_identical(tmp_path, local_records):
+    """Issue 34: SIGKILL of a Dask worker while it runs one of olk's tasks (a 2-worker LocalCluster, olk run in
+    another process): Dask reruns the task, the run finishes, and every record equals the local backend's."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    olk = Path(sys.executable).with_name("olk")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR) as cluster, \
+            distributed.Client(cluster.scheduler_address) as client:
+        pids = client.run(os.getpid)                    # worker address -> its process
+        proc = subprocess.Popen([str(olk), "run", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "o"),
+                                 "--no-progress", "-q", "--scheduler", cluster.scheduler_address],
+                                env={**os.environ, "OLK_DATA": str(REPO / "datasets")},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        killed, deadline = None, time.monotonic() + 120
+        while killed is None and proc.poll() is None and time.monotonic() < deadline:
+            busy = [w for w, keys in client.processing().items() if any("olk-run-" in str(k) for k in keys)]
+            if busy and busy[0] in pids:
+                os.kill(pids[busy[0]], signal.SIGKILL)   # the worker dies holding an olk run
+                killed = busy[0]
+            time.sleep(0.005)
+        assert killed is not None, "the run ended before a worker could be killed mid-task"
+        _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err
+    assert _records(tmp_path / "o") == local_records

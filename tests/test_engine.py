@@ -208,3 +208,23 @@ def test_seeds_of_gives_an_entry_the_random_draws_of_another(tmp_path):
     assert all("seeds_of" not in r for r in recs if r["label"] != "oskl_crn")
     with pytest.raises(Exception, match=r"seeds_of: no algorithm labelled 'oskl_cr' \(did you mean"):
         _cfg(tmp_path, SEEDS_OF.replace("seeds_of: oskl}", "seeds_of: oskl_cr}"), "bad.yaml")
+
+
+def test_a_runs_parameters_are_checked_once_when_its_spec_is_planned(tmp_path, monkeypatch):
+    """The planner checks (types, ranges, defaults, cross-parameter rules) and the spec holds the result, a
+    ``registry.Checked``; executing the spec builds the learner from it without checking again."""
+    from olk.experiment.execute import execute_run
+    from olk.experiment.plan import Planner
+
+    cfg = _cfg(tmp_path, CFG.replace("repeats: 3", "repeats: 1"))
+    spec = next(s for s in Planner(cfg, lambda d, lab: []).main(cfg.datasets[:1], cfg.algorithms, {})
+                if s.algorithm == "spa")
+    assert isinstance(spec.params, registry.Checked) and spec.params.cls is registry.REGISTRY["spa"]
+    assert spec.params["beta"] == 5.0 and isinstance(spec.params["beta"], float)   # the dataset's override, typed
+
+    def no_second_check(*a, **k):
+        raise AssertionError("a run's parameters were checked again")
+    monkeypatch.setattr("olk.algorithms.common.learner.check_params_of", no_second_check)
+    X = np.random.default_rng(0).normal(size=(30, 4))
+    rec = execute_run(spec, X, np.where(X[:, 0] > 0, 1.0, -1.0))
+    assert rec["params"]["beta"] == 5.0 and rec["n_examples"] == 30

@@ -59,16 +59,22 @@ def _fit(name, sparse=False, multi=False):
 # ------------------------------------------------------------------------------------- one code path
 def _engine_models(tmp_path, monkeypatch, config: dict):
     """Run ``olk run`` on `config` in this process; return the learners the engine trained, by spec."""
+    from olk.algorithms import registry
     from olk.cli import main
-    from olk.experiment import execute
-    made = []
-    real = execute._learner
+    from olk.experiment.spec import RunSpec
+    made, current = [], []
+    real_record, real_build = RunSpec.to_record, registry.build
 
-    def spy(spec):
-        model = real(spec)
-        made.append((spec, model))
+    def record(spec):                   # execute_run reads its spec's record first, then builds its learner
+        current[:] = [spec]
+        return real_record(spec)
+
+    def build(*args, **kwargs):
+        model = real_build(*args, **kwargs)
+        made.append((current[0], model))
         return model
-    monkeypatch.setattr(execute, "_learner", spy)
+    monkeypatch.setattr(RunSpec, "to_record", record)
+    monkeypatch.setattr(registry, "build", build)
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump(config))
     main(["run", str(path), "--out", str(tmp_path / "out"), "-j", "1", "--quiet", "--no-progress"])

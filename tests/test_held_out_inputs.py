@@ -10,7 +10,7 @@ loader's allow-list and wrong-typed state (tests/test_model_file_safety.py); dat
   ``olk cache clear``;
 * compressed data whose name does not say so is read by its magic bytes (gzip, xz, bzip2);
 * ``make demo`` writes outside ``results/``, so ``olk report`` never puts a demo into REPRODUCTION.md;
-* the README's examples write their models and predictions under the gitignored ``scratch/``.
+* the README's and the docs' examples write their models and predictions under the gitignored ``scratch/``.
 """
 from __future__ import annotations
 
@@ -116,9 +116,10 @@ def test_make_demo_writes_outside_results_and_the_report_never_sees_it(tmp_path)
     assert "scratch/" in (REPO / ".gitignore").read_text().split()     # ... scratch/ is never committed
 
 
-def test_readme_examples_write_only_under_scratch():
-    text = (REPO / "README.md").read_text()
+def test_readme_and_docs_examples_write_only_under_scratch():
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
     written = (re.findall(r"(?:-o|--out)\s+(\S+\.(?:olk|txt))", text)
                + re.findall(r'olk\.save\([^,]+,\s*"([^"]+)"', text))
-    assert written, "the README shows models being saved"
+    assert written, "the README and docs show models being saved"
     assert all(w.startswith("scratch/") for w in written), written

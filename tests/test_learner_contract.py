@@ -59,7 +59,9 @@ def test_no_parameter_is_named_like_an_attribute_or_method():
     clashes = []
     for name in NAMES:
         cls = REGISTRY[name]
-        reserved = set(dir(cls)) | SKLEARN_NAMES | instance_attrs
+        # a core's ``fixed`` value of a parameter some of its learners take is that parameter's stand-in, not a clash
+        fixed = {k for b in cls.__mro__ for k in vars(b).get("fixed", {})}
+        reserved = (set(dir(cls)) - fixed) | SKLEARN_NAMES | instance_attrs | {"where", "checked"}
         clashes += [f"{name}.{p.name}" for p in cls.params if p.name in reserved]
         m = _make(name)
         # a parameter overwritten by an attribute of the same name in a subclass __init__ would not read back
@@ -70,7 +72,7 @@ def test_no_parameter_is_named_like_an_attribute_or_method():
 
 @pytest.mark.parametrize("name", ["spa", "oskl"])
 def test_the_readme_example_predicts_instead_of_crashing(name):
-    # README "Use olk on your data" (the learners underneath): make(...).partial_fit(X, y) then model.predict(X[:5])
+    # docs/guide/learners.md (the learners underneath): make(...).partial_fit(X, y) then model.predict(X[:5])
     X, y = _data()
     model = make(name, kernel={"type": "gaussian", "gamma": 0.4}, random_state=0)
     model.partial_fit(X, y)
@@ -305,19 +307,96 @@ def test_no_probing_of_learners_outside_the_algorithms_package():
     """No ``hasattr(model, ...)`` / ``getattr(cls, "<contract member>", default)`` outside olk/algorithms: the
     contract's members are read directly."""
     import re
-    from pathlib import Path
 
     from olk.algorithms.protocol import BatchLearner, OnlineLearner
     from olk.algorithms.protocol import members as contract
     members = contract(OnlineLearner) | contract(BatchLearner)
     pattern = re.compile(r"""(?:hasattr|getattr)\([^,()]+,\s*["'](\w+)["']""")
+    assert _outside_the_algorithms(pattern, lambda m, line: m.group(1) in members) == []
+
+
+# ------------------------------------------------------------------------------------- the shape of the classes
+def _depth(cls, ours=("olk.",)) -> int:
+    """Classes from `cls` down to its deepest olk root, `cls` included (object and other packages' classes do not
+    count; a mixin listed beside a base adds breadth, not depth)."""
+    bases = [b for b in cls.__bases__ if b.__module__.startswith(ours)]
+    return 1 + max((_depth(b, ours) for b in bases), default=0)
+
+
+def test_every_learner_is_at_most_four_classes_deep():
+    """leaf -> family core -> kind (OnlineKernelLearner, BatchKernelLearner, RandomFeatureLearner) -> root
+    (KernelEstimator, ArrayAPI, KernelExpansion, the mixins): reading one ``step`` never opens more than four
+    classes (docs/ARCHITECTURE.md, "The learners")."""
+    deep = {n: _depth(REGISTRY[n]) for n in NAMES if _depth(REGISTRY[n]) > 4}
+    assert deep == {}
+
+
+def test_the_depth_check_can_fail():
+    from olk.algorithms.common.learner import OnlineKernelLearner
+
+    class A(OnlineKernelLearner):
+        pass
+
+    class B(A):
+        pass
+
+    class C(B):
+        pass
+    assert _depth(C, ("olk.", __name__)) == 5
+
+
+def test_the_array_api_is_implemented_once():
+    """fit / partial_fit / predict / score / get_params / set_params / learn_one are defined in one class,
+    ``ArrayAPI`` (olk/algorithms/common/arrays.py), and nowhere else in olk.algorithms except where a learner's
+    model truly differs (a batch solver's own ``fit``; the multi-class learners' K labels; the averaged outputs'
+    choice of scores); olk.estimators calls them and implements none of them itself."""
+    import inspect
+
+    import olk.estimators
+    from olk.algorithms.common.arrays import ArrayAPI
+    api = {"partial_fit", "get_params", "set_params", "score", "learn_one", "_encode_y", "_learn"}
+    owners = {}
+    for cls in {c for n in NAMES for c in REGISTRY[n].__mro__ if c.__module__.startswith("olk.")}:
+        for m in api & set(vars(cls)):
+            fn = inspect.unwrap(getattr(vars(cls)[m], "fn", vars(cls)[m]))
+            if f"super().{m}(" not in inspect.getsource(fn):     # a precondition in front of the one code is fine
+                owners.setdefault(m, set()).add(f"{cls.__module__}.{cls.__qualname__}")
+    allowed = {"olk.algorithms.multiclass.core.MulticlassKernelLearner"}     # K labels instead of two
+    for m, where in owners.items():
+        assert where - allowed == {f"{ArrayAPI.__module__}.ArrayAPI"}, (m, where)
+    src = inspect.getsource(olk.estimators)
+    for m in ("def _encode_y(", "def _learn(", "def learn_one(", "def get_params(", "def set_params(", "def score("):
+        assert m not in src, m
+
+
+def test_no_per_learner_if_outside_the_algorithms_package():
+    """What differs between learners is declared on the learner class: nothing outside olk/algorithms compares a
+    name with a registered learner's (``if model.name == "fogd"``); the engine, bench, report and surfaces read the
+    contract (docs/ARCHITECTURE.md, "One contract")."""
+    import re
+    # a learner's name or algorithm compared with a literal (a file format such as "libsvm" is no learner)
+    pattern = re.compile(r"""(?:name|algorithm|algo|label)\s*(?:==|!=)\s*["'](\w+)["']|["'](\w+)["']\s*(?:==|!=)\s*"""
+                         r"""\w*\.?(?:name|algorithm|algo|label)\b""")
+    assert _outside_the_algorithms(pattern, lambda m, line: (m.group(1) or m.group(2)) in REGISTRY
+                                   and ">>>" not in line) == []     # doctest queries aside
+
+
+def _outside_the_algorithms(pattern, hit) -> list[str]:
+    """'file:line: text' of every line of olk/ outside olk/algorithms where `pattern` matches and ``hit(match,
+    line)`` holds."""
+    from pathlib import Path
     root = Path(__file__).resolve().parents[1] / "olk"
     found = []
     for path in root.rglob("*.py"):
         if "algorithms" in path.relative_to(root).parts:
             continue
         for n, line in enumerate(path.read_text().splitlines(), 1):
-            for m in pattern.finditer(line):
-                if m.group(1) in members:
-                    found.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
-    assert found == []
+            found += [f"{path.relative_to(root)}:{n}: {line.strip()}" for m in pattern.finditer(line) if hit(m, line)]
+    return found
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if REGISTRY[n].batch])
+def test_a_batch_learner_learns_with_fit_alone(name):
+    """The online part of the array API (partial_fit, learn_one, predict_one) is not there for a batch learner."""
+    cls = REGISTRY[name]
+    assert not any(hasattr(cls, m) or hasattr(_make(name), m) for m in ("partial_fit", "learn_one", "predict_one"))

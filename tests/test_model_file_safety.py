@@ -236,3 +236,51 @@ def test_random_state_values_load_and_predict_or_are_one_line_errors(tmp_path_fa
         return
     out = np.asarray(model.predict(X))
     assert out.shape == (5,)
+
+
+_MUTATIONS = st.lists(st.tuples(st.sampled_from(["flip", "insert", "delete", "truncate", "big"]),
+                                st.floats(min_value=0, max_value=1, allow_nan=False), st.integers(0, 255)),
+                      min_size=1, max_size=4)
+
+
+def _mutate(data: bytes, edits) -> bytes:
+    b = bytearray(data)
+    for kind, where, byte in edits:
+        i = min(int(where * len(b)), max(len(b) - 1, 0))
+        if kind == "flip" and b:
+            b[i] ^= byte or 1
+        elif kind == "insert":
+            b[i:i] = bytes([byte])
+        elif kind == "delete" and b:
+            del b[i:i + 1 + byte % 8]
+        elif kind == "truncate":
+            del b[i:]
+        elif kind == "big" and len(b) >= i + 4:     # a size field of the zip or a .npy header made huge
+            b[i:i + 4] = (0xFFFFFFF0 - byte).to_bytes(4, "little")
+    return bytes(b)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(name=st.sampled_from(["perceptron", "spa", "forgetron"]), sparse=st.booleans(), edits=_MUTATIONS)
+def test_mutated_model_files_load_or_are_one_line_in_bounded_memory(tmp_path_factory, name, sparse, edits):
+    """Issue 34: bytes of a real model file flipped, inserted, deleted, truncated or overwritten with a huge size:
+    the loader gives a model that predicts, or one ModelFileError line -- never another exception, and never more
+    than a few megabytes of memory (the limits are checked before anything is allocated)."""
+    import tracemalloc
+    tmp = tmp_path_factory.mktemp("mut")
+    good = _model_file(tmp, name, sparse=sparse)
+    bad = tmp / "mutated.olk"
+    bad.write_bytes(_mutate(good.read_bytes(), edits))
+    tracemalloc.start()
+    try:
+        model = load(bad)
+    except ModelFileError as e:
+        assert "\n" not in str(e) and str(e).isprintable()
+        model = None
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peak < 16 << 20, peak
+    if model is not None:
+        model.predict(np.random.default_rng(1).random((3, 4)))

@@ -79,3 +79,35 @@ def test_the_learners_of_every_config_look_different(config, names):
     styles = [REGISTRY[n].style for n in names]
     assert len({(c, ls) for c, _, ls in styles}) == len(names), names
     assert len({(c, m) for c, m, _ in styles}) == len(names), names
+
+
+def test_fixed_parameters_are_declared_and_read_like_parameters():
+    """A learner that fixes a parameter of its family's core declares it in ``fixed`` (OMKC(U): discount 1, the
+    Perceptron) instead of shadowing the core's Param with a bare class attribute; a built learner reads the value."""
+    from olk.algorithms import make
+    from olk.kernels import KernelSet
+    u = make("omkc_u", kernel=KernelSet.preset("spa16"))
+    assert (u.discount, u.component) == (1.0, "perceptron") and "discount" not in u.hyperparams
+    assert make("omkc_ddpa", kernel=KernelSet.preset("spa16")).component == "pa"
+    for name, cls in REGISTRY.items():
+        own = {p.name for p in cls.params}
+        for base in cls.__mro__:
+            for k, v in vars(base).get("fixed", {}).items():
+                assert k in own or getattr(cls, k) == v or any(k in vars(b).get("fixed", {}) for b in cls.__mro__
+                                                               if b is not base), (name, k)
+
+
+def test_the_family_contract_lists_every_family():
+    """pyproject's family layers name every subpackage and module of olk.algorithms (``exhaustive = true``): a new
+    family is one subpackage plus its line there, and lint-imports (make test) refuses one that has no line."""
+    tomllib = pytest.importorskip("tomllib")        # Python >= 3.11
+    from pathlib import Path
+
+    import olk.algorithms
+    root = Path(olk.algorithms.__file__).parent
+    cfg = tomllib.loads((root.parents[1] / "pyproject.toml").read_text())
+    family = next(c for c in cfg["tool"]["importlinter"]["contracts"] if c.get("containers") == ["olk.algorithms"])
+    listed = {m.strip() for layer in family["layers"] for m in layer.split("|")}
+    present = {p.name for p in root.iterdir() if (p / "__init__.py").is_file()} | {
+        p.stem for p in root.glob("*.py") if p.stem != "__init__"}
+    assert family.get("exhaustive") is True and present == listed

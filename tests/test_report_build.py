@@ -166,7 +166,8 @@ def test_include_quick_shows_them_marked(tmp_path):
     t5 = _section(md, "spa_tist2018", "5")
     assert "### Results: toy_sweep" in t5 and "**Quick run:**" in t5
     ran = md.split("### What ran")[1].split("### What could not run")[0]
-    assert "| [toy_sweep/](toy_sweep/) | SPA (TIST 2018) [Table 5](#spa-tist2018-table5) | quick run: " in ran
+    assert ("| [toy_sweep/](toy_sweep/) | SPA (TIST 2018) [Table 5](#spa-tist2018-table5) | reading not labelled; "
+            "quick run: ") in ran
     assert "toy_sweep" not in md.split("### Verdicts per table")[1].split("### How to read")[0]  # not counted
     assert "![existing](toy_sweep/figures/existing.png)" in t5  # existing figures are linked, not redrawn
     assert not (root / "toy_sweep" / "figures" / "accuracy_vs_time_s.png").exists()

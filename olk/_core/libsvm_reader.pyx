@@ -215,14 +215,16 @@ cdef inline long long _parse_index(const unsigned char* s, Py_ssize_t n) noexcep
 cdef class Parser:
     """Accumulates the rows of LIBSVM text fed to it in pieces of whole lines.
 
-    ``n_features`` (0: none) bounds the indices.  After a :meth:`feed` that met an invalid line, ``error_line``
-    is that line's number (counted from ``first_line``) and the parser takes no more text."""
+    ``n_features`` (0: none) bounds the indices, ``max_line`` (0: none) the bytes of a line (its newline not
+    counted).  After a :meth:`feed` that met an invalid line, ``error_line`` is that line's number (counted from
+    ``first_line``; ``too_long`` says it is longer than ``max_line``) and the parser takes no more text."""
 
     cdef readonly Py_ssize_t lines          # lines consumed so far (blank and comment lines included)
     cdef readonly Py_ssize_t error_line     # 0: no error
     cdef readonly long long max_index       # the largest 1-based index seen
     cdef readonly Py_ssize_t rows, nnz
-    cdef Py_ssize_t first_line
+    cdef readonly bint too_long             # the invalid line is longer than max_line bytes
+    cdef Py_ssize_t first_line, max_line
     cdef long long n_features
     cdef object _data, _indices, _indptr, _y
     cdef double* data
@@ -230,9 +232,10 @@ cdef class Parser:
     cdef int64_t* indptr
     cdef double* y
 
-    def __init__(self, n_features=None, first_line=1):
+    def __init__(self, n_features=None, first_line=1, max_line=0):
         self.n_features = 0 if n_features is None else int(n_features)
         self.first_line = first_line
+        self.max_line = max_line
         self._reset()
 
     cdef _reset(self):
@@ -303,6 +306,9 @@ cdef class Parser:
                 break
             nl = <const unsigned char*>memchr(b + pos, 10, end - pos)
             lend = end if nl == NULL else nl - b
+            if self.max_line and lend - pos > self.max_line:
+                self.too_long = True
+                return self._fail(pos, rows)
             cut = lend                               # the comment: from '#', unless a NUL byte comes first
             nl = <const unsigned char*>memchr(b + pos, 35, lend - pos)
             if nl != NULL and memchr(b + pos, 0, nl - (b + pos)) == NULL:

@@ -324,10 +324,10 @@ cdef class SVPool:
         self.n_kernels = len(codes)
         if self.n_kernels < 1:
             raise ValueError("SVPool needs at least one kernel")
-        kc = np.asarray(codes, dtype=np.intc)
-        if kc.min() < 0 or kc.max() >= N_KERNEL_CODES:
+        kc = np.asarray(codes)                   # checked before the cast to C ints (2**40 would wrap to 0)
+        if kc.dtype.kind not in "iu" or kc.min() < 0 or kc.max() >= N_KERNEL_CODES:
             raise ValueError(f"kernel codes must be in [0, {N_KERNEL_CODES}) (see olk.kernels.KERNEL_TYPES)")
-        self.kind = kc.copy()
+        self.kind = kc.astype(np.intc)
         self.gamma = np.broadcast_to(np.asarray(gammas, dtype=np.float64), (self.n_kernels,)).copy()
         self.coef0 = np.broadcast_to(np.asarray(0.0 if coef0s is None else coef0s, dtype=np.float64), (self.n_kernels,)).copy()
         self.degree = np.broadcast_to(np.asarray(1.0 if degrees is None else degrees, dtype=np.float64), (self.n_kernels,)).copy()
@@ -335,10 +335,10 @@ cdef class SVPool:
         self.int_degree = np.where((deg == np.round(deg)) & (deg >= 0) & (deg <= 64), deg, -1).astype(np.intc)
         if col_kernel is None:
             col_kernel = [0]
-        ck = np.asarray(col_kernel, dtype=np.intc)
-        if ck.ndim != 1 or ck.size < 1 or ck.min() < 0 or ck.max() >= self.n_kernels:
+        ck = np.asarray(col_kernel)
+        if ck.ndim != 1 or ck.size < 1 or ck.dtype.kind not in "iu" or ck.min() < 0 or ck.max() >= self.n_kernels:
             raise ValueError("col_kernel must list kernel indices in [0, n_kernels)")
-        self.col_kernel = ck.copy()
+        self.col_kernel = ck.astype(np.intc)
         self._measures(views, normalize)
         self.n_cols = ck.size
         self.n_sv = 0

@@ -80,6 +80,11 @@ class Learner(Protocol):
     @property
     def kernel_evals(self) -> int: ...
 
+    @property
+    def model_size(self) -> int: ...              # #SV of the output, or a random-feature model's D
+
+    def model_values(self) -> int: ...            # numbers the model keeps to predict (bench)
+
     # ----------------------------------------------------------------- scoring and facts
     def decision_function(self, X, output: Optional[str] = None) -> Any: ...
 

@@ -22,7 +22,7 @@ class Param:
     name: str
     default: Any
     doc: str = ""
-    type: type = float
+    type: Any = float               # a type (float, int, str, bool) or a converter such as NumberOr
     check: Optional[Callable[[Any], bool]] = None
     requirement: str = ""          # human text of `check`, e.g. "> 0"
     choices: tuple = ()
@@ -138,7 +138,7 @@ class Reproducibility:
 EXACT = Reproducibility()
 
 #: the check of a parameter that must be positive: ``Param("C", 1.0, "...", **POSITIVE)``
-POSITIVE = dict(check=lambda v: v > 0, requirement="> 0")
+POSITIVE: dict[str, Any] = dict(check=lambda v: v > 0, requirement="> 0")
 
 
 REGISTRY: dict[str, Any] = {}         # name -> learner class (olk.algorithms.protocol.Learner)
@@ -146,21 +146,6 @@ ALIASES: dict[str, str] = {}
 #: olk's own value classes a learner may hold in its state besides other learners (a Forgetron's bookkeeping, a
 #: SimpleMKL solution): with the registered learners, the only olk classes a model file may name (olk.persist)
 VALUE_TYPES: list[type] = []
-
-
-def kernel_and_seed_docs(cls, seed: str, seed_type: str) -> list[str]:
-    """The numpydoc entries of the two arguments every learner takes before its parameters: the kernel, and the
-    seed of its random draws under the name `seed` of the surface (``random_state`` for scikit-learn, ``seed``
-    for River)."""
-    return [
-        "kernel : str, dict, list or Kernel, default=None",
-        "    The kernel, e.g. ``{'type': 'gaussian', 'gamma': 0.4}`` or a kernel type name"
-        + (", or a kernel set (a list of kernels or a preset such as 'spa16')" if cls.max_kernels > 1 else "")
-        + "; None: Gaussian with gamma = 1.",
-        f"{seed} : {seed_type}, default=None",
-        "    Seed of the learner's random draws"
-        + (" (it is stochastic)" if cls.stochastic else " (unused: it is deterministic)") + ".",
-    ]
 
 
 def value_type(cls):
@@ -211,10 +196,25 @@ def unknown_param_error(cls, key: str, value, where: str) -> ConfigError:
                        f"; its parameters are: {', '.join(specs) or 'none'}")
 
 
-def check_params_of(cls, params: dict, where: str = "") -> dict:
+class Checked(dict):
+    """A learner's full parameters as :func:`check_params_of` returns them: every value typed and checked, the
+    defaults filled, the cross-parameter check passed, for learner class ``cls``.  What a run spec holds
+    (:class:`olk.experiment.spec.RunSpec`): a learner built from it with :func:`build` is not checked again."""
+
+    def __init__(self, cls, values: dict):
+        super().__init__(values)
+        self.cls = cls
+
+    def __reduce__(self):           # pickles (joblib, Dask) as the class and the plain values
+        return (Checked, (self.cls, dict(self)))
+
+
+def check_params_of(cls, params: dict, where: str = "") -> Checked:
     """The one parameter check: `params` against learner class `cls`'s Params (names, types, ranges) and its
-    cross-parameter ``check_params``; returns the full parameter dict with defaults filled.  Every way of
-    building a learner goes through it (the learner's constructor calls it), and so does the config layer."""
+    cross-parameter ``check_params``; returns the full parameter dict with defaults filled (:class:`Checked`).
+    Every way of building a learner from the user's values goes through it (the learner's constructor calls it);
+    the engine checks a run's parameters once, when the planner makes its spec, and builds the learner from them
+    with :func:`build`."""
     specs = {p.name: p for p in cls.params}
     out = {}
     for key, val in (params or {}).items():
@@ -223,18 +223,24 @@ def check_params_of(cls, params: dict, where: str = "") -> dict:
         out[key] = specs[key].coerce(val, f"{where + '.' if where else ''}{key}")
     full = {p.name: out.get(p.name, p.default) for p in cls.params}
     cls.check_params(full, where or cls.name)
-    return full
+    return Checked(cls, full)
 
 
-def validate_params(name: str, params: dict, where: str = "") -> dict:
+def validate_params(name: str, params: dict, where: str = "") -> Checked:
     """:func:`check_params_of` for the learner registered as `name`."""
     return check_params_of(get(name, where or "algorithm"), params, where)
 
 
-def make(name: str, kernel=None, random_state=None, where: str = "", **params):
+def make(name: str, kernel=None, random_state=None, *, where: str = "", **params: Any):
     """Instantiate a registered learner; parameter errors name `where` (e.g. the config entry)."""
     cls = get(name, where or "algorithm")
     return cls(kernel=kernel, random_state=random_state, where=where, **params)
+
+
+def build(params: Checked, kernel=None, random_state=None, where: str = ""):
+    """The learner of parameters checked by :func:`check_params_of` (a run spec's), built without checking them
+    again; the kernel as built by :func:`olk.kernels.build_kernel`."""
+    return params.cls(kernel=kernel, random_state=random_state, where=where, checked=params)
 
 
 def import_modules(package: str, path) -> None:

@@ -23,8 +23,6 @@ import statistics
 import time
 import tracemalloc
 
-import numpy as np
-
 from olk.algorithms import make
 from olk.tasks import online_pass
 
@@ -46,19 +44,6 @@ LEARNERS = [
 def _params(params: dict, budget: int) -> dict:
     sub = {"B": budget, "4B": 4 * budget}
     return {k: sub.get(v, v) if isinstance(v, str) else v for k, v in params.items()}
-
-
-def _model_values(model, n_features: int) -> int:
-    """The numbers `model` keeps to predict (see the module docstring): FOGD its D x d frequencies and 2D
-    weights; an SV learner its SVs' stored non-zeros and their coefficients (every column: SPA's averaged output
-    keeps two), NOGD once its map is built also the map's B x k entries and k weights."""
-    if model.name == "fogd":
-        return model.n_rf * n_features + 2 * model.n_rf
-    pool = model.pool
-    values = pool.nnz() + np.asarray(pool.coefs).size
-    if model.name == "nogd" and model._Mt is not None:
-        values += model._Mt.size + model._Mt.shape[1]
-    return values
 
 
 def one_pass(name: str, params: dict, X, y, order):
@@ -104,10 +89,10 @@ def main(argv=None):
     for label, name, params in LEARNERS:
         res, model = last[label]
         t = statistics.median(times[label])
-        size = model.n_rf if name == "fogd" else int(res["n_sv"])
+        size = model.model_size                       # #SV, or FOGD's D
         mb = peak_mb(name, _params(params, budget), X, y, order)
         print(f"{label:13s} {t:8.2f} {1e6 * t / T:7.1f} {t / spa_t:6.1f} {res['accuracy']:6.2f} {size:9,d} "
-              f"{_model_values(model, d):13,d} {mb:8.1f}")
+              f"{model.model_values():13,d} {mb:8.1f}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
     olk bench core                      # the six cases, 3 repeats each (medians)
     olk bench core --cases perceptron_a9a,bpas_a9a_train --repeats 5
     olk bench core --quick              # 10% of each file, 1 repeat: a smoke test (times not comparable)
-    olk bench core --vs-cpp ~/KOL/build/bin/KOL --pairs 5   # + the C++ library, cold and warm (README)
+    olk bench core --vs-cpp ~/KOL/build/bin/KOL --pairs 5   # + the C++ library, cold and warm (docs/speed.md)
     olk bench core --baseline ../olk-old --pairs 5           # + before/after pairs against another checkout
 
 **The data.**  Every case reads one LIBSVM file in file order, written once under ``--data-dir`` (default
@@ -24,7 +24,7 @@ case, medians over the repeats: ``olk loop s`` (predict + update for every examp
 process that imports olk, loads the file (olk's dataset cache warm) and runs the loop, from spawn to exit;
 ``peak MB``; the SPA paper's C++ time (Table 2, a 3.2 GHz PC) where the case is the paper's.
 
-**Against the C++ library** (``--vs-cpp PATH``: its ``KOL`` executable, built as the README says; its
+**Against the C++ library** (``--vs-cpp PATH``: its ``KOL`` executable, built as docs/speed.md says; its
 ``Cacher`` next to it is used for the parse line).  Per case, ``--pairs`` alternating pairs (olk first, then the
 C++ first, ...) of whole processes on the same file: *cold* (olk's dataset cache emptied: ``$OLK_CACHE`` points at
 a fresh empty directory, so olk parses the text like the C++ does) and then *warm* (olk's cache filled by one
@@ -43,11 +43,12 @@ reader's MB/s and rows/s, cold and warm) is printed for each file, with the C++ 
 parse + a binary cache write, a whole process) when ``--vs-cpp`` is given.
 
 Wall-clock times on a shared machine are upper bounds; ratios measured within one process or one pair are what
-the README quotes.  Results go to ``results/bench/`` (``core.csv``: one row per case; ``core.md``: the tables as
+docs/speed.md quotes.  Results go to ``results/bench/`` (``core.csv``: one row per case; ``core.md``: the tables as
 printed).
 """
 from __future__ import annotations
 
+import argparse
 import csv
 import hashlib
 import json
@@ -80,6 +81,9 @@ class Case:
     gamma: float = 0.4
     cpp: tuple = ()                     # the C++ library's -opt and its options for the same learner
     paper_s: float | None = None        # SPA paper Table 2 (C++, 3.2 GHz), where the case is the paper's
+    #: the reference loops (olk._core.refloop, a kernel Perceptron) compute this very case: their #SV and mistakes
+    #: must equal olk's, or the comparison would be meaningless
+    same_as_reference: bool = False
 
 
 DATA = {d.key: d for d in (
@@ -91,11 +95,12 @@ DATA = {d.key: d for d in (
 
 #: budgets: SPA's mean #SV (Table 2: 1,350 on a9a, 822 on codrna); BOGD's eta / lambda: olk's defaults, given to both
 CASES = (
-    Case("perceptron_a9a", "perceptron", "a9a", {}, cpp=("kernel-perceptron",), paper_s=19.93),
+    Case("perceptron_a9a", "perceptron", "a9a", {}, cpp=("kernel-perceptron",), paper_s=19.93,
+         same_as_reference=True),
     Case("rbp_a9a_train", "rbp", "a9a_train", {"budget": 1350}, cpp=("kernel-rbp", "-B", "1350")),
     Case("bpas_a9a_train", "bpas", "a9a_train", {"budget": 1350, "C": 1.0},
          cpp=("kernel-bpas", "-B", "1350", "-cbpas", "1")),
-    Case("perceptron_codrna", "perceptron", "codrna", {}, cpp=("kernel-perceptron",)),
+    Case("perceptron_codrna", "perceptron", "codrna", {}, cpp=("kernel-perceptron",), same_as_reference=True),
     Case("forgetron_codrna", "forgetron", "codrna", {"budget": 822}, cpp=("kernel-forgetron", "-B", "822")),
     Case("bogd_codrna", "bogd", "codrna", {"budget": 822, "eta": 0.1, "lam": 0.01},
          cpp=("kernel-bogd", "-B", "822", "-eta", "0.1", "-lambda", "0.01")),
@@ -256,7 +261,7 @@ def cpp_process(exe: Path, case: Case, path: Path) -> tuple[dict, Proc]:
     if p.code != 0 or "time_s" not in got or "rows" not in got:
         raise ConfigError(f"olk bench core: --vs-cpp {exe}: '{' '.join(cmd)}' exited {p.code} without the library's "
                           f"'Learning time' line ({(p.stderr or p.stdout).strip()[-200:]!r}); give the KOL executable "
-                          f"built from the library's source (README, Speed)")
+                          f"built from the library's source (docs/speed.md)")
     got["mistakes"] = round(got["rows"] * (100.0 - got.get("accuracy", 0.0)) / 100.0)
     return got, p
 
@@ -303,7 +308,7 @@ def summarise(case: Case, reps: list[dict], wholes: list[float], scale: float = 
             fc.append((r["olk"]["kernel_evals"] / r["olk"]["cpu_s"]) / limc)
         row["fraction_of_limit"] = _median(fr)
         row["fraction_of_limit_cpu"] = _median(fc)
-        if case.algorithm == "perceptron":
+        if case.same_as_reference:
             for v, r in reps[0]["ref"].items():
                 if (r["n_sv"], r["mistakes"]) != (row["n_sv"], row["mistakes"]):
                     raise SystemExit(f"olk bench core: {case.name}: reference loop '{v}' gives {r['n_sv']} SVs / "
@@ -344,14 +349,15 @@ def _ratio_cell(xs) -> str:
 
 def pairs_vs_cpp(exe: Path, case: Case, path: Path, pairs: int, log: list[dict], tick=lambda: None) -> dict:
     """Alternating pairs olk / C++ on `path`, cold then warm; every process appended to `log`."""
-    out = {"case": case.name}
+    out: dict = {"case": case.name}
     with tempfile.TemporaryDirectory(prefix="olk-bench-cache-") as tmp:
         for mode in ("cold", "warm"):
             warm_dir = Path(tmp) / "warm"
             if mode == "warm":
                 olk_process(case, path, False, child_env(OLK_CACHE=warm_dir))                # fill, untimed
-            ratios = {"loop": [], "whole": [], "whole_cpu": []}
-            olk_t, cpp_t = {"loop": [], "whole": [], "cpu": []}, {"loop": [], "whole": [], "cpu": []}
+            ratios: dict[str, list] = {"loop": [], "whole": [], "whole_cpu": []}
+            olk_t: dict[str, list] = {"loop": [], "whole": [], "cpu": []}
+            cpp_t: dict[str, list] = {"loop": [], "whole": [], "cpu": []}
             for k in range(pairs):
                 cache = warm_dir if mode == "warm" else Path(tmp) / f"cold{k}"               # cold: empty every time
                 env = child_env(OLK_CACHE=cache)
@@ -467,18 +473,18 @@ def reader_lines(paths: dict, repeats: int, cacher: Path | None) -> list[str]:
     return lines
 
 
-def _resolve_cpp(path: str, ap) -> tuple[Path, Path | None]:
+def _resolve_cpp(path: str, ap: argparse.ArgumentParser) -> tuple[Path, Path | None]:
     """--vs-cpp PATH: the KOL executable (or a directory holding it, or its bin/); Cacher beside it if built."""
     p = Path(path).expanduser()
     for cand in (p, p / "KOL", p / "bin" / "KOL"):
         if cand.is_file() and os.access(cand, os.X_OK):
             cacher = cand.with_name("Cacher")
             return cand, (cacher if cacher.is_file() and os.access(cacher, os.X_OK) else None)
-    ap.error(f"--vs-cpp {path}: no executable KOL there; build the C++ library as the README says (Speed) and give "
+    ap.error(f"--vs-cpp {path}: no executable KOL there; build the C++ library as docs/speed.md says and give "
              f"the path of its KOL")
 
 
-def _check_tree(path: str, ap) -> Path:
+def _check_tree(path: str, ap: argparse.ArgumentParser) -> Path:
     p = Path(path).expanduser().resolve()
     if not (p / "olk" / "__init__.py").is_file() or not list((p / "olk" / "_core").glob("svpool*.so")):
         ap.error(f"--baseline {path}: not an olk checkout with its extensions built (no olk/_core/svpool*.so); "

@@ -52,7 +52,7 @@ from .learners import bench_data
 
 R = 1000.0
 #: label -> (registered learner, its parameters); R is added
-ONLINE = {
+ONLINE: dict[str, tuple[str, dict]] = {
     "NC": ("klr_nc", {"eta": "R/sqrt(T)"}),
     "Auxiliary": ("klr_aux", {"aux": "shift", "gamma": 2.0, "eta": "R/sqrt(T)"}),
     "Margin": ("klr_margin", {"eta": 1.0}),

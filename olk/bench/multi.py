@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,7 @@ from . import parser
 from .learners import bench_data
 
 #: Table 5 rows: label -> (registered learner, its parameters)
-LEARNERS = {
+LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
     "DD": ("omkc_dd", {}),
     "DDPA": ("omkc_ddpa", {"eta": 0.1}),
     "SD": ("omkc_sd", {}),

@@ -58,7 +58,7 @@ def measure_reader(path, repeats: int = 5, *, python: str = sys.executable) -> d
         finally:
             shutil.rmtree(cache, ignore_errors=True)
         runs.append({**first, "warm_load_s": warm["load_s"], "warm_load_cpu_s": warm["load_cpu_s"]})
-    out = {"file": str(path), "repeats": len(runs)}
+    out: dict = {"file": str(path), "repeats": len(runs)}
     for k in ("mb", "rows", "nnz"):
         out[k] = runs[0][k]
     for name in ("decompress", "parse", "read", "first_load", "warm_load"):

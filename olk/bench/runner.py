@@ -15,6 +15,7 @@ import json
 import resource
 import sys
 import time
+from typing import Any
 
 
 def run(spec: dict) -> dict:
@@ -34,11 +35,10 @@ def run(spec: dict) -> dict:
         from olk.bench.learners import bench_data
         X, y, order = bench_data(spec["dataset"], spec["scale"], spec["seed"])
     load_s = time.perf_counter() - t0
+    kernel: Any = {"type": "gaussian", "gamma": spec["gamma"]} if not spec.get("kernels") else None
     if spec.get("kernels"):
         from olk.kernels import KernelSet
         kernel = KernelSet.preset(spec["kernels"])
-    else:
-        kernel = {"type": "gaussian", "gamma": spec["gamma"]}
     model = make(spec["algorithm"], kernel=kernel, random_state=1, **spec["params"])
     if spec.get("layout") == "independent":
         from olk.bench.multi import IndependentPools

@@ -43,6 +43,7 @@ import shutil
 import tempfile
 import zlib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +65,7 @@ def max_bytes() -> int:
 
 def min_bytes() -> int:
     """The smallest LIBSVM file (bytes on disk) worth caching: ``$OLK_CACHE_MIN`` (a size; 0 = every file), else
-    :data:`DEFAULT_MIN` (README "Start-up": below it, a read costs less than storing and mapping the arrays).  A
+    :data:`DEFAULT_MIN` (docs/speed/startup.md: below it, a read costs less than storing and mapping the arrays).  A
     value that is not a size is a one-line ConfigError naming the variable."""
     env = os.environ.get("OLK_CACHE_MIN")
     if env is None or not env.strip():
@@ -94,7 +95,8 @@ def entry_dir(key: str) -> Path:
 
 
 def _crc(a: np.ndarray) -> int:
-    return zlib.crc32(a.reshape(-1).view(np.uint8)) if a.size else 0
+    raw: Any = a.reshape(-1).view(np.uint8)        # a buffer (numpy's stubs do not say so), read without a copy
+    return zlib.crc32(raw) if a.size else 0
 
 
 class _Corrupt(Exception):
@@ -158,7 +160,7 @@ def load(key: str, extra: bool = False, arrays: bool = False):
             if indptr.shape != (shape[0] + 1,) or (indptr[0] if indptr.size else -1) != 0 \
                     or indptr[-1] != data.shape[0] or indices.shape != data.shape:
                 raise _Corrupt("CSR structure")
-            X = CSRArrays(data, indices, indptr, shape)
+            X: Any = CSRArrays(data, indices, indptr, (int(shape[0]), int(shape[1])))
             if not arrays:
                 X = X.tocsr()
         elif entry["kind"] == "dense":
@@ -203,6 +205,7 @@ def save(key: str, X, y, extra=None) -> None:
         if y is not None:
             arrays["y"] = np.ascontiguousarray(y, dtype=np.float64)
         info = {}
+        a: Any
         for name, a in arrays.items():
             np.save(tmp / f"{name}.npy", a, allow_pickle=False)
             info[name] = {"file": f"{name}.npy", "dtype": a.dtype.str, "shape": list(a.shape), "bytes": int(a.nbytes),

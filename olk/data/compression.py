@@ -9,12 +9,13 @@ import bz2
 import gzip
 import lzma
 from pathlib import Path
+from typing import Any
 
 from olk.errors import DataError
 
 #: Accepted on-disk variants of a registry path, in lookup order.
 SUFFIXES = ("", ".xz", ".bz2", ".gz")
-_OPENERS = {".xz": lzma.open, ".bz2": bz2.open, ".gz": gzip.open}
+_OPENERS: dict[str, Any] = {".xz": lzma.open, ".bz2": bz2.open, ".gz": gzip.open}
 
 
 #: the first bytes of each format (xz: the stream header magic; bzip2: "BZh" + a block size digit; gzip: 1f 8b)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -25,7 +25,7 @@ class Dataset:
     """
 
     name: str
-    X: np.ndarray  # or a scipy.sparse.csr_matrix
+    X: Any  # a numpy array or a scipy.sparse.csr_matrix
     y: np.ndarray
     task: str
     n_features: int

@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from olk.data.checksum import remember_sha256, sidecar
 from olk.data.compression import SUFFIXES
@@ -158,7 +159,7 @@ def _copy_url(url: str, out, what: str) -> None:
 
 
 def _sha256_uncompressed(path: str, keep: str, url: str) -> str:
-    opener = {".gz": gzip.open, ".xz": lzma.open}.get(keep, open)
+    opener: Any = {".gz": gzip.open, ".xz": lzma.open}.get(keep, open)
     h = hashlib.sha256()
     try:
         with opener(path, "rb") as f:

@@ -14,6 +14,10 @@ and words the message, so every error is the one the reference reader gives.
 * :func:`read_libsvm_file`: a file (plain or compressed) read in chunks: memory holds the arrays and one chunk of
   text, never the whole text; ``tee`` sees every uncompressed byte (olk hashes the file while parsing it);
 * :func:`iter_libsvm_blocks`: (X, y) per block of lines of a stream (``olk predict MODEL -``): bounded memory.
+
+A line longer than the ``line_bytes`` limit (:mod:`olk.limits`, 16 MB unless raised) is refused in one line
+naming the file and the line as soon as that many bytes of it have been read: memory holds at most one such line,
+however long the line (or an endless stream without a newline) is.
 """
 from __future__ import annotations
 
@@ -36,9 +40,11 @@ def read_libsvm(data, src: str, *, n_features: int | None = None, dataset: str |
     start at `first_line` (a chunk of a longer stream)."""
     from olk._core.libsvm_reader import Parser
 
-    parser = Parser(n_features, first_line)
+    parser = Parser(n_features, first_line, _max_line())
     parser.feed(data)
     if parser.error_line:
+        if parser.too_long:
+            raise _too_long(src, parser.error_line)
         return _explain(bytes(data), src, n_features=n_features, dataset=dataset, first_line=first_line)
     return _csr(parser.take())
 
@@ -47,18 +53,24 @@ def read_libsvm_file(path, src: str | None = None, *, n_features: int | None = N
                      tee=None, before_error=None, chunk_bytes: int = CHUNK_BYTES, arrays: bool = False):
     """Parse a LIBSVM file (plain, .xz, .bz2 or .gz: by its magic bytes) -> (CSR float64 X, float64 y), reading
     `chunk_bytes` of uncompressed text at a time.  ``tee(piece)`` is called with every piece of the uncompressed
-    content, in order, even past an invalid line (the whole file is read, so a hash of it is complete).  On an
-    invalid line ``before_error()`` is called first (e.g. to report a checksum mismatch instead), then the file is
-    read again, in chunks, to name the line (:func:`diagnose`).  With ``arrays``, X is a
+    content, in order; past an invalid line too when ``before_error`` is given (the whole file is read, so a hash
+    of it is complete), else reading stops there.  On an invalid line ``before_error()`` is called first (e.g. to
+    report a checksum mismatch instead), then the file is read again, in chunks, to name the line
+    (:func:`diagnose`).  With ``arrays``, X is a
     :class:`~olk.data.dataset.CSRArrays` (no scipy import)."""
     from olk._core.libsvm_reader import Parser
     from olk.data.compression import iter_decompressed
 
     src = str(path) if src is None else src
-    parser = Parser(n_features)
+    max_line = _max_line()
+    parser = Parser(n_features, 1, max_line)
     failed = False
+    long_line = 0                   # the number of a line found longer than max_line before its end was read
     pending: list[bytes] = []       # the text after the last newline read so far
+    open_bytes = 0                  # its length
     for piece in iter_decompressed(path, chunk_bytes):
+        if failed and before_error is None:
+            break                   # nothing wants the rest (a hash of the whole file is for before_error)
         if tee is not None:
             tee(piece)
         if failed:
@@ -66,20 +78,28 @@ def read_libsvm_file(path, src: str | None = None, *, n_features: int | None = N
         nl = piece.rfind(b"\n")
         if nl < 0:
             pending.append(piece)
+            open_bytes += len(piece)
+            if open_bytes > max_line:         # memory holds at most max_line bytes of a line
+                failed, long_line, pending = True, parser.lines + 1, []
             continue
         buf = b"".join((*pending, piece)) if pending else piece
         cut = len(buf) - (len(piece) - nl - 1)
         parser.feed(buf, 0, cut)
         failed = bool(parser.error_line)
         pending = [piece[nl + 1:]] if nl + 1 < len(piece) else []
+        open_bytes = len(piece) - nl - 1
     if pending and not failed:
         parser.feed(b"".join(pending))
         failed = bool(parser.error_line)
     if failed:
         if before_error is not None:
             before_error()
+        if long_line or parser.too_long:
+            raise _too_long(src, long_line or parser.error_line)
         first = 1
-        for block in _line_blocks(iter_decompressed(path, chunk_bytes)):
+        for block in _line_blocks(iter_decompressed(path, chunk_bytes), max_line):
+            if block is None:               # a line longer than max_line: the next one
+                raise _too_long(src, first)
             err = diagnose(block, src, n_features=n_features, dataset=dataset, first_line=first)
             if err is not None:
                 raise err
@@ -90,40 +110,55 @@ def read_libsvm_file(path, src: str | None = None, *, n_features: int | None = N
     return _csr(parser.take(), arrays)
 
 
-def iter_libsvm_blocks(stream, src: str, *, lines: int = 20_000, read_size: int = 1 << 16):
-    """(X, y) for each block of `lines` lines of the binary `stream` (the last block may be shorter; blocks
+def iter_libsvm_blocks(stream, src: str, *, lines: int = 20_000, read_size: int = 1 << 16,
+                       block_bytes: int = CHUNK_BYTES):
+    """(X, y) for each block of at most `lines` lines and about `block_bytes` bytes of the binary `stream` (blocks
     without data rows are skipped), as :func:`read_libsvm` of that block with line numbers counted over the whole
-    stream.  Memory: one block of text and its arrays.  Each block's X is as wide as its largest index."""
+    stream.  Memory: one block of text and its arrays, and at most ``line_bytes`` (:mod:`olk.limits`) of a line
+    whose end has not come yet: a longer one, or an endless stream without a newline, is refused in one line.
+    Each block's X is as wide as its largest index."""
     from olk._core.libsvm_reader import line_ends
 
+    max_line = _max_line()
     read = getattr(stream, "read1", None) or stream.read
     pieces: list[bytes] = []
-    count, first = 0, 1
+    size = count = tail = 0         # bytes held, newlines among them, bytes after the last one
+    first = 1
     while True:
         piece = read(read_size)
-        if not piece:
-            break
-        pieces.append(piece)
-        count += piece.count(b"\n")
-        if count < lines:
-            continue
+        if piece:
+            pieces.append(piece)
+            size += len(piece)
+            n = piece.count(b"\n")
+            count += n
+            tail = tail + len(piece) if n == 0 else len(piece) - piece.rfind(b"\n") - 1
+            if tail > max_line:
+                raise _too_long(src, first + count)
+            if count < lines and size < block_bytes:
+                continue
+        if not pieces:
+            return
         buf = b"".join(pieces)
-        pos = 0
-        while True:
-            end, _ = line_ends(buf, pos, lines)
-            if end < 0:
-                break
+        pos, whole = 0, len(buf) - tail         # [0, whole): complete lines
+        while pos < whole:
+            end, found = line_ends(buf, pos, lines)
+            if end < 0:                         # fewer than `lines` lines left: a block of them if the buffer is
+                if piece and size < block_bytes:    # full (or the stream ended), else wait for more
+                    break
+                end = whole
             X, y = read_libsvm(memoryview(buf)[pos:end], src, first_line=first)
             if X.shape[0]:
                 yield X, y
-            first += lines
+            first += found
             pos = end
+        if not piece:                           # the end of the stream: its last line may lack a newline
+            if pos < len(buf):
+                X, y = read_libsvm(memoryview(buf)[pos:], src, first_line=first)
+                if X.shape[0]:
+                    yield X, y
+            return
         rest = buf[pos:]
-        pieces, count = ([rest] if rest else []), rest.count(b"\n")
-    if pieces:
-        X, y = read_libsvm(b"".join(pieces), src, first_line=first)
-        if X.shape[0]:
-            yield X, y
+        pieces, size, count = ([rest] if rest else []), len(rest), rest.count(b"\n")
 
 
 def read_libsvm_reference(data: bytes, src: str, *, n_features: int | None = None, dataset: str | None = None,
@@ -156,19 +191,37 @@ def _explain(data: bytes, src: str, *, n_features, dataset, first_line: int = 1,
     return read_libsvm_reference(data, src, n_features=n_features, dataset=dataset, first_line=first_line)
 
 
-def _line_blocks(pieces):
-    """The pieces of a text regrouped at line ends: every block but the last ends with a newline."""
+def _line_blocks(pieces, max_line: int):
+    """The pieces of a text regrouped at line ends: every block but the last ends with a newline.  None in place
+    of a block whose last line is longer than `max_line` (after the blocks before it; then nothing more)."""
     pending: list[bytes] = []
+    held = 0
     for piece in pieces:
         nl = piece.rfind(b"\n")
         if nl < 0:
             pending.append(piece)
+            held += len(piece)
+            if held > max_line:
+                yield None
+                return
             continue
         yield b"".join((*pending, piece[:nl + 1]))
         pending = [piece[nl + 1:]]
+        held = len(pending[0])
     rest = b"".join(pending)
     if rest:
         yield rest
+
+
+def _max_line() -> int:
+    from olk.limits import LIMITS
+    return LIMITS["line_bytes"].value()
+
+
+def _too_long(src: str, line: int) -> DataError:
+    from olk.limits import LIMITS
+    return DataError(f"{src}:{line}: the line is " + LIMITS["line_bytes"].exceeded("longer than")
+                     + "; is this a LIBSVM text file?")
 
 
 def _csr(parts, arrays: bool = False):

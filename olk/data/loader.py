@@ -20,6 +20,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -131,7 +132,8 @@ def _code_stamp() -> str:
         h = hashlib.sha256(np.__version__.encode())
         here = Path(__file__).resolve().parent
         files = sorted(here.glob("*.py"))
-        scipy_dir = Path(sys.modules["scipy"].__file__).parent if "scipy" in sys.modules else None
+        scipy_file = sys.modules["scipy"].__file__ if "scipy" in sys.modules else None
+        scipy_dir = Path(scipy_file).parent if scipy_file else None
         if scipy_dir is None:
             import importlib.util
             spec = importlib.util.find_spec("scipy")
@@ -275,7 +277,10 @@ def _read_parts(spec: DatasetSpec, splits, data_dir, verify, want_sparse, meta):
 
 
 def _read_part(spec: DatasetSpec, part: Part, data_dir, verify, meta):
-    blocks, y, views, col = [], None, {}, 0
+    blocks: list = []
+    y: Any = None
+    views: dict = {}
+    col = 0
     for f in part.files:
         path = _locate(spec, part, f, data_dir)
         src = str(path)
@@ -293,7 +298,7 @@ def _read_part(spec: DatasetSpec, part: Part, data_dir, verify, meta):
             raise DataError(f"{src}: {X.shape[0]} rows, but the registry expects {part.rows} for "
                             f"{spec.name}/{part.split}: truncated file or a different version; re-fetch with "
                             f"`olk datasets fetch {spec.name} --force`")
-        ncols = f.columns if f.view is not None else spec.n_features
+        ncols: Any = f.columns if f.view is not None else spec.n_features
         if X.shape[1] != ncols:
             raise DataError(f"{src}: {X.shape[1]} feature columns, but the registry declares {ncols} for "
                             f"{spec.name}{'/' + f.view if f.view else ''}: wrong file or a different version")
@@ -314,7 +319,7 @@ def _read_part(spec: DatasetSpec, part: Part, data_dir, verify, meta):
         if len(nrows) > 1:
             raise DataError(f"dataset '{spec.name}': its view files have different row counts {sorted(nrows)}")
         X = np.hstack([b.toarray() if issparse(b) else b for b in blocks])
-        rpc = int(spec.options.get("rows_per_class", X.shape[0]))
+        rpc = int(spec.options.get("rows_per_class", X.shape[0]) or 0)
         y = (np.arange(X.shape[0]) // rpc).astype(np.float64)
         return X, y, views
     return blocks[0], y, {}
@@ -361,7 +366,7 @@ def read_file(path: Path, fmt: str, *, n_features=None, options=None, dataset=No
     if fmt == "libsvm":
         h = hashlib.sha256()
         X, y = read_libsvm_file(path, str(path), n_features=n_features, dataset=dataset, tee=h.update,
-                                before_error=lambda: checked(h.hexdigest()), arrays=True)
+                                before_error=(lambda: checked(h.hexdigest())) if check else None, arrays=True)
         sha = checked(h.hexdigest())
     else:
         data = read_bytes(path)

@@ -6,8 +6,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from olk._lazy import yaml_load
+from olk._lazy import yaml_load, yaml_read
 from olk.data.dataset import TASKS
 from olk.data.preprocess import validate_preprocess
 from olk.errors import DataError, did_you_mean
@@ -67,9 +68,10 @@ class DatasetSpec:
         """Expected rows of the given splits (default: default_split); None if unknown."""
         total = 0
         for s in splits or self.default_split:
-            if self.parts[s].rows is None:
+            rows = self.parts[s].rows
+            if rows is None:
                 return None
-            total += self.parts[s].rows
+            total += rows
         return total
 
     def files(self):
@@ -135,7 +137,7 @@ def _mtime(f: Path):
 def _read_registry(path: Path) -> dict[str, DatasetSpec]:
     where = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = yaml_read(path).decode("utf-8")
     except OSError as e:
         raise DataError(f"{where}: cannot read dataset registry ({e.strerror}): fix OLK_REGISTRY") from None
     except UnicodeDecodeError as e:
@@ -148,7 +150,8 @@ def _read_registry(path: Path) -> dict[str, DatasetSpec]:
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             line = f":{mark.line + 1}" if mark else ""
-            raise DataError(f"{where}{line}: invalid YAML in dataset registry: {getattr(e, 'problem', e)}") from None
+            what = "dataset registry:" if getattr(e, "olk_bound", False) else "invalid YAML in dataset registry:"
+            raise DataError(f"{where}{line}: {what} {getattr(e, 'problem', e)}") from None
         _keep_parsed_copy(text, doc)
     if not isinstance(doc, dict) or not isinstance(doc.get("datasets"), dict):
         raise DataError(f"{where}: a dataset registry needs a top-level mapping 'datasets: {{name: entry, ...}}'")
@@ -272,7 +275,7 @@ def _parse_file(ctx: str, f, offline: bool, view: str | None = None) -> FileSpec
                     offline=bool(f.get("offline", offline)), view=view, columns=f.get("columns"))
 
 
-_OPTIONS = {"libsvm": {}, "mat": {"x_key": str, "y_key": str, "x_layout": str},
+_OPTIONS: dict[str, dict[str, Any]] = {"libsvm": {}, "mat": {"x_key": str, "y_key": str, "x_layout": str},
             "delimited": {"sep": str, "target_column": int, "feature_columns": list, "label_map": dict},
             "mfeat": {"rows_per_class": int}}
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import yaml
 
-from .._lazy import yaml_load
+from .._lazy import yaml_load, yaml_read
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean, excerpt
 from ..kernels import is_kernel_set, kernel_spec, make_kernel
@@ -183,7 +183,7 @@ class ExperimentConfig:
     memory_limit: int | None = None         # bytes; 0 = no limit; None = the default (olk.experiment.memory)
     checkpoints: int = 50
     data_dir: str | None = None
-    kernel: dict = field(default_factory=lambda: {"type": "gaussian", "gamma": 1.0})
+    kernel: dict | list | str = field(default_factory=lambda: {"type": "gaussian", "gamma": 1.0})  # a kernel or set
     tune_metric: str = "accuracy"
     datasets: list = field(default_factory=list)
     algorithms: list = field(default_factory=list)
@@ -263,7 +263,7 @@ def algorithm_params(name: str, params: dict, where: str, allow_match=True, valu
 
 def _grid_of(name: str, spec, where: str) -> dict:
     """{param: [values]} checked against the registry; 'kernel.gamma' etc. name kernel parameters."""
-    out = {}
+    out: dict = {}
     if spec is None:
         return out
     if not isinstance(spec, dict):
@@ -499,12 +499,8 @@ def load_config(path: str | Path) -> ExperimentConfig:
         if exists and not _is(p, "dir"):        # /dev/zero, a FIFO, a socket: reading it could block or never end
             raise ConfigError(f"{path}: not a regular file; give the path of a YAML config file")
         raise ConfigError(f"{path}: config file not found")
-    from .._lazy import YAML_MAX_CHARS
     try:
-        if p.stat().st_size > YAML_MAX_CHARS:
-            raise ConfigError(f"{path}: {p.stat().st_size:,} bytes is too large for a config file (at most "
-                              f"{YAML_MAX_CHARS:,}); give a YAML config such as configs/demo.yaml")
-        data = p.read_bytes()
+        data = yaml_read(p)
     except OSError as e:
         raise ConfigError(f"{path}: cannot read the config file ({e.strerror or e})") from None
     try:
@@ -520,6 +516,8 @@ def load_config(path: str | Path) -> ExperimentConfig:
         if isinstance(e, yaml.reader.ReaderError):      # a control character such as NUL: binary, not YAML
             line = f":{text.count(chr(10), 0, e.position) + 1}"
             reason = f"unacceptable character {excerpt(chr(e.character))} at offset {e.position}"
+        elif getattr(e, "olk_bound", False):       # beyond a limit of olk.limits: its own sentence
+            raise ConfigError(f"{path}{line}: {e.problem}") from None
         else:
             reason = " ".join(str(getattr(e, "problem", None) or e).split())
         raise ConfigError(f"{path}{line}: invalid YAML ({reason})") from None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+from typing import Any
 
 from ..errors import ConfigError, OlkError
 
@@ -43,7 +44,8 @@ class DaskSession:
 
     def __init__(self, scheduler: str | None = None, n_workers: int = 2, log=print):
         self.scheduler, self.n_workers, self.log = scheduler, max(1, int(n_workers)), log
-        self.client = self.cluster = None
+        self.client: Any = None         # a distributed.Client once entered
+        self.cluster: Any = None        # the LocalCluster started here, if any
         self.futures: dict[str, tuple] = {}
 
     def __enter__(self) -> "DaskSession":

@@ -75,12 +75,11 @@ def _batch_parts(cfg: ExperimentConfig, d, ds) -> tuple:
                               f"{'parts ' + ', '.join(sorted(ds.splits)) if ds.splits else 'a single file'}"
                               f" (no '{test}'); set 'test: PART' or 'holdout: 0.3' on the dataset")
         train = [s for s in ds.splits if s != test]
-        tr = ds.part(train[0]) if len(train) == 1 else None
-        if tr is None:
+        if len(train) != 1:
             raise ConfigError(f"{where}: cannot tell the training part among {', '.join(train)}")
-        te = ds.part(test)
+        tr, te = ds.part(train[0]), ds.part(test)
         parts = [(tr.X, tr.y), (te.X, te.y)]
-    out = []
+    out: list = []
     for (X, y), name in zip(parts, ("train", "test")):
         out += _scaled(cfg, d.name, X, y, part=name)
     return tuple(out)
@@ -106,7 +105,7 @@ def kernel_width(X, ref: WidthRef, seed: int, dataset: str, kind: str = "gaussia
         raise ConfigError(f"dataset '{dataset}': the {ref.percentile:g}th percentile of the {what} "
                           f"of {len(idx)} sampled rows is 0 (duplicate rows); use a higher percentile")
     gamma = 1.0 / sigma if kind == "chi2" else 1.0 / (2.0 * sigma * sigma)
-    out = {"percentile": ref.percentile, "sample": int(len(idx)), "sigma": sigma, "gamma": gamma}
+    out: dict = {"percentile": ref.percentile, "sample": int(len(idx)), "sigma": sigma, "gamma": gamma}
     if kind != "gaussian" or cols is not None:
         out.update({"kind": kind, "cols": list(cols) if cols is not None else None})
     return out

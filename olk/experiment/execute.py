@@ -8,18 +8,15 @@ whatever ``n_jobs`` or backend: that is what makes results bit-identical across 
 """
 from __future__ import annotations
 
+import os
 import sys
+import threading
 import time
 
 from ..algorithms import registry as algo_registry
 from ..tasks import HeldOutCurve, task_of
 from . import seeds
 from .spec import RunSpec
-
-
-def _learner(spec: RunSpec):
-    return algo_registry.make(spec.algorithm, kernel=spec.kernel, random_state=spec.algo_seed, where=spec.label,
-                              **spec.params)
 
 
 def execute_run(spec: RunSpec, X, y, Xt=None, yt=None) -> dict:
@@ -30,59 +27,24 @@ def execute_run(spec: RunSpec, X, y, Xt=None, yt=None) -> dict:
     (``spec.fold`` set) trains on the other folds of the training set and tests on fold ``fold``.
     With k-fold evaluation (``spec.eval_folds`` = k), (X, y) holds all the rows and permutation r trains on
     the folds other than r mod k and tests on fold r mod k.
+
+    The spec is read in one direction: its record, its rows (:mod:`~olk.experiment.seeds`), its learner (built
+    from the parameters the planner checked: :func:`olk.algorithms.registry.build`), then the protocol of the
+    learner's task (:mod:`olk.tasks`), which runs and scores it.
     """
+    rec = spec.to_record()
     if spec.mode == "batch":
-        return _execute_batch(spec, X, y, Xt, yt)
-    model = _learner(spec)
+        X, y, Xt, yt = seeds.run_split(spec, X, y, Xt, yt)
     order = seeds.permutation(X.shape[0], spec.seed, spec.dataset, spec.perm, spec.shuffle)
-    rec = spec.to_record()
-    rec.update(task_of(type(model)).online_pass(model, X, y, order, spec.checkpoints))
-    return rec
-
-
-def _execute_batch(spec: RunSpec, X, y, Xt, yt) -> dict:
-    """Train on the training set (online learners: one pass over permutation ``perm``), test every output."""
-    if spec.eval_folds and spec.fold is None:
-        tr, te = seeds.eval_folds(y, spec.eval_folds, spec.seed, spec.dataset)[spec.perm % spec.eval_folds]
-        X, y, Xt, yt = X[tr], y[tr], X[te], y[te]
-    if spec.fold is not None:
-        tr, va = seeds.cv_folds(y, spec.cv["folds"], spec.cv["max_rows"], spec.seed, spec.dataset)[spec.fold]
-        X, y, Xt, yt = X[tr], y[tr], X[va], y[va]
-    cls = algo_registry.REGISTRY[spec.algorithm]
-    task = task_of(cls)
-    model = _learner(spec)
-    order = seeds.permutation(X.shape[0], spec.seed, spec.dataset, spec.perm, spec.shuffle)
-    rec = spec.to_record()
-    curve = HeldOutCurve(task, Xt, yt, spec.params.get("output"), spec.test_curve) if spec.test_curve else None
-    if cls.batch:
-        t0 = time.perf_counter()
-        if curve is not None and cls.reports_progress:
-            curve.start(t0)                   # point k = the model after its k-th outer iteration
-            model.fit(X, y, order, probe=lambda: curve.probe(model, len(curve.rows) + 1))
-        else:
-            model.fit(X, y, order)
-        elapsed = time.perf_counter() - t0 - (curve.paused if curve is not None else 0.0)
-        rec.update({"n_examples": int(X.shape[0]), "n_sv": model.n_sv, "n_sv_last": model.n_sv,
-                    "n_updates": model.n_updates, "time_s": elapsed, "kernel_evals": model.kernel_evals})
-        summary = model.run_summary()
-        if summary:
-            rec["summary"] = summary
-    else:
-        rec.update(task.online_pass(model, X, y, order, spec.checkpoints, held_out=curve))
-        for _ in range(1, spec.epochs or 1):        # more passes (the OKS paper's two epochs): the online
-            more = task.online_pass(model, X, y, order, spec.checkpoints)   # metrics stay the first pass's
-            rec.update({"time_s": rec["time_s"] + more["time_s"],
-                        **{k: more[k] for k in ("n_sv", "n_sv_last", "n_updates", "kernel_evals", "summary")
-                           if k in more}})
-    if curve is not None:
-        rec["test_curve"] = curve.to_record()
-    rec["train_time_s"] = rec["time_s"]
-    outputs = tuple(cls.outputs)
-    by_out = {o: task.test_score(model, Xt, yt, output=o) for o in outputs}
-    rec[task.test_metric] = by_out[spec.params["output"]] if outputs else task.test_score(model, Xt, yt)
-    if outputs:
-        rec[f"{task.test_metric}_by_output"] = by_out
-    rec["n_test"] = int(len(yt))
+    model = algo_registry.build(spec.params, kernel=spec.kernel, random_state=spec.algo_seed, where=spec.label)
+    task = task_of(type(model))
+    if spec.mode != "batch":
+        rec.update(task.online_pass(model, X, y, order, spec.checkpoints))
+        return rec
+    output = spec.params.get("output")
+    curve = HeldOutCurve(task, Xt, yt, output, spec.test_curve) if spec.test_curve else None
+    rec.update(task.train(model, X, y, order, spec.checkpoints, epochs=spec.epochs, held_out=curve))
+    rec.update(task.test(model, Xt, yt, output))
     return rec
 
 
@@ -114,10 +76,45 @@ def execute_all(specs: list[RunSpec], data: dict, run, *, n_jobs: int, backend: 
                 yield rec
                 bar.update()
         else:
-            from joblib import Parallel, delayed
-            par = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
+            from joblib import Parallel, delayed, parallel_config
+            # worker processes watch this one from their start: a SIGKILL of olk ends them (watch_parent)
+            watch = {"initializer": watch_parent, "initargs": (os.getpid(),)} if backend != "threading" else {}
+            with parallel_config(backend, **watch):     # (joblib's multiprocessing pool returns a list only)
+                par = Parallel(n_jobs=n_jobs, return_as="list" if backend == "multiprocessing"
+                               else "generator_unordered")
             for rec in par(delayed(run)(s, *data[s.dataset]) for s in specs):
                 yield rec
                 bar.update()
     finally:
         bar.close()
+
+
+#: seconds between two looks of a worker process at its parent (:func:`watch_parent`)
+PARENT_POLL = 0.5
+
+
+def watch_parent(olk_pid: int) -> None:
+    """The initializer of joblib's worker processes: a daemon thread that ends the worker when its parent is gone
+    (``os.getppid()`` changes: the process was re-parented), and an immediate end if olk died while the worker
+    was starting.  A SIGKILL of ``olk run -j N`` cannot shut joblib's workers down; without this they (and the
+    resource trackers they keep open) would idle on until their own timeout.  Polling works on every platform
+    and whichever process started the worker (olk itself, or a fork server that ends with olk)."""
+    parent = os.getppid()
+    if parent != olk_pid and not _alive(olk_pid):
+        os._exit(1)
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+    threading.Thread(target=watch, name="olk-parent-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:             # e.g. EPERM: it exists
+        return True
+    return True

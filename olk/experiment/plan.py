@@ -24,10 +24,12 @@ from __future__ import annotations
 import copy
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..algorithms import registry as algo_registry
+from ..algorithms.registry import Checked
 from ..errors import ConfigError, did_you_mean
 from ..kernels import build_kernel, kernel_count, resolve_views
 from ..tasks import task_of
@@ -187,7 +189,7 @@ def setting_display(pt: dict, matched: dict, name_of) -> str | None:
 
 def stat_of(rec: dict, stat: str):
     """A record's value for ``stat``; dotted names walk nested dicts (``kernel.gamma``, ``params.G``)."""
-    val = rec
+    val: Any = rec
     for part in stat.split("."):
         if not isinstance(val, dict):
             return None
@@ -198,11 +200,11 @@ def stat_of(rec: dict, stat: str):
 @dataclass
 class Group:
     """The candidates of one (dataset, entry, sweep point): grid values -> their specs."""
-    dataset: object
-    entry: object
-    point: dict
+    dataset: Any                # the config's Dataset entry
+    entry: Any                  # the config's Algorithm entry
+    point: Any                  # the sweep point (a Point)
     candidates: list          # [(values, [RunSpec, ...])]
-    target: MatchRef | None = None
+    target: Any = None          # a match_tune group: the MatchRef its grid is matched to
     goal: float | None = None
 
     @property
@@ -250,7 +252,7 @@ class Planner:
                 for pt in a.settings():
                     p0 = {**base, **_algo_part(pt)}
                     cands = list(_candidates(a.tune)) if a.tune else [{}]
-                    if not any(_valid(a, {**p0, **_algo_part(c)}) for c in cands):
+                    if not any(_checked(a, {**p0, **_algo_part(c)}) is not None for c in cands):
                         first = first or {**p0, **_algo_part(cands[0])}
                         self.skipped.setdefault((d.name, a.label), []).append(setting_suffix(pt))
                 kern = d.kernel or a.kernel or self.cfg.kernel
@@ -267,15 +269,16 @@ class Planner:
                          f"{' ...' if len(pts) > 5 else ''}")
 
     # ------------------------------------------------------------------ specs
-    def spec(self, phase, d, a, params: dict, perm: int, *, kernel, setting: dict | None = None,
+    def spec(self, phase, d, a, params: Checked, perm: int, *, kernel, setting: dict | None = None,
              fold: int | None = None) -> RunSpec:
+        """One run: `params` checked once (:func:`_checked`), `kernel` built (:meth:`_kernel_for`)."""
         cls = algo_registry.REGISTRY[a.name]
         batch = self.cfg.mode == "batch"
         return RunSpec(
             experiment=self.cfg.name, phase=phase, mode=self.cfg.mode, task=task_of(cls).name, dataset=d.name,
             preprocess=d.preprocess, scale=self.cfg.scale, shuffle=self.cfg.shuffle, seed=self.cfg.seed, perm=perm,
             algorithm=a.name, label=a.label, display=a.display,
-            params=algo_registry.validate_params(a.name, params, self._where(d, a)),
+            params=params,
             kernel=kernel, checkpoints=self.cfg.checkpoints,
             algo_seed=seeds.algorithm_seed(self.cfg.seed, d.name, perm, a.seeds_of or a.label)
             if cls.stochastic else None,
@@ -306,12 +309,13 @@ class Planner:
         return setting_display(pt, matched, lambda lab, stat: (self.cfg.algorithm(lab).display,
                                                                 METRICS.get(stat, (stat,))[0]))
 
-    def _kernel_for(self, d, a, pt: Point, values: dict | None = None):
+    def _kernel_for(self, d, a, pt: Any, values: dict | None = None):
         """The run's kernel, built (a Kernel or KernelSet): dataset's, else algorithm's (matches resolved), else the
         config's; then tuned values."""
         spec = d.kernel or (self._resolve_matches(d, a, pt, a.kernel, kernel=True)
                             if isinstance(a.kernel, dict) else a.kernel) or self.cfg.kernel
-        if "kernel" in (values or {}):          # a tuned choice among kernels (tune: {kernel: [...]})
+        values = values or {}
+        if "kernel" in values:                  # a tuned choice among kernels (tune: {kernel: [...]})
             spec = values["kernel"]
         grid = {k.split(".", 1)[1]: v for k, v in (values or {}).items() if k.startswith("kernel.")}
         spec = resolve_views(spec, self.views.get(d.name), f"{self._where(d, a)}: kernel")
@@ -335,12 +339,12 @@ class Planner:
         if not vals:
             raise ConfigError(f"{self.cfg.path}: {a.label}.{what} matches {ref.label}'s {ref.stat}, but {ref.label} "
                               f"has no runs with '{ref.stat}' on {d.name}")
-        agg = {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}.get(ref.agg)
+        agg: Any = {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}.get(ref.agg)
         if agg is None:
             raise ConfigError(f"{self.cfg.path}: {a.label}.{what}.agg must be mean, median, max or min")
         return float(agg(vals))
 
-    def _resolve_matches(self, d, a, pt: Point, params: dict, kernel: bool = False) -> dict:
+    def _resolve_matches(self, d, a, pt: Any, params: dict, kernel: bool = False) -> dict:
         specs = {p.name: p for p in algo_registry.REGISTRY[a.name].params}
         out = {}
         for k, v in params.items():
@@ -389,8 +393,9 @@ class Planner:
                     base = self._params_at(d, a, pt)
                     cands = []
                     for values in _candidates(a.tune):
-                        p, kern = self._point(d, a, pt, values, base)
-                        if _valid(a, p):
+                        point, kern = self._point(d, a, pt, values, base)
+                        p = _checked(a, point)
+                        if p is not None:
                             cands.append((values, [self.spec("tune", d, a, p, seeds.TUNE_PERM, kernel=kern,
                                                              setting=pt, fold=f) for f in folds]))
                     groups.append(Group(d, a, pt, cands))
@@ -428,9 +433,10 @@ class Planner:
                     goal = self._match_value(d, a, pt, "match_tune.target", target)
                     tuned = chosen.get((d.name, a.label, setting_suffix(pt))) or {}
                     base, kern = self._point(d, a, pt, tuned)
-                    cands = [(values, [self.spec("match", d, a, {**base, **values}, seeds.TUNE_PERM, kernel=kern,
-                                                 setting=pt)])
-                             for values in _candidates(a.match_tune["grid"]) if _valid(a, {**base, **values})]
+                    grid = _candidates(a.match_tune["grid"])
+                    checked = [(values, _checked(a, {**base, **values})) for values in grid]
+                    cands = [(values, [self.spec("match", d, a, p, seeds.TUNE_PERM, kernel=kern, setting=pt)])
+                             for values, p in checked if p is not None]
                     groups.append(Group(d, a, pt, cands, target, goal))
         return groups
 
@@ -458,7 +464,8 @@ class Planner:
             for a in algos:
                 reps = main_repeats(self.cfg, d, a)
                 for pt in self._settings(d, a):
-                    p, kern = self._point(d, a, pt, chosen.get((d.name, a.label, setting_suffix(pt))) or {})
+                    point, kern = self._point(d, a, pt, chosen.get((d.name, a.label, setting_suffix(pt))) or {})
+                    p = algo_registry.validate_params(a.name, point, self._where(d, a))
                     specs += [self.spec("main", d, a, p, r, kernel=kern, setting=pt) for r in range(reps)]
         return specs
 
@@ -481,9 +488,10 @@ def _algo_part(values: dict) -> dict:
     return {k: v for k, v in values.items() if not (k == "kernel" or k.startswith("kernel."))}
 
 
-def _valid(a, params: dict) -> bool:
+def _checked(a, params: dict) -> Checked | None:
+    """The parameters of entry `a` checked once (typed, defaults filled: what a spec holds), or None for a
+    combination the learner refuses (a tune or sweep point that is skipped)."""
     try:
-        algo_registry.validate_params(a.name, params, a.label)
-        return True
+        return algo_registry.validate_params(a.name, params, a.label)
     except ConfigError:
-        return False
+        return None

@@ -123,7 +123,7 @@ def compare_to_baseline(current: dict, baseline: dict, name: str) -> RegressRepo
         groups.setdefault((ds, label), []).append((c, b, repro))
     for (ds, label), pairs in groups.items():
         repro = pairs[0][2]
-        metrics = [("accuracy", lambda r: r.get("accuracy"))]
+        metrics: list = [("accuracy", lambda r: r.get("accuracy"))]
         for o in (pairs[0][1].get("test_accuracy") or {}):
             metrics.append((f"test accuracy ({o})", lambda r, o=o: (r.get("test_accuracy") or {}).get(o)))
         for what, get in metrics:

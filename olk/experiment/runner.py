@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import ConfigError, Interrupted, OlkError
-from ..fileio import DirLock, atomic_write_text, check_writable_dir, write_error
+from ..fileio import RERUN_RESUME, DirLock, atomic_write_text, check_writable_dir, write_error
 from ..paths import project_dir
 from . import dask_backend, fingerprint, memory
 from .config import ExperimentConfig
@@ -42,8 +42,9 @@ def _git_commit() -> str | None:
         out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=project_dir(), capture_output=True,
                              text=True, timeout=5)
         if out.returncode == 0:
-            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=project_dir(),
-                                   capture_output=True, text=True, timeout=5).stdout.strip()
+            # results/ holds outputs (a --force run overwrites its own committed directory): not the code's state
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"],
+                                   cwd=project_dir(), capture_output=True, text=True, timeout=5).stdout.strip()
             return out.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         pass
@@ -149,7 +150,7 @@ class Runner:
         self._execute(plan.main(datasets, algos, chosen), "runs")
 
     def _meta(self, status: str, started: str) -> dict:
-        meta = {
+        meta: dict = {
             "name": self.cfg.name, "paper": self.cfg.paper, "table": self.cfg.table, "config": self.cfg.path,
             "description": self.cfg.description, "command": self.command, "olk_version": __version__,
             "git_commit": _git_commit(), "machine": machine_info(), "started": started,
@@ -203,7 +204,7 @@ class Runner:
         try:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise write_error(self.out, e, "create the results directory") from None
+            raise write_error(self.out, e, "create the results directory", RERUN_RESUME) from None
         with DirLock(self.out):
             return self._run_locked()
 
@@ -241,7 +242,7 @@ class Runner:
             self.kernel_widths[ds] = w if ds not in self.kernel_widths else \
                 [*(v if isinstance(v := self.kernel_widths[ds], list) else [v]), w]
         atomic_write_text(self.out / "experiment.json",
-                          json.dumps(self._meta("running", started), indent=2, default=str))
+                          json.dumps(self._meta("running", started), indent=2, default=str), then=RERUN_RESUME)
         try:
             with self._session():
                 for stage in self.cfg.stages():
@@ -254,5 +255,5 @@ class Runner:
                               f"continue") from None
         self.store.write_tables(self._kept_from_earlier() + self.order, self._outputs())
         atomic_write_text(self.out / "experiment.json",
-                          json.dumps(self._meta("finished", started), indent=2, default=str))
+                          json.dumps(self._meta("finished", started), indent=2, default=str), then=RERUN_RESUME)
         return self.out

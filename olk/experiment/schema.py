@@ -45,10 +45,13 @@ from msgspec import Meta, Struct, field
 
 from ..errors import ConfigError, did_you_mean, excerpt
 
-MODES = ("online", "batch")
-BACKENDS = ("loky", "threading", "multiprocessing", "dask")
+Mode = Literal["online", "batch"]
+Backend = Literal["loky", "threading", "multiprocessing", "dask"]
+MODES = get_args(Mode)
+BACKENDS = get_args(Backend)
 #: the tuning metrics of online mode
-TUNE_METRICS = ("accuracy", "test_accuracy")
+TuneMetric = Literal["accuracy", "test_accuracy"]
+TUNE_METRICS = get_args(TuneMetric)
 #: the largest finite float: an upper bound ``le=_FINITE`` refuses inf (and nan fails every bound)
 _FINITE = sys.float_info.max
 
@@ -97,7 +100,7 @@ class WidthSpec(_Shape, kw_only=True):
 class TuneSpec(_Shape, kw_only=True):
     """The top-level ``tune:`` mapping."""
 
-    metric: Annotated[Literal[TUNE_METRICS], _meta("the score the tune grids maximise")] = "accuracy"
+    metric: Annotated[TuneMetric, _meta("the score the tune grids maximise")] = "accuracy"
 
 
 class CVSpec(_Shape, kw_only=True):
@@ -166,7 +169,7 @@ class ConfigFile(_Shape, kw_only=True):
                                           "a paper id such as spa_tist2018")]] = None
     table: Optional[Annotated[Text, _meta("table id within the paper", "a table id such as 2")]] = None
     description: Annotated[Optional[Text], _meta("free text", "text")] = None
-    mode: Annotated[Literal[MODES], _meta("online (mistake rate along one pass) or batch (train on the train "
+    mode: Annotated[Mode, _meta("online (mistake rate along one pass) or batch (train on the train "
                                           "split, test on the test split)")] = "online"
     seed: Annotated[int, _meta("base seed: permutations and learners' RNGs derive from it", ge=0)] = 0
     repeats: Annotated[int, _meta("number of permutations", ge=1)] = 1
@@ -175,7 +178,7 @@ class ConfigFile(_Shape, kw_only=True):
     scale: Annotated[float, _meta("fraction of each dataset to use (reproducible subsample), 1 = all",
                                   gt=0, le=1)] = 1.0
     n_jobs: Annotated[int, _meta("parallel runs (joblib); negative: all cores but n-1")] = 1
-    backend: Annotated[Literal[BACKENDS], _meta("joblib backend")] = "loky"
+    backend: Annotated[Backend, _meta("joblib backend")] = "loky"
     memory_limit: Annotated[Optional[Text], _meta(
         "refuse runs whose estimated peak memory exceeds this: 12G, 500M, 80% (of the machine's memory) or 0 "
         "(no limit); default 80% (olk.experiment.memory)",
@@ -238,7 +241,7 @@ _SEG = re.compile(r"\.([A-Za-z_]\w*)|\[(\d+)\]|\[\.\.\.\]")
 def _message(raw, shape, where: str, top: bool, text: str) -> str:
     """olk's message for msgspec's ``text``: the location read back from it, the message written from the value
     found there and the type declared for it.  Anything unexpected: msgspec's own text after ``where``."""
-    m = _AT.match(text)
+    m: Any = _AT.match(text)        # the pattern matches every text (all its parts are optional)
     try:
         head = m.group("head")
         loc = m.group("keypath") or m.group("path") or "$"
@@ -303,7 +306,7 @@ def _container(ann, node):
 def _locate(raw, shape, loc: str):
     """Follow msgspec's location (``$.datasets[0].holdout``) through the data and the declared types: the value
     there, its declared type and the keys leading to it (``['datasets', '[0]', 'holdout']``)."""
-    node, ann, keys = raw, shape, []
+    node, ann, keys = raw, shape, list[str]()
     pos = 1
     while pos < len(loc):
         seg = _SEG.match(loc, pos)
@@ -355,7 +358,7 @@ def _notes(ann):
 
 def _bounds(ann) -> dict:
     """The numeric/length bounds declared anywhere on ``ann``'s (single) member chain."""
-    out = {}
+    out: dict = {}
     stack = [ann]
     while stack:
         a = stack.pop(0)
@@ -442,8 +445,8 @@ def _member_for(value, ann):
 
 def _range(x, b: dict, kind) -> str:
     """``must be >= 1`` / ``must be in (0, 1]``: the violated bound, or the interval of a bounded float."""
-    lo = ("gt", b["gt"]) if "gt" in b else ("ge", b["ge"]) if "ge" in b else None
-    hi = ("lt", b["lt"]) if "lt" in b else ("le", b["le"]) if "le" in b and b["le"] != _FINITE else None
+    lo: Any = ("gt", b["gt"]) if "gt" in b else ("ge", b["ge"]) if "ge" in b else None
+    hi: Any = ("lt", b["lt"]) if "lt" in b else ("le", b["le"]) if "le" in b and b["le"] != _FINITE else None
     if kind is float and lo and hi:
         return f"must be in {'(' if lo[0] == 'gt' else '['}{lo[1]}, {hi[1]}{')' if hi[0] == 'lt' else ']'}"
     sign = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}

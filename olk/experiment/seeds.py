@@ -87,3 +87,18 @@ def eval_folds(y: np.ndarray, folds: int, seed: int, dataset: str) -> list[tuple
     skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=_sklearn_seed(seed, _key(dataset), _EVAL_KEY))
     idx = np.arange(len(y))
     return [(a, b) for a, b in skf.split(idx, y)]
+
+
+def run_split(spec, X, y, Xt, yt) -> tuple:
+    """The (training, test) rows of one batch-mode run (a :class:`~olk.experiment.spec.RunSpec`): with k-fold
+    evaluation (``eval_folds`` = k, no ``fold``) permutation r trains on the folds other than r mod k and tests on
+    fold r mod k; a cross-validation run (``fold`` set) trains on the other folds of the training set and tests on
+    fold ``fold``; otherwise (X, y, Xt, yt) as given."""
+    if spec.eval_folds and spec.fold is None:
+        tr, te = eval_folds(y, spec.eval_folds, spec.seed, spec.dataset)[spec.perm % spec.eval_folds]
+        X, y, Xt, yt = X[tr], y[tr], X[te], y[te]
+    if spec.fold is not None:
+        cv = spec.cv or {}
+        tr, va = cv_folds(y, cv["folds"], cv["max_rows"], spec.seed, spec.dataset)[spec.fold]
+        X, y, Xt, yt = X[tr], y[tr], X[va], y[va]
+    return X, y, Xt, yt

@@ -1,9 +1,10 @@
 """RunSpec: one run, fully determined, typed and frozen.
 
 The planner (:mod:`olk.experiment.plan`) builds every RunSpec from the validated config — parameters
-checked by the learner's own check (:func:`olk.algorithms.registry.check_params_of`), the kernel
-built once by :func:`olk.kernels.build_kernel` — and nothing downstream re-parses or re-validates it:
-execution (:mod:`olk.experiment.execute`) builds the learner from it, and its record (``to_record``)
+checked once by the learner's own check (:func:`olk.algorithms.registry.check_params_of`: a
+:class:`~olk.algorithms.registry.Checked`), the kernel built once by :func:`olk.kernels.build_kernel` — and
+nothing downstream re-parses or re-validates it: execution (:mod:`olk.experiment.execute`) builds the learner
+from it (:func:`olk.algorithms.registry.build`, no second check), and its record (``to_record``)
 is what the run log, the tables and the regression check read.  The run id is derived from it, so the
 same config and seed give the same ids whatever ``n_jobs`` is, and a resumed run finds its results.
 """
@@ -15,6 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
+from ..algorithms.registry import Checked
 from ..kernels import Kernel, KernelSet, kernel_json
 
 #: fields whose values identify a run (its id); ``fold``/``cv``/``test_part``/``holdout`` only when set
@@ -50,7 +52,7 @@ class RunSpec:
     algorithm: str                  # registry name
     label: str                      # the config entry's label (several entries may share an algorithm)
     display: str
-    params: dict                    # every parameter, validated, defaults filled
+    params: Checked                 # every parameter, checked once by the planner, defaults filled
     kernel: Union[Kernel, KernelSet]    # built once by the planner; its JSON (kernel_json) is in the id and record
     checkpoints: int
     algo_seed: Optional[int]        # the learner's RNG seed (stochastic learners only)

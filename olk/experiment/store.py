@@ -25,7 +25,7 @@ OPTIONAL_COLUMNS = ["setting_display"]
 CURVE_VALUES = ["mistake_rate", "mse"]
 
 
-from ..fileio import atomic_write_text, write_error  # noqa: E402,F401  (the one atomic writer)
+from ..fileio import RERUN_RESUME, atomic_write_text, write_error  # noqa: E402,F401  (the one atomic writer)
 
 
 class RunStore:
@@ -68,7 +68,7 @@ class RunStore:
         except FileNotFoundError:
             return 0
         except OSError as e:
-            raise write_error(self.log, e, "repair") from None
+            raise write_error(self.log, e, "repair", RERUN_RESUME) from None
 
     def load(self) -> dict[str, dict]:
         self._records = {}
@@ -104,7 +104,7 @@ class RunStore:
                 os.fsync(fh.fileno())
         except OSError as e:
             self.repair()                   # what was half-written must not swallow the next record
-            raise write_error(self.log, e, "append to the run log") from None
+            raise write_error(self.log, e, "append to the run log", RERUN_RESUME) from None
         self._records[rec["run_id"]] = rec
 
     def records(self) -> dict[str, dict]:
@@ -153,12 +153,12 @@ class RunStore:
         cur = pd.DataFrame(curves)
         cur = cur.reindex(columns=["run_id", "t", "mistake_rate"] + [v for v in CURVE_VALUES[1:] if v in cur.columns])
         p1, p2 = self.dir / "runs.csv", self.dir / "curves.csv"
-        atomic_write_text(p1, runs.to_csv(index=False))
-        atomic_write_text(p2, cur.to_csv(index=False))
+        atomic_write_text(p1, runs.to_csv(index=False), then=RERUN_RESUME)
+        atomic_write_text(p2, cur.to_csv(index=False), then=RERUN_RESUME)
         p3 = self.dir / TEST_CURVES
         if held:
             atomic_write_text(p3, pd.DataFrame(held).reindex(columns=TEST_CURVE_COLUMNS).dropna(axis=1, how="all")
-                              .to_csv(index=False))
+                              .to_csv(index=False), then=RERUN_RESUME)
         elif p3.exists():
             p3.unlink()
         return p1, p2

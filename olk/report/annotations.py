@@ -10,10 +10,13 @@ Every off cell gets one cause category:
   with ``tried:`` (what was tried and did not explain it), so the reader sees the question was not ignored.
 
 A plausible but untested explanation is *open*: only a run, an ablation or the paper's own text moves a cell out
-of it.  The file is a mapping with two keys::
+of it.  The file is a mapping with three keys::
 
     variants:                      # results directories that are labelled variants of their table's main config
       spa_table5_real: "the real-valued combination (combine: real)"
+    readings:                      # how each results directory's reading was chosen (literal | fitted)
+      spa_table2: literal
+      spa_table5_real: {reading: fitted, chosen_on: [madelon]}
     causes:
       - paper: spa_tist2018        # which published table
         table: "2"
@@ -30,7 +33,9 @@ Every combination an entry names must be an off cell of a results directory of i
 (:func:`stale_annotations`; ``tests/test_report_annotations.py`` checks the committed results), so an annotation
 cannot outlive the cell it explains; no off cell may match two entries.  A results directory's
 ``experiment.json`` may also label it a variant itself (``compare: {variant: ...}``, from its config), which
-``variants:`` here only supplies for results written before that key existed.
+``variants:`` here only supplies for results written before that key existed; ``readings:`` likewise supplies
+``compare: {reading: ..., chosen_on: [...]}`` (:func:`olk.report.tolerance.parse_compare`) for results computed
+before that key existed.
 """
 from __future__ import annotations
 
@@ -83,11 +88,13 @@ class Cause:
 
 @dataclass
 class Annotations:
-    """The parsed file: ``causes`` in file order and ``variants`` (results directory name -> what it changes)."""
+    """The parsed file: ``causes`` in file order, ``variants`` (results directory name -> what it changes) and
+    ``readings`` (results directory name -> (literal | fitted, the datasets a fitted reading was chosen on))."""
 
     file: Path | None = None
     causes: list[Cause] = field(default_factory=list)
     variants: dict[str, str] = field(default_factory=dict)
+    readings: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def cause_of(self, paper: str, table: str, results: str, dataset: str, algorithm: str, metric: str,
                  row: str) -> Cause | None:
@@ -113,10 +120,10 @@ def load_annotations(results_root: str | Path | None) -> Annotations:
         return Annotations()
     import yaml
 
-    from olk._lazy import yaml_load
+    from olk._lazy import yaml_load, yaml_read
 
     try:
-        text = file.read_text(encoding="utf-8")
+        text = yaml_read(file).decode("utf-8", "replace")
         raw = yaml_load(text)
     except OSError as e:
         raise ConfigError(f"{file}: cannot be read ({e.strerror or e})") from None
@@ -129,11 +136,12 @@ def load_annotations(results_root: str | Path | None) -> Annotations:
         return Annotations(file)
     lines = _item_lines(yaml, text)
     if not isinstance(raw, dict):
-        raise ConfigError(f"{file}: expected a mapping with 'variants' and 'causes', not {type(raw).__name__}")
-    unknown = sorted(set(raw) - {"variants", "causes"})
+        raise ConfigError(f"{file}: expected a mapping with 'variants', 'readings' and 'causes', not "
+                          f"{type(raw).__name__}")
+    unknown = sorted(set(raw) - set(_TOP))
     if unknown:
-        raise ConfigError(f"{file}: unknown key '{unknown[0]}'{did_you_mean(unknown[0], ['variants', 'causes'])}; "
-                          "the file has 'variants' and 'causes'")
+        raise ConfigError(f"{file}: unknown key '{unknown[0]}'{did_you_mean(unknown[0], _TOP)}; "
+                          "the file has 'variants', 'readings' and 'causes'")
     variants = raw.get("variants") or {}
     if not isinstance(variants, dict) or not all(isinstance(v, str) and v.strip() for v in variants.values()):
         raise ConfigError(f"{file}: 'variants' must map results directory names to one line saying what the "
@@ -141,9 +149,30 @@ def load_annotations(results_root: str | Path | None) -> Annotations:
     causes = raw.get("causes") or []
     if not isinstance(causes, list):
         raise ConfigError(f"{file}: 'causes' must be a list of entries (- paper: ..., table: ..., ...)")
-    out = Annotations(file, variants={str(k): " ".join(v.split()) for k, v in variants.items()})
+    out = Annotations(file, variants={str(k): " ".join(v.split()) for k, v in variants.items()},
+                      readings=_readings(raw.get("readings"), f"{file}: readings"))
     for i, entry in enumerate(causes):
         out.causes.append(_cause(entry, f"{file} line {lines.get(i, '?')}: causes[{i}]", file, lines.get(i, 0)))
+    return out
+
+
+_TOP = ("variants", "readings", "causes")
+
+
+def _readings(raw: Any, where: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """``readings:``: directory -> ``literal`` or ``{reading: fitted, chosen_on: [...]}``, each checked by the
+    rule of a config's ``compare:`` (:func:`olk.report.tolerance.parse_compare`)."""
+    from olk.report.tolerance import parse_compare
+
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: expected a mapping of results directory names to literal or "
+                          "{reading: fitted, chosen_on: [DATASET, ...]}")
+    out = {}
+    for name, v in raw.items():
+        spec = parse_compare(v if isinstance(v, dict) else {"reading": v}, f"{where}.{name}")
+        out[str(name)] = (spec.reading, spec.chosen_on)
     return out
 
 
@@ -166,11 +195,11 @@ def _names(entry: dict, key: str, where: str, choices: tuple[str, ...] | None = 
     vals = v if isinstance(v, list) else [v]
     if not vals or any(not isinstance(x, (str, int)) or isinstance(x, bool) or str(x).strip() == "" for x in vals):
         raise ConfigError(f"{where}.{key}: expected {_KEYS[key]}, not {v!r}")
-    vals = [str(x).strip() for x in vals]
-    for x in vals:
+    names = [str(x).strip() for x in vals]
+    for x in names:
         if choices is not None and x not in choices:
             raise ConfigError(f"{where}.{key}: '{x}' is not one of {', '.join(choices)}{did_you_mean(x, choices)}")
-    return tuple(vals)
+    return tuple(names)
 
 
 def _text(entry: dict, key: str, where: str, required: bool) -> str:

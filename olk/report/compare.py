@@ -112,6 +112,7 @@ def load_paper_table(paper: str, table: str, published: pd.DataFrame | str | Pat
 
 
 def _load_published(paper: str, table: str) -> pd.DataFrame:
+    load_published: Any
     try:
         from olk.report.paper import load_published  # written alongside; optional
     except ImportError:
@@ -145,7 +146,9 @@ class Comparison:
 
     ``tolerances`` are the rule's margins with this table's reasoned deviations (``reasons``); ``ignored`` lists
     the config's overrides that gave no reason, ``overridden`` the metrics ``olk compare --tol`` set.
-    ``variant`` is '' for the table's main reading.  ``sizes`` holds our rows against the paper's per dataset."""
+    ``variant`` is '' for the table's main reading; ``reading`` is how the run's reading was chosen (literal |
+    fitted | '' when nothing says) and ``chosen_on`` the datasets a fitted reading was chosen on
+    (:class:`~olk.report.tolerance.CompareSpec`).  ``sizes`` holds our rows against the paper's per dataset."""
 
     results: Results
     paper: str
@@ -158,6 +161,8 @@ class Comparison:
     ignored: dict[str, str] = field(default_factory=dict)
     overridden: tuple[str, ...] = ()
     variant: str = ""
+    reading: str = ""
+    chosen_on: tuple[str, ...] = ()
     sizes: dict[str, SizeCheck] = field(default_factory=dict)
     annotations: Annotations = field(default_factory=Annotations, repr=False)
 
@@ -175,8 +180,9 @@ class Comparison:
         return {k: int(counts.get(k, 0)) for k in CATEGORIES if counts.get(k, 0)}
 
     def size_notes(self) -> dict[str, str]:
-        """Our dataset -> 'N rows here, M in the paper's Table K' for every dataset whose size differs."""
-        return {ds: s.text() for ds, s in self.sizes.items() if s.differs}
+        """Our dataset -> 'N rows here, M in the paper's Table K' for every dataset whose size is not the paper's
+        exactly (within the size rule it says it counts as the paper's data)."""
+        return {ds: s.text() for ds, s in self.sizes.items() if s.paper_rows is not None and not s.exact}
 
     def to_csv(self) -> str:
         return self.cells.to_csv(index=False, float_format="%.10g", lineterminator="\n")
@@ -283,10 +289,12 @@ def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | I
                      else DATA_SAME if d in sizes and sizes[d].paper_rows is not None else "" for d in cells["dataset"]]
     _attach_causes(cells, ann, str(paper), table, res.path.name)
     variant = spec.variant or ann.variants.get(res.path.name, "")
+    reading, chosen_on = (spec.reading, spec.chosen_on) if spec.reading else \
+        ann.readings.get(res.path.name, ("", ()))
     return Comparison(res, str(paper), table, tol, cells, _ranking(cells, datasets), dict(aliases),
                       reasons={m: r for m, r in spec.reasons.items() if m not in overridden},
                       ignored={m: t for m, t in spec.ignored.items() if m not in overridden}, overridden=overridden,
-                      variant=variant, sizes=sizes, annotations=ann)
+                      variant=variant, reading=reading, chosen_on=chosen_on, sizes=sizes, annotations=ann)
 
 
 def _attach_causes(cells: pd.DataFrame, ann: Annotations, paper: str, table: str, results: str) -> None:
@@ -495,7 +503,7 @@ def cause_texts(c: Comparison, cells: pd.DataFrame, link) -> list[str]:
 
 def _cause_stub(r: Any):
     from olk.report.annotations import Cause
-    return Cause("", "", (), (), (), r.cause_category, r.cause, evidence=r.evidence)
+    return Cause("", (), (), (), (), r.cause_category, r.cause, evidence=r.evidence)
 
 
 def _md(s: Any) -> str:
@@ -569,4 +577,4 @@ def reproduction_comparisons(results_root: str | Path) -> list:
 
     root = Path(results_root)
     entries = find_results(root, set(list_tables()))
-    return [compare(e.results) for e in entries if e.kind == "reproduction"]
+    return [compare(e.results) for e in entries if e.kind == "reproduction" and e.results is not None]

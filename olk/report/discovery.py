@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from olk.errors import OlkError
+from olk.fileio import lock_holder
 from olk.report.results import Results, load_results
 
 NOTES_DIR = "notes"
@@ -79,8 +80,12 @@ def find_results(results_root: Path, tables: set[tuple[str, str]], include_quick
             meta = json.loads(exp.read_text(encoding="utf-8"))
             if not isinstance(meta, dict):
                 raise ValueError("not a JSON object")
-        except (OSError, ValueError) as e:
-            out.append(Entry(d, {}, "broken", f"experiment.json unreadable ({' '.join(str(e).split())})"))
+        except (OSError, ValueError) as err:
+            out.append(Entry(d, {}, "broken", f"experiment.json unreadable ({' '.join(str(err).split())})"))
+            continue
+        holder = lock_holder(d)
+        if holder is not None:
+            out.append(Entry(d, meta, "in_progress", f"run in progress (pid {holder})"))
             continue
         if not (d / "runs.csv").is_file():
             status = meta.get("status") or "no status"
@@ -89,8 +94,8 @@ def find_results(results_root: Path, tables: set[tuple[str, str]], include_quick
             continue
         try:
             res = load_results(d)
-        except OlkError as e:
-            out.append(Entry(d, meta, "broken", f"cannot be read: {e}"))
+        except OlkError as err:
+            out.append(Entry(d, meta, "broken", f"cannot be read: {err}"))
             continue
         e = Entry(d, res.meta, "reproduction", results=res)
         quick = quick_reason(e.name, d.name, res.meta, res)
@@ -131,13 +136,13 @@ def read_configs(configs_dir: Path | None) -> list[ConfigInfo]:
         return []
     import yaml
 
-    from olk._lazy import yaml_load
+    from olk._lazy import yaml_load, yaml_read
 
     out = []
     for f in sorted(list(configs_dir.rglob("*.yaml")) + list(configs_dir.rglob("*.yml"))):
         try:
-            cfg = yaml_load(f.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError):
+            cfg = yaml_load(yaml_read(f).decode("utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
             cfg = None
         if not isinstance(cfg, dict):
             out.append(ConfigInfo(f, "", "", readable=False))

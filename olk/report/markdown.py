@@ -219,8 +219,22 @@ def _figures_md(res: Results, ctx: _Ctx) -> list[str]:
     return out
 
 
+def _loaded(e: Entry) -> Results:
+    """The results of an entry that has them (every entry this report renders: reproductions and figures)."""
+    if e.results is None:
+        raise OlkError(f"{e.path}: its results could not be read")
+    return e.results
+
+
+def _key(e: Entry) -> tuple[str, str]:
+    """(paper, table or figure) of an entry that names one."""
+    if e.key is None:
+        raise OlkError(f"{e.path}: experiment.json names no published table or figure")
+    return e.key
+
+
 def _provenance_md(e: Entry, ctx: _Ctx) -> list[str]:
-    res, meta = e.results, e.meta
+    res, meta = _loaded(e), e.meta
     main = res.main
     perms = main["perm"].dropna().nunique()
     items = []
@@ -283,7 +297,7 @@ def _caveats(e: Entry, c: Comparison | None) -> tuple[list[str], list[str]]:
 
 def _entry_md(e: Entry, ctx: _Ctx, c: Comparison | str) -> tuple[list[str], dict[str, int] | None, list[str]]:
     """One results directory's part of its table's section; ``c`` is its comparison or why there is none."""
-    res = e.results
+    res = _loaded(e)
     link = _link_path(e.path, ctx.out_dir)
     out = [f"### Results: {md_escape(e.name)} ([{md_escape(_shown(e.path, ctx.project))}/]({link}/))", ""]
     cmp = c if isinstance(c, Comparison) else None
@@ -397,7 +411,7 @@ def comparisons_of(entries: list[Entry], published: Path | None = None) -> dict[
         try:
             if e.key not in pubs:
                 pubs[e.key] = load_published(*e.key, directory=published)
-            out[e.path] = compare(e.results, published=pubs[e.key], published_dir=published)
+            out[e.path] = compare(_loaded(e), published=pubs[e.key], published_dir=published)
         except (OlkError, ValueError, KeyError) as err:
             out[e.path] = " ".join(str(err).split())
     return out
@@ -461,13 +475,14 @@ def render_report(results_root: Path, out_dir: Path, include_quick: bool = False
     figs = [e for e in entries if e.kind == "unmatched" and e.key and e.key[1].lower().startswith("fig")
             and e.results is not None and not quick_reason(e.name, e.path.name, e.meta, e.results)]
     fig_body: list[str] = []
-    for e in sorted(figs, key=lambda e: (paper_rank(e.key[0]), e.key[1])):
-        info = PAPERS.get(e.key[0], {})
-        fig_body += [f"## {md_escape(info.get('short', e.key[0]))} Figure {md_escape(e.key[1][3:])}: "
+    for e in sorted(figs, key=lambda e: (paper_rank(_key(e)[0]), _key(e)[1])):
+        paper, fig = _key(e)
+        info = PAPERS.get(paper, {})
+        fig_body += [f"## {md_escape(info.get('short', paper))} Figure {md_escape(fig[3:])}: "
                      f"{md_escape(e.meta.get('description') or e.name)}", ""]
         fig_body += _provenance_md(e, ctx)
-        fig_body += _note_lines(results_root / NOTES_DIR / f"{e.key[0]}_{e.key[1]}.md")
-        fig_body += _figures_md(e.results, ctx)
+        fig_body += _note_lines(results_root / NOTES_DIR / f"{paper}_{fig}.md")
+        fig_body += _figures_md(_loaded(e), ctx)
     if fig_body:
         body += ["# Figures", "", "The papers' figures have no numbers to compare cell by cell; ours are drawn "
                  "from the runs below with `olk plot`.", ""] + fig_body

@@ -2,7 +2,9 @@
 
 * **Verdicts per table**: every published table, with the judged cells of its main results directories on the
   paper's own data (in tolerance / off by cause category), the cells judged on data of another size than the
-  paper's, and the labelled variants apart (:func:`table_counts`);
+  paper's, and the labelled variants apart (:func:`table_counts`); per table the three numbers of
+  :mod:`olk.report.readings`: in tolerance under the literal reading, under the best fitted reading
+  (in-sample) and held out (leave one dataset out);
 * **What ran**: every results directory (experiment.json): the table or figure it is for, main reading, variant or
   quick run, config, datasets, permutations, scale, the command's options that change what was computed;
 * **What could not run and why**: every config's ``unavailable:`` entries, and the paper's datasets no results
@@ -20,12 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from olk.report.annotations import CATEGORIES
+from olk.errors import OlkError
+from olk.report.annotations import CATEGORIES, Annotations, load_annotations
 from olk.report.catalogue import PAPERS, TABLE_CAPTIONS, paper_rank
 from olk.report.compare import DATA_SIZE, DATA_SUBSTITUTE, Comparison
 from olk.report.discovery import ConfigInfo, Entry, quick_reason, run_scale
 from olk.report.mdtext import anchor, code, link_path, md_escape, shown, table_md
-from olk.report.tolerance import IN_TOLERANCE, JUDGED, describe_rule
+from olk.report.readings import FITTED, LITERAL, ReadingScore, TableReadings, table_readings
+from olk.report.sizes import SIZE_RULE
+from olk.report.tolerance import IN_TOLERANCE, JUDGED, describe_rule, parse_compare
 
 #: How a judged cell's data relates to the paper's: the paper's own data, another size, a stand-in dataset.
 PAPER_DATA, OTHER_SIZE, SUBSTITUTE = "paper's data", "other size", "substitute"
@@ -59,6 +64,11 @@ class TableCounts:
                                                                 SUBSTITUTE: Counter()})
     variants: dict[str, tuple[str, dict[str, Counter]]] = field(default_factory=dict)
     failed: list[str] = field(default_factory=list)
+    comparisons: list[Comparison] = field(default_factory=list)
+    dirty: list[str] = field(default_factory=list)      # main directories computed from a tree with changes
+
+    def readings(self) -> TableReadings:
+        return table_readings(self.comparisons)
 
 
 def table_counts(entries: list[Entry], comparisons: dict[Path, Comparison | str]) -> dict[tuple[str, str],
@@ -75,10 +85,13 @@ def table_counts(entries: list[Entry], comparisons: dict[Path, Comparison | str]
             tc.failed.append(e.path.name)
             continue
         counts = cell_counts(c)
+        tc.comparisons.append(c)
         if c.variant:
             tc.variants[e.path.name] = (c.variant, counts)
             continue
         tc.main.append(e.path.name)
+        if str(e.meta.get("git_commit") or "").endswith("-dirty"):
+            tc.dirty.append(f"{e.path.name} ({e.meta['git_commit']})")
         for k, v in counts.items():
             tc.counts[k].update(v)
     return out
@@ -112,7 +125,7 @@ def overview_md(tables: list[tuple[str, str]], entries: list[Entry], comparisons
            "with results/paper/ and the causes in results/annotations.yaml: nothing here is written by hand.", ""]
     out += _verdicts_md(tables, counts, summaries, entries, configs, project)
     out += _read_md()
-    out += _ran_md(entries, comparisons, out_dir, project)
+    out += _ran_md(entries, comparisons, out_dir, project, load_annotations(results_root))
     out += _unavailable_md(tables, entries, comparisons, configs, project)
     out += _configs_md(configs, entries, project)
     return out
@@ -121,8 +134,14 @@ def overview_md(tables: list[tuple[str, str]], entries: list[Entry], comparisons
 def _verdicts_md(tables, counts, summaries, entries, configs, project) -> list[str]:
     out = ["### Verdicts per table", "",
            "Judged cells (accuracy or mistake rate, MSE, efficiency, #SV) of each table's main results "
-           "directories; cells on a dataset whose size differs from the paper's table of datasets are counted "
-           "apart, and so are the labelled variants of a table's reading (below).", ""]
+           "directories, which hold the **literal** reading: what the paper prints and, where it is silent, a "
+           "default fixed before looking at results.  Readings *fitted* to the paper's cells are labelled variants "
+           "(below), shown twice: **best fitted (in-sample)** takes, per dataset, the reading with the most cells "
+           "in tolerance, judged on the very cells it was fitted to; **held out** chooses each dataset's reading "
+           "by its cells on the *other* datasets, among the literal one and the readings not chosen on this "
+           "dataset, and judges it here (leave one dataset out).  A reading is scored as the literal cells with "
+           "its own in their place, so the three numbers count the same cells.  Cells on a dataset whose size is "
+           f"not the paper's (more than {SIZE_RULE:.0%} apart) are counted apart.", ""]
     rows = []
     for paper, table in tables:
         info = PAPERS.get(paper, {})
@@ -130,48 +149,101 @@ def _verdicts_md(tables, counts, summaries, entries, configs, project) -> list[s
                 md_escape(TABLE_CAPTIONS.get((paper, table), ""))]
         tc = counts.get((paper, table))
         if (paper, table) in summaries:
-            rows.append(head + ["dataset summary (nothing to run)", "", "", "", ""])
+            rows.append(head + ["dataset summary (nothing to run)", "", "", "", "", "", ""])
             continue
         if tc is None:
             waiting = [e for e in entries if e.kind == "in_progress" and e.key == (paper, table)]
             cfgs = [c for c in configs if (c.paper, c.table) == (paper, table)]
             what = "not yet run" + (" (in progress)" if waiting else "") + (
                 f"; config {code(shown(cfgs[0].path, project))}" if cfgs else "; no config yet")
-            rows.append(head + [what, "", "", "", ""])
+            rows.append(head + [what, "", "", "", "", "", ""])
             continue
         same, other, subs = tc.counts[PAPER_DATA], tc.counts[OTHER_SIZE], tc.counts[SUBSTITUTE]
         runs = ", ".join(md_escape(n) for n in tc.main) or "none (variants only)"
         if tc.failed:
             runs += f"; comparison failed: {', '.join(md_escape(n) for n in tc.failed)}"
+        if tc.dirty:
+            runs += "; run from a tree with uncommitted changes: " + ", ".join(md_escape(n) for n in tc.dirty)
+        tr = tc.readings()
+        fitted = any(r.reading == FITTED for r in tr.readings)
         if not (same["judged"] or other["judged"] or subs["judged"]):
-            rows.append(head + [runs, "0", "—", "—", "no cell judged: none of the paper's datasets ran here (see "
-                                "*What could not run and why*)"])
+            if fitted and tr.best.judged:
+                rows.append(head + [runs + "; the literal reading has no judged cell yet (*What ran*)", "0", "—",
+                                    "—", tr.best.text(), tr.held_out.text(), "—"])
+                continue
+            rows.append(head + [runs, "0", "—", "—", "—", "—", "no cell judged: none of the paper's datasets ran "
+                                "here (see *What could not run and why*)"])
             continue
         rows.append(head + [runs, str(same["judged"]), _share(same["in tolerance"], same["judged"]),
                             _offs(same) if same["judged"] - same["in tolerance"] else "none",
+                            tr.best.text() if fitted else "no fitted reading",
+                            tr.held_out.text() if fitted else "—",
                             "; ".join(x for x in (counts_text(other) if other["judged"] else "",
                                                   f"substitute data: {counts_text(subs)}" if subs["judged"] else "")
                                       if x) or "—"])
-    out += table_md(["Paper", "Table", "Content", "Main results", "Judged (paper's data)", "In tolerance",
-                     "Off, by cause", "On data of another size"], rows,
-                    [":---", ":---", ":---", ":---", "---:", "---:", ":---", ":---"]) + [""]
-    total, per_paper = Counter(), {}
+    out += table_md(["Paper", "Table", "Content", "Main results (literal)", "Judged (paper's data)",
+                     "Literal: in tolerance", "Off, by cause", "Best fitted (in-sample)", "Fitted, held out",
+                     "On data of another size"], rows,
+                    [":---", ":---", ":---", ":---", "---:", "---:", ":---", "---:", "---:", ":---"]) + [""]
+    total: Counter = Counter()
+    per_paper: dict = {}
     for (paper, _), tc in sorted(counts.items(), key=lambda kv: paper_rank(kv[0][0])):
         total.update(tc.counts[PAPER_DATA])
         per_paper.setdefault(paper, Counter()).update(tc.counts[PAPER_DATA])
     if total["judged"]:
         parts = "; ".join(f"{md_escape(PAPERS.get(p, {}).get('short', p))}: {counts_text(c)}"
                           for p, c in per_paper.items() if c["judged"])
-        out += [f"**On the paper's data, all tables:** {counts_text(total)}. Per paper: {parts}.", ""]
+        out += [f"**On the paper's data, all tables, under the literal reading:** {counts_text(total)}. Per paper: "
+                f"{parts}.", ""]
+        out += _readings_md(counts)
     variants = [(key, d, label, cnt) for key, tc in counts.items() for d, (label, cnt) in tc.variants.items()]
     if variants:
-        out += ["Labelled variants (another reading of the table; not in the counts above):", ""]
+        out += ["Labelled variants (another reading of the table; not in the literal counts above):", ""]
         for (paper, table), d, label, cnt in variants:
             other = cnt[OTHER_SIZE]
+            tr = counts[(paper, table)].readings()
+            r = next(x for x in tr.readings if x.name == d)
+            how = _reading_label(r.reading, r.chosen_on)
+            own = tr.own_held_out.get(d)
+            held = (f"; held out (cells of the datasets it was not chosen on): {own.text()}" if own is not None
+                    and own.judged else "; held out: no judged cell outside the datasets it was chosen on"
+                    if r.reading == FITTED else "")
             out.append(f"- {md_escape(d)} ({md_escape(PAPERS.get(paper, {}).get('short', paper))} Table "
-                       f"{md_escape(table)}): {md_escape(label)}. Paper's data: {counts_text(cnt[PAPER_DATA])}"
+                       f"{md_escape(table)}, {how}): {md_escape(label)}. Paper's data: "
+                       f"{counts_text(cnt[PAPER_DATA])}{held}"
                        + (f"; data of another size: {counts_text(other)}" if other["judged"] else "") + ".")
         out.append("")
+    return out
+
+
+def _sum(scores: list[ReadingScore]) -> ReadingScore:
+    return ReadingScore(sum(s.in_tolerance for s in scores), sum(s.judged for s in scores))
+
+
+def _readings_md(counts: dict[tuple[str, str], TableCounts]) -> list[str]:
+    """The literal / best fitted / held-out sentence over all tables, and each table's picks."""
+    per = {key: tc.readings() for key, tc in sorted(counts.items(), key=lambda kv: paper_rank(kv[0][0]))
+           if tc.comparisons}
+    fitted = {key: tr for key, tr in per.items() if any(r.reading == FITTED for r in tr.readings)}
+    lit = _sum([tr.literal for tr in per.values()])
+    best = _sum([tr.best if key in fitted else tr.literal for key, tr in per.items()])
+    held = _sum([tr.held_out if key in fitted else tr.literal for key, tr in per.items()])
+    out = [f"**Literal, fitted, held out** (every table; a table without a fitted reading counts its literal "
+           f"cells in all three): literal {lit.text()}; best fitted reading, judged on the cells it was fitted to, "
+           f"{best.text()}; fitted readings held out (leave one dataset out) {held.text()}.", ""]
+    lines = []
+    for (paper, table), tr in fitted.items():
+        short = md_escape(PAPERS.get(paper, {}).get("short", paper))
+
+        def picks(s: ReadingScore) -> str:
+            moved = [f"{md_escape(d)}: {md_escape(n)}" for d, n in s.picks if n != LITERAL]
+            return "; ".join(moved) if moved else "every dataset literal"
+
+        lines.append(f"- {short} [Table {md_escape(table)}](#{anchor(paper, table)}): literal {tr.literal.text()}; "
+                     f"best fitted {tr.best.text()} ({picks(tr.best)}); held out {tr.held_out.text()} "
+                     f"({picks(tr.held_out)}).")
+    if lines:
+        out += ["Which reading each dataset took, where it is not the literal one:", ""] + lines + [""]
     return out
 
 
@@ -221,17 +293,41 @@ def _perms(e: Entry) -> str:
     return f"file order ({per.max()} seed{'s' if per.max() != 1 else ''})" if len(per) else "file order"
 
 
-def _reading(e: Entry, c: Comparison | str | None) -> str:
+def _reading_label(reading: str, chosen_on: tuple[str, ...]) -> str:
+    """'literal', 'fitted on german, svmguide3' or 'reading not labelled'."""
+    if reading == FITTED:
+        return ("fitted on " + ", ".join(md_escape(d) for d in chosen_on)) if chosen_on else \
+            "fitted (departs from the printed reading; chosen on no cell)"
+    return LITERAL if reading == LITERAL else "reading not labelled"
+
+
+def _reading(e: Entry, c: Comparison | str | None, ann: Annotations) -> str:
+    if e.kind == "reproduction" and not e.reason and isinstance(c, Comparison):
+        return f"{_reading_label(c.reading, c.chosen_on)}; {_role(c)}"
+    try:
+        spec = parse_compare(e.meta.get("compare"), f"{e.path}/experiment.json: compare")
+        reading = (spec.reading, spec.chosen_on) if spec.reading else ann.readings.get(e.path.name, ("", ()))
+    except OlkError:
+        reading = ("", ())
+    return f"{_reading_label(*reading)}; {_role_of(e, c)}"
+
+
+def _role(c: Comparison) -> str:
+    """'main', 'main (codrna_beta10 stands for codrna)' or 'variant: ...'."""
+    if c.variant:
+        return f"variant: {md_escape(c.variant)}"
+    if c.aliases:
+        subs = set(c.aliases)
+        if all(d in subs for d in c.results.datasets):
+            return "main (substitute data)"
+        return "main (" + ", ".join(f"{md_escape(k)} stands for {md_escape(v)}" for k, v in c.aliases.items()) + ")"
+    return "main"
+
+
+def _role_of(e: Entry, c: Comparison | str | None) -> str:
+    """What a results directory without a comparison is: a failed comparison, a quick run, a figure, ..."""
     if e.kind == "reproduction" and not e.reason:
-        if isinstance(c, Comparison) and c.variant:
-            return f"variant: {md_escape(c.variant)}"
-        if isinstance(c, Comparison) and c.aliases:
-            subs = set(c.aliases)
-            whole = all(d in subs for d in c.results.datasets)
-            if whole:
-                return "main (substitute data)"
-            return "main (" + ", ".join(f"{md_escape(k)} stands for {md_escape(v)}" for k, v in c.aliases.items()) + ")"
-        return "main"
+        return "main (comparison failed)"
     if e.kind == "quick" or (e.results is not None and quick_reason(e.name, e.path.name, e.meta, e.results)):
         return f"quick run: {md_escape(quick_reason(e.name, e.path.name, e.meta, e.results))}"
     if e.key and e.key[1].lower().startswith("fig"):
@@ -250,7 +346,7 @@ def _for(e: Entry) -> str:
     return f"{short} [Table {md_escape(table)}](#{anchor(paper, table)})"
 
 
-def _ran_md(entries, comparisons, out_dir, project) -> list[str]:
+def _ran_md(entries, comparisons, out_dir, project, ann: Annotations) -> list[str]:
     out = ["### What ran", "",
            "Every results directory under results/, from its experiment.json and runs: the data permutations each "
            "cell ran (or the file order with its seeds), the scale, and the options of its command that change "
@@ -264,10 +360,11 @@ def _ran_md(entries, comparisons, out_dir, project) -> list[str]:
         ran = [d for d in ds if d not in unavailable] if isinstance(ds, list) else []
         scale = run_scale(meta, e.results)
         started = str(meta.get("started") or "")[:16]
-        commit = str(meta.get("git_commit") or "")[:12]
+        commit = str(meta.get("git_commit") or "")
+        commit = commit[:12] + (" (uncommitted changes)" if commit.endswith("-dirty") else "")
         cfg = meta.get("config")
         rows.append([f"[{md_escape(e.path.name)}/]({link_path(e.path, out_dir)}/)", _for(e),
-                     _reading(e, comparisons.get(e.path)), code(cfg) if cfg else "—",
+                     _reading(e, comparisons.get(e.path), ann), code(cfg) if cfg else "—",
                      md_escape(", ".join(map(str, ran))) or "—", _perms(e), f"{scale:g}" if scale else "1",
                      _options(meta.get("command")) or "—",
                      md_escape(" ".join(x for x in (started, commit) if x)) or "—"])

@@ -143,6 +143,6 @@ def load_published(paper: str | None = None, table: str | int | None = None, *,
     if not chosen:
         have = sorted({t for p, t in files if paper is None or p == paper})
         raise OlkError(f"no published table {tab!r}" + (f" for paper {paper!r}" if paper else "")
-                       + f"{did_you_mean(tab, have)}; available tables: {', '.join(have)}")
+                       + f"{did_you_mean(tab or '', have)}; available tables: {', '.join(have)}")
     frames = [_read(files[pt], *pt) for pt in chosen]
     return pd.concat(frames, ignore_index=True)[list(COLUMNS)]

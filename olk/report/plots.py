@@ -202,7 +202,8 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
     y = "mistake_rate" if data.get("mistake_rate") is not None and data["mistake_rate"].notna().any() else "mse"
     u = res.layout.unit(y) if y == "mse" else 1.0
     off: dict[str, list[str]] = {}             # legend name -> "dataset: final value" of each diverged panel
-    t0, banded = START_EXAMPLES, False
+    t0: float = START_EXAMPLES
+    banded = False
     for ax, ds in zip(axes, datasets):
         lines = _mean_curves(res, data[data["dataset"] == ds], "t", y)
         t0, banded = min(t0, _start(lines)), banded or any(c.n > 1 for c in lines)

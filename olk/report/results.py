@@ -139,7 +139,7 @@ class Results:
         """False when the runs streamed each dataset in its file order (config ``shuffle: false``): a run index is
         then a seed of the learner's random draws, not a data permutation.  experiment.json ``settings.shuffle``
         (or a top-level ``shuffle``); True when not recorded."""
-        settings = self.meta.get("settings") if isinstance(self.meta.get("settings"), dict) else {}
+        settings: Any = self.meta.get("settings") if isinstance(self.meta.get("settings"), dict) else {}
         value = settings.get("shuffle", self.meta.get("shuffle", True))
         return value is not False
 
@@ -178,10 +178,16 @@ def _as_sigma(part: str) -> str:
 
 
 def load_results(results_dir: str | Path | Results) -> Results:
-    """Read and validate ``results_dir``; raise :class:`OlkError` with a one-line message if broken."""
+    """Read and validate ``results_dir``; raise :class:`OlkError` with a one-line message if broken, or if an
+    ``olk run`` is writing into it now (it holds the directory's lock)."""
     if isinstance(results_dir, Results):
         return results_dir
     path = resolve_results_dir(results_dir)
+    from olk.fileio import lock_holder
+    holder = lock_holder(path)
+    if holder is not None:              # its tables are half-way: runs.csv is written when the run ends
+        raise OlkError(f"{path}: run in progress (pid {holder}); its results are written when it finishes: wait "
+                       f"for it (olk run prints the table then), or stop it and continue later with --resume")
     meta = _read_meta(path / "experiment.json")
     runs = _read_runs(path / "runs.csv")
     if "mse" in runs.columns:

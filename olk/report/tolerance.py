@@ -9,8 +9,9 @@ A cell (dataset, algorithm, metric) is
 * **off** otherwise, or when our runs gave no finite value (a diverged learner);
 * **n/a** for a metric the rule does not judge (wall-clock time, measured on other hardware).
 
-The rule is stated here once; :func:`describe_rule` words it for compare.md, REPRODUCTION.md and the README (a
-test checks the README holds the same sentence).  A table may deviate only for a reason written in its config:
+The rule is stated here once; :func:`describe_rule` words it for compare.md, REPRODUCTION.md and the docs (a
+test checks docs/reproduction/reproducing.md holds the same sentence).  A table may deviate only for a reason
+written in its config:
 ``compare: {n_sv: {tolerance: 25%, reason: "..."}}``.  A bare override (``compare: {n_sv: 0.25}``) that differs
 from the rule is *not* applied by the comparison: it is listed as ignored, so no table passes on a tolerance
 nobody justified.  ``olk compare --tol METRIC=VALUE`` still applies an explicit override on the command line (the
@@ -98,7 +99,7 @@ def describe_tol(metric: str, tol: Tolerance) -> str:
 
 
 def describe_rule() -> str:
-    """The rule in one paragraph, as compare.md, REPRODUCTION.md and the README state it."""
+    """The rule in one paragraph, as compare.md, REPRODUCTION.md and the docs state it."""
     margins = "; ".join(describe_tol(m, t) for m, t in RULE.items() if t[1] is not None)
     return ("A cell is *within paper std* when |ours − paper| ≤ the paper's std, *within tolerance* when "
             f"|ours − paper| ≤ the paper's std + a margin ({margins}; a paper that prints no std counts it as 0), "
@@ -117,8 +118,9 @@ class CompareSpec:
 
     ``reading`` says how the run's reading of the paper was chosen: ``literal`` (what the paper prints; where it
     is silent, a default fixed before looking at results) or ``fitted`` (chosen, or proposed, because it matches
-    published cells); '' when the config does not say.  ``chosen_on`` lists the datasets (our labels) whose
-    published cells a fitted reading was chosen on: the report judges its held-out score on the others."""
+    published cells, or departing from the printed reading for another stated reason); '' when the config does not
+    say.  ``chosen_on`` lists the datasets (our labels) whose published cells a fitted reading was chosen on (may be
+    empty): the report judges its held-out score on the others."""
 
     tolerances: dict[str, Tolerance] = field(default_factory=lambda: dict(RULE))
     reasons: dict[str, str] = field(default_factory=dict)
@@ -206,10 +208,11 @@ def _parse_reading(out: CompareSpec, reading: Any, chosen_on: Any, where: str) -
             raise ConfigError(f"{where}.chosen_on: a literal reading is chosen on no cell; delete chosen_on, or "
                               f"say reading: fitted")
         return
-    if (not isinstance(chosen_on, list) or not chosen_on
+    if (not isinstance(chosen_on, list)
             or not all(isinstance(d, (str, int)) and not isinstance(d, bool) and str(d).strip() for d in chosen_on)):
         raise ConfigError(f"{where}.chosen_on: a fitted reading lists the datasets whose published cells it was "
-                          f"chosen on, e.g. chosen_on: [german, svmguide3]")
+                          f"chosen on, e.g. chosen_on: [german, svmguide3] ([] for a reading that departs from the "
+                          f"printed one without being chosen on any cell)")
     out.chosen_on = tuple(str(d).strip() for d in chosen_on)
 
 

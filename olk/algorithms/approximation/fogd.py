@@ -92,6 +92,9 @@ class FOGD(RandomFeatureLearner):
             self.n_updates += 1
         return f
 
+    def _weight_count(self) -> int:
+        return int(self._w.size)                             # w (2D)
+
     def _z(self, x: np.ndarray) -> np.ndarray:
         """z(x) = [sin(U x); cos(U x)] / sqrt(D) of one dense row, in olk's own loop (:mod:`olk._core.approx`:
         the projection costs the row's nonzeros, one pass of sin and cos).  A buffer, overwritten by the next call."""

@@ -28,6 +28,8 @@ pinv(M) = V_k L_k^1/2 because M M' = L_k^-1).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..._core.approx import dot, project
@@ -109,7 +111,7 @@ class NOGD(OnlineKernelLearner):
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
-        self._Mt: np.ndarray | None = None      # M' (B x k), M = L^-1/2 V' the Nystrom map, built when the pool is full
+        self._Mt: Any = None                    # M' (B x k), M = L^-1/2 V' the Nystrom map, built when the pool is full
         self._w: np.ndarray | None = None       # the linear model on z(x) = M k_S(x)
         self._t_map = 0                         # the example t at which the map was built (0: not yet)
         self._gram_evals = 0                    # kernel evaluations of the B x B matrix K
@@ -180,6 +182,11 @@ class NOGD(OnlineKernelLearner):
         if self._Mt is None:
             return self.pool.coefs
         return (self._Mt @ self._w)[:, None]
+
+    def model_values(self) -> int:
+        """The pool's (see the base class) and, once the Nystrom map is built, its B x k entries and k weights."""
+        extra = 0 if self._Mt is None else self._Mt.size + self._Mt.shape[1]
+        return super().model_values() + extra
 
     @property
     def kernel_evals(self) -> int:

@@ -2,7 +2,7 @@
 SVM", ICML 2007 (SPA paper ref [37]); the kernelized algorithm is Figure 3 of the journal version,
 Mathematical Programming 127(1), 2011.  A batch baseline of the SPA paper's Table 3 (Section 6.1.4).
 
-Trained with one call, ``fit(X, y)`` (:class:`~olk.algorithms.base_batch.PooledBatchLearner`): T
+Trained with one call, ``fit(X, y)`` (:class:`~olk.algorithms.common.learner.KernelExpansion` on a batch learner): T
 stochastic sub-gradient steps on rows drawn with the learner's RNG.
 
 >>> from olk.algorithms import make
@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.batch import PooledBatchLearner
+from ..common.batch import BatchKernelLearner
+from ..common.learner import KernelExpansion
 from ..registry import POSITIVE, Param, register
 
 
 @register
-class Pegasos(PooledBatchLearner):
+class Pegasos(KernelExpansion, BatchKernelLearner):
     """Kernelized Pegasos (Shalev-Shwartz, Singer & Srebro, "Pegasos: Primal Estimated sub-GrAdient
     SOlver for SVM", ICML 2007, SPA paper ref [37]; the kernelized algorithm is Figure 3, "Pegasos
     kernelized", of the journal version, Mathematical Programming 127(1), 2011).

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from ..common.learner import OnlineKernelLearner
 from ..common.losses import check_shrinkage, hinge
-from ..registry import POSITIVE, Param, register
-from .core import budget_param, discard_random, purge
+from ..registry import register
+from .core import BOGD_PARAMS, bogd_scale, discard_random, purge
 
 
 @register
@@ -57,10 +57,7 @@ class BOGD(OnlineKernelLearner):
     display = "BOGD"
     style = ("green", "p", "--")
     stochastic = True
-    params = (budget_param(2),
-              Param("eta", 0.1, "learning rate", **POSITIVE),
-              Param("lam", 0.01, "L2 regularisation lambda (shrinks all coefficients by 1 - eta*lam each step)",
-                    check=lambda v: v >= 0, requirement=">= 0"))
+    params = BOGD_PARAMS
 
     check_params = classmethod(check_shrinkage)
 
@@ -68,16 +65,12 @@ class BOGD(OnlineKernelLearner):
         self.t += 1
         pool = self.pool
         f = pool.decision1(self.src, i)
-        shrink = 1.0 - self.eta * self.lam
-        if hinge(y, f) > 0.0:
-            n = pool.n_sv
-            if n >= self.budget:
-                purge(pool, [discard_random(pool, 0, self.rng)])
-                shrink *= n / (n - 1.0)                      # unbiased rescaling B/(B-1)
-            if shrink != 1.0 and pool.n_sv:
-                pool.scale_col(0, shrink)
+        learns = hinge(y, f) > 0.0
+        shrink = bogd_scale(pool, self.budget, self.eta, self.lam, learns,
+                            lambda: purge(pool, [discard_random(pool, 0, self.rng)]))
+        if shrink != 1.0 and pool.n_sv:
+            pool.scale_col(0, shrink)
+        if learns:
             pool.add(self.src, i, self.eta * y, self.t)
             self.n_updates += 1
-        elif shrink != 1.0 and pool.n_sv:
-            pool.scale_col(0, shrink)
         return f

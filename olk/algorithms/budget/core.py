@@ -38,13 +38,20 @@ from collections import deque
 
 import numpy as np
 
-from ..registry import Param, value_type
+from ..registry import POSITIVE, Param, value_type
 
 
 def budget_param(minimum: int = 1) -> Param:
     """The ``budget`` parameter B (an int >= `minimum`, default 100) of the removal-based learners."""
     return Param("budget", 100, "maximum number of support vectors B (engine: SPA's mean #SV)", type=int,
                  check=lambda v: v >= minimum, requirement=f">= {minimum}", symbol="B")
+
+
+#: BOGD's parameters (binary and multi-class): the budget B >= 2 (B/(B-1)), the step eta and the regulariser lambda
+BOGD_PARAMS = (budget_param(2),
+               Param("eta", 0.1, "learning rate", **POSITIVE),
+               Param("lam", 0.01, "L2 regularisation lambda (shrinks all coefficients by 1 - eta*lam each step)",
+                     check=lambda v: v >= 0, requirement=">= 0"))
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -76,6 +83,20 @@ def forget(pool, slot: int, col: int) -> int:
     return slot
 
 
+def bogd_scale(pool, budget: int, eta: float, lam: float, learns: bool, remove_random) -> float:
+    """BOGD's scale of the whole model at one step (Zhao et al., ICML 2012; binary and multi-class): the
+    regulariser's 1 - eta lam at every step and, when the step learns at a full budget B, a uniformly random SV
+    leaves (``remove_random()``) and the others are rescaled by B/(B-1) (the unbiased estimate).  Returns the
+    factor every remaining coefficient is to be multiplied by, before x_t joins."""
+    shrink = 1.0 - eta * lam
+    if learns:
+        n = pool.n_sv
+        if n >= budget:
+            remove_random()
+            shrink *= n / (n - 1.0)                      # unbiased rescaling B/(B-1)
+    return shrink
+
+
 def discard_random(pool, col: int, rng) -> int:
     """Forget a uniformly random SV of classifier `col` (RBP [4]; BOGD [53] then rescales by B/(B-1)).
 
@@ -83,6 +104,23 @@ def discard_random(pool, col: int, rng) -> int:
     draw the single-kernel RBP/BOGD always made.  Returns the slot forgotten."""
     slots = pool.owned(col)
     return forget(pool, int(slots[rng.integers(slots.shape[0])]), col)
+
+
+class ForgetronLearner:
+    """Mixin of the self-tuned Forgetron learners (binary and multi-class; list it first among the bases): their
+    ``budget`` parameter, their bookkeeping ``state`` (a :class:`ForgetronState`) and its counters ``M``, ``Q``,
+    ``phi_last``."""
+
+    params: tuple = (budget_param(1),)
+    structural_params: tuple[str, ...] = ("budget",)     # the Q/phi bookkeeping follows B: a new B restarts
+
+    def __init__(self, kernel=None, random_state=None, **params):
+        super().__init__(kernel=kernel, random_state=random_state, **params)
+        self.state = ForgetronState()
+
+    M = property(lambda self: self.state.M, doc="mistakes (= updates) so far")
+    Q = property(lambda self: self.state.Q, doc="accumulated removal damage sum_s Psi_s")
+    phi_last = property(lambda self: self.state.phi_last, doc="last shrinking coefficient phi_t")
 
 
 @value_type
@@ -105,12 +143,17 @@ class ForgetronState:
         r = int(slots[np.argmin(pool.tags[slots])])          # its slot (tags = insertion time)
         delta = abs(pool.get_coef(r, col))                   # sigma_r
         pool.decision_sv(r, buf, col)                        # f'_t(x_r), new SV included (column col only)
-        mu = y_r * buf[col]
+        self.shrink(delta, y_r * buf[col], lambda phi: pool.scale_col(col, phi))   # (2) every sigma, the new too
+        return forget(pool, r, col)                          # (3) forget the oldest
+
+    def shrink(self, delta: float, mu: float, scale) -> None:
+        """Step (2) for the SV about to be removed (coefficient delta = sigma_r, margin mu = y_r f'_t(x_r)):
+        phi_t (:meth:`phi`), every coefficient multiplied by it (``scale(phi)``, skipped at phi = 1), Q charged.
+        The binary and the multi-class (Kesler) Forgetron both take this step."""
         phi = self.phi(delta, mu)
         if phi != 1.0:
-            pool.scale_col(col, phi)                         # (2) shrink every sigma, the new one too
+            scale(phi)
         self.charge(delta, phi, mu)
-        return forget(pool, r, col)                          # (3) forget the oldest
 
     def phi(self, delta: float, mu: float) -> float:
         """phi_t = max { phi in (0, 1] : Psi(delta phi, phi mu) + Q_t <= 15/32 M_t } for the removed SV's

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from ..common.learner import OnlineKernelLearner
 from ..registry import register
-from .core import ForgetronState, budget_param, purge
+from .core import ForgetronLearner, purge
 
 
 @register
-class Forgetron(OnlineKernelLearner):
+class Forgetron(ForgetronLearner, OnlineKernelLearner):
     """Self-tuned Forgetron — Dekel et al., SIAM J. Computing 2008: shrink by phi_t, drop the oldest SV.
 
     Dekel, Shalev-Shwartz & Singer, "The Forgetron: a kernel-based perceptron on a budget", SIAM J.
@@ -64,16 +64,7 @@ class Forgetron(OnlineKernelLearner):
     name = "forgetron"
     display = "Forgetron"
     style = ("purple", "D", "--")
-    params = (budget_param(1),)
-    structural_params = ("budget",)      # the Q/phi bookkeeping follows B: a new budget restarts the learner
-
-    def __init__(self, kernel=None, random_state=None, **params):
-        super().__init__(kernel=kernel, random_state=random_state, **params)
-        self.state = ForgetronState()   # M, Q, phi_last and the SVs' labels oldest first (budget.py)
-
-    M = property(lambda self: self.state.M, doc="mistakes (= updates) so far")
-    Q = property(lambda self: self.state.Q, doc="accumulated removal damage sum_s Psi_s")
-    phi_last = property(lambda self: self.state.phi_last, doc="last shrinking coefficient phi_t")
+    # budget, state (M, Q, phi_last and the SVs' labels oldest first): ForgetronLearner
 
     def step(self, i, y):
         self.t += 1

@@ -68,6 +68,9 @@ PROJECTRON_PARAMS = (
           check=lambda v: v >= 0, requirement=">= 0"),
     Param("budget", 100, "hard cap B on #SV (once full, every update is a projection)", type=int,
           check=lambda v: v >= 1, requirement=">= 1", symbol="B"),
+    Param("span_tol", IN_SPAN_TOL, "in-span floor: delta^2 <= span_tol * k(x,x) counts as k(x,.) in span(S) "
+          "(default 1e-4 keeps K^-1 sound; 1e-10 lets it break down, as the SPA paper's codrna/covtype rows do)",
+          check=lambda v: 0 <= v < 1, requirement="in [0, 1)"),
 )
 
 
@@ -101,7 +104,8 @@ class ProjectronCore(OnlineKernelLearner):
 
     def _projection(self, k: np.ndarray, kxx: float):
         """(d*, ||P k||^2, delta^2) for the current support set; delta^2 is clamped at 0 and snapped to
-        0 below IN_SPAN_TOL * k(x, x) (DOGMA does the same clamp: 'max(Kii - coeff*K_f, 0)')."""
+        0 below ``span_tol`` * k(x, x) (default IN_SPAN_TOL; DOGMA does the same clamp: 'max(Kii - coeff*K_f,
+        0)')."""
         n = k.shape[0]
         if n == 0:
             return k, 0.0, kxx
@@ -111,7 +115,7 @@ class ProjectronCore(OnlineKernelLearner):
         spmv_packed(n, self._kinv_p, k, d)             # d* = K^{-1} k_t
         pk2 = dot(k, d)                                # ||P k||^2 = k_t^T d*
         delta2 = kxx - pk2
-        if delta2 <= IN_SPAN_TOL * kxx:
+        if delta2 <= self.span_tol * kxx:
             delta2 = 0.0
         return d, pk2, delta2
 

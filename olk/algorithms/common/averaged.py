@@ -8,6 +8,8 @@ the choices, and ``decision_function(X, output=...)`` scores either.  The SPA pa
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..registry import Param
@@ -22,6 +24,9 @@ class AveragedOutput:
     outputs 'avg' (f̄_t) and 'last' (f_t) from two coefficient columns.  The learner adds :data:`OUTPUT` to
     its ``params`` and implements ``_avg_scores(D)`` and ``_last_scores(D)``: the two classifiers' scores
     from ``D``, the pool's (n_rows, 2) decision matrix."""
+
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
 
     n_cols = 2
     outputs = OUTPUT.choices
@@ -48,7 +53,7 @@ class AveragedOutput:
         f_{T+1} (output='last'); None: the ``output`` parameter's choice."""
         output = output or self.output
         if self.pool is None or self.t == 0:
-            return super().decision_function(X)
+            return super().decision_function(X)  # type: ignore[misc]  # the pool's column 0 (the next base)
         D = self.pool.decision_matrix(self._source_for(X))
         if output == "last":
             return self._last_scores(D)

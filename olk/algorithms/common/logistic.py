@@ -9,6 +9,8 @@ sign(0) = +1) is the class of largest probability (ties at p = 0.5 go to +1, as 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ...tasks import log_odds_to_proba
@@ -16,6 +18,9 @@ from ...tasks import log_odds_to_proba
 
 class LogisticOutput:
     """Mixin: probabilities from the log-odds ``decision_function`` of a KLR learner."""
+
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
 
     task = "probabilistic"
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.svpool import RowSource, SVPool
-from ..common.batch import PooledBatchLearner
+from ..common.batch import BatchKernelLearner
+from ..common.learner import KernelExpansion
 from ..common.logistic import LogisticOutput
 from ..registry import POSITIVE, Param, Reproducibility
 
@@ -82,7 +83,7 @@ def set_pool_coefs(pool: SVPool, beta: np.ndarray) -> None:
     pool.add_col_vector(0, beta)
 
 
-class KLRBatchLearner(LogisticOutput, PooledBatchLearner):
+class KLRBatchLearner(LogisticOutput, KernelExpansion, BatchKernelLearner):
     """What the batch KLR learners (PCD, DCD) share: the training rows in the shared SV pool (slot j = row j,
     coefficient beta_j in column 0, so ``decision_function`` is one ``pool.decision_matrix`` call), the
     kernel columns (:class:`KernelColumns`), the progress probe and the attributes set by ``fit``:
@@ -111,7 +112,7 @@ class KLRBatchLearner(LogisticOutput, PooledBatchLearner):
     order_free = True
     reports_progress = True
     reproducibility = KLR_REPRODUCIBILITY
-    params = KLR_PARAMS
+    params: tuple[Param, ...] = KLR_PARAMS
 
     def __init__(self, kernel=None, random_state=None, **params):
         super().__init__(kernel=kernel, random_state=random_state, **params)

@@ -8,7 +8,7 @@ docstring.  Both solve the paper's Eq. (1), with no bias term:
 
     min_f  P(f) = lam/2 |f|_H^2 + 1/n sum_i log(1 + exp(-y_i f(x_i))),   f = sum_j beta_j k(x_j, .)
 
-Trained with one call, ``fit(X, y)`` (:class:`~olk.algorithms.base_batch.PooledBatchLearner`); ``fit(X, y,
+Trained with one call, ``fit(X, y)`` (:class:`~olk.algorithms.klr.batch.KLRBatchLearner`); ``fit(X, y,
 probe=callback)`` calls ``callback()`` after every sweep over the coordinates (``reports_progress``), the
 test accuracy vs training time curve of the paper's Figure 5.  KLR is dense: every training example ends
 up with a non-zero coefficient (``n_sv`` = n), which is the paper's point against batch KLR.

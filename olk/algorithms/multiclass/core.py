@@ -201,9 +201,9 @@ class MulticlassKernelLearner(OnlineKernelLearner):
         return self._labels(self.decision_one(x))
 
     def learn_one(self, x, y):
-        """Learn from one example (see :meth:`OnlineLearner.learn_one` for ``x``).  A label never seen before
-        becomes a new class: ``classes_`` stays sorted and its column starts from 0 (a stream reveals its
-        classes as it goes).  Returns self."""
+        """Learn from one example (see :meth:`~olk.algorithms.common.arrays.ArrayAPI.learn_one` for ``x``).  A label
+        never seen before becomes a new class: ``classes_`` stays sorted and its column starts from 0 (a stream
+        reveals its classes as it goes).  Returns self."""
         src = self._one_row(x)
         ya = np.asarray([y])
         check_finite_y(ya)

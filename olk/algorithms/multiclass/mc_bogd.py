@@ -20,9 +20,9 @@ K classes) is dropped and the rest rescaled by B/(B-1), an unbiased estimate of 
 from __future__ import annotations
 
 from ...tasks import predicted_class
-from ..budget.core import budget_param
+from ..budget.core import BOGD_PARAMS, bogd_scale
 from ..common.losses import check_shrinkage
-from ..registry import POSITIVE, Param, register
+from ..registry import register
 from .core import MulticlassKernelLearner, hinge_rival
 
 
@@ -52,10 +52,7 @@ class MulticlassBOGD(MulticlassKernelLearner):
     display = "MC-BOGD"
     stochastic = True
     style = ("green", "h", "--")
-    params = (budget_param(2),
-              Param("eta", 0.1, "learning rate", **POSITIVE),
-              Param("lam", 0.01, "L2 regularisation lambda (shrinks all coefficients by 1 - eta*lam each step)",
-                    check=lambda v: v >= 0, requirement=">= 0"))
+    params = BOGD_PARAMS
 
     check_params = classmethod(check_shrinkage)
 
@@ -66,16 +63,12 @@ class MulticlassBOGD(MulticlassKernelLearner):
         s = self.class_scores(i)
         p = predicted_class(s)
         loss, r = hinge_rival(s, y)
-        shrink = 1.0 - self.eta * self.lam
-        if loss > 0.0:
-            n = pool.n_sv
-            if n >= self.budget:
-                pool.remove(int(self.rng.integers(n)))
-                shrink *= n / (n - 1.0)                      # unbiased rescaling B/(B-1)
-            if shrink != 1.0 and pool.n_sv:
-                self.scale_all(shrink)
+        learns = loss > 0.0
+        shrink = bogd_scale(pool, self.budget, self.eta, self.lam, learns,       # a random whole row leaves
+                            lambda: pool.remove(int(self.rng.integers(pool.n_sv))))
+        if shrink != 1.0 and pool.n_sv:
+            self.scale_all(shrink)
+        if learns:
             pool.add(self.src, i, self.pair(y, r, self.eta), self.t)
             self.n_updates += 1
-        elif shrink != 1.0 and pool.n_sv:
-            self.scale_all(shrink)
         return p

@@ -21,13 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...tasks import predicted_class
-from ..budget.core import ForgetronState, budget_param
+from ..budget.core import ForgetronLearner
 from ..registry import register
 from .core import KESLER, MulticlassKernelLearner
 
 
 @register
-class MulticlassForgetron(MulticlassKernelLearner):
+class MulticlassForgetron(ForgetronLearner, MulticlassKernelLearner):
     """Multi-class self-tuned Forgetron — Dekel et al., SIAM J. Computing 2008, via Kesler's construction; SPA ref [14].
 
     Kesler's construction turns a multi-class mistake (y_t, predicted y^_t) into the binary example
@@ -58,16 +58,7 @@ class MulticlassForgetron(MulticlassKernelLearner):
     name = "mc_forgetron"
     display = "MC-Forgetron"
     style = ("purple", "o", "--")
-    params = (budget_param(1),)
-    structural_params = ("budget",)      # the Q/phi bookkeeping follows B: a new budget restarts the learner
-
-    def __init__(self, kernel=None, random_state=None, **params):
-        super().__init__(kernel=kernel, random_state=random_state, **params)
-        self.state = ForgetronState()   # M, Q, phi_last (its label queue is unused: the pool's rows tell)
-
-    M = property(lambda self: self.state.M, doc="mistakes (= updates) so far")
-    Q = property(lambda self: self.state.Q, doc="accumulated removal damage sum_s Psi_s")
-    phi_last = property(lambda self: self.state.phi_last, doc="last shrinking coefficient phi_t")
+    # budget, state (M, Q, phi_last; its label queue is unused: the pool's rows tell): ForgetronLearner
 
     def step(self, i, y):
         self.t += 1
@@ -85,9 +76,6 @@ class MulticlassForgetron(MulticlassKernelLearner):
                 delta = row[y_r] / KESLER                               # sigma_r
                 pool.decision_sv(r, self._buf)                          # W'(x_r), the new SV included
                 mu = (self._buf[y_r] - self._buf[p_r]) * KESLER         # <W', z_r>
-                phi = state.phi(delta, mu)
-                if phi != 1.0:
-                    self.scale_all(phi)                                 # (2) shrink every sigma
-                state.charge(delta, phi, mu)
+                state.shrink(delta, mu, self.scale_all)                 # (2) shrink every sigma
                 pool.remove(r)                                          # (3) forget the oldest
         return p

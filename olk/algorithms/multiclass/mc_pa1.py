@@ -19,6 +19,7 @@ with +tau_t on class y_t and -tau_t on r_t, tau_t = min(C, l_t / (2 k(x_t, x_t))
 from __future__ import annotations
 
 from ...tasks import predicted_class
+from ..common.losses import pa_step
 from ..registry import POSITIVE, Param, register
 from .core import MulticlassKernelLearner, hinge_rival
 
@@ -55,8 +56,7 @@ class MulticlassPA1(MulticlassKernelLearner):
         p = predicted_class(s)
         loss, r = hinge_rival(s, y)
         if loss > 0.0:
-            kxx = self.pool.self_kernel(self.src, i)
-            tau = min(self.C, loss / (2.0 * kxx)) if kxx > 0 else self.C
+            tau = pa_step(self.C, loss, 2.0 * self.pool.self_kernel(self.src, i))     # ||z_t||^2 = 2 k(x_t, x_t)
             self.pool.add(self.src, i, self.pair(y, r, tau), self.t)
             self.n_updates += 1
         return p

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ConfigError
 from ...tasks import predicted_class
 from ..common.averaged import OUTPUT
-from ..registry import POSITIVE, Param, register
+from ..common.losses import SPA_PARAMS, check_spa_params, sampling_probability, spa_step
+from ..registry import register
 from .core import MulticlassKernelLearner, hinge_rival
 
 
@@ -59,18 +59,8 @@ class MulticlassSPA(MulticlassKernelLearner):
     style = ("vermillion", "X", "-")
     cols_per_class = 2
     outputs = OUTPUT.choices
-    params = (
-        Param("alpha", 1.0, "cap on the loss used for the sampling probability", **POSITIVE),
-        Param("beta", 20.0, "sampling scale: Pr(Z_t=1) = min(alpha, l_t)/beta; needs beta >= alpha", **POSITIVE),
-        Param("eta", 1.0, "aggressiveness (PA-I's C)", **POSITIVE),
-        OUTPUT,
-    )
-
-    @classmethod
-    def check_params(cls, p, where):
-        if p["beta"] < p["alpha"]:
-            raise ConfigError(f"{where}: MC-SPA needs beta >= alpha so that rho_t <= 1 (got beta={p['beta']:g} < "
-                              f"alpha={p['alpha']:g})")
+    params = SPA_PARAMS + (OUTPUT,)
+    check_params = classmethod(check_spa_params)            # beta >= alpha
 
     def step(self, i, y):
         self.t += 1
@@ -80,10 +70,9 @@ class MulticlassSPA(MulticlassKernelLearner):
         p = predicted_class(s - self._buf[K:2 * K] / t if self.output == "avg" else s)
         loss, r = hinge_rival(s, y)
         if loss > 0.0:
-            rho = min(self.alpha, loss) / self.beta
-            if self.rng.random() < rho:                          # Z_t = 1
-                kxx = self.pool.self_kernel(self.src, i)
-                tau = min(self.eta / rho, loss / (2.0 * kxx)) if kxx > 0 else self.eta / rho
+            rho = sampling_probability(self.alpha, self.beta, loss)
+            if self.rng.random() < rho:                          # Z_t = 1: ||z_t||^2 = 2 k(x_t, x_t)
+                tau = spa_step(self.eta, rho, loss, 2.0 * self.pool.self_kernel(self.src, i))
                 v = self.pair(y, r, tau)
                 v[K + y], v[K + r] = tau * t, -tau * t
                 self.pool.add(self.src, i, v, t)

@@ -30,11 +30,15 @@ every f_i is then exactly single-kernel SPA's last classifier (``make("spa", out
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from ...errors import ConfigError
-from ..registry import Param, register
+from ..common.losses import SPA_PARAMS, check_spa_params, sampling_probability, spa_step
+from ..registry import register
 from .core import DELTA, DISCOUNT, HEDGE, OMKCCore
+
+ALPHA, BETA, ETA = SPA_PARAMS
 
 
 @register
@@ -80,35 +84,27 @@ class BOMKCSPADD(OMKCCore):
     style = ("vermillion", "P", "--")
     stochastic = True
     params = (
-        Param("alpha", 1.0, "cap on the loss in the sampling probability rho_i = min(alpha, l_i)/beta",
-              check=lambda v: v > 0, requirement="> 0"),
-        Param("beta", 3.0, "sampling scale: rho_i = min(alpha, l_i)/beta (paper: 3 if T < 1e5, else 10); "
-              "needs beta >= alpha", check=lambda v: v > 0, requirement="> 0"),
-        Param("eta", 0.1, "SPA aggressiveness of each kernel classifier: tau_i = min(eta/rho_i, l_i/k_i(x, x))",
-              check=lambda v: v > 0, requirement="> 0"),
+        replace(ALPHA, doc="cap on the loss in the sampling probability rho_i = min(alpha, l_i)/beta"),
+        replace(BETA, default=3.0, doc="sampling scale: rho_i = min(alpha, l_i)/beta (paper: 3 if T < 1e5, else "
+                "10); needs beta >= alpha"),
+        replace(ETA, default=0.1, doc="SPA aggressiveness of each kernel classifier: tau_i = min(eta/rho_i, "
+                "l_i/k_i(x, x))"),
         DISCOUNT,
         DELTA,
         HEDGE,
     )
-
-    @classmethod
-    def check_params(cls, p, where):
-        if p["beta"] < p["alpha"]:
-            raise ConfigError(f"{where}: BOMKC(SPA) needs beta >= alpha so that rho_i <= 1 "
-                              f"(got beta={p['beta']:g} < alpha={p['alpha']:g})")
+    check_params = classmethod(check_spa_params)            # beta >= alpha
 
     def step(self, i, y):
         f, score, wrong = self._predict(i, y)               # predict first; wrong = M_i
         loss = np.maximum(1.0 - y * f, 0.0)                 # l_i
         if loss.max() > 0.0:
-            rho = np.minimum(self.alpha, loss) / self.beta
+            rho = sampling_probability(self.alpha, self.beta, loss)
             sampled = self.rng.random(f.shape[0]) < rho * self._update_probs()     # Z_i (l_i = 0 -> rho_i = 0 -> never)
             if sampled.any():                               # ... then learn: one stored SV for all f_i
                 coefs = np.zeros_like(f)
                 for k in np.flatnonzero(sampled):
-                    kxx = self.pool.self_kernel(self.src, i, k)
-                    step = self.eta / rho[k]
-                    coefs[k] = y * (min(step, loss[k] / kxx) if kxx > 0 else step)
+                    coefs[k] = y * spa_step(self.eta, rho[k], loss[k], self.pool.self_kernel(self.src, i, k))
                 self._store(i, sampled, coefs)
         hedged = self._hedge_indicator(y, f, wrong)         # M_i (HEDGE)
         if hedged.any():                                    # Hedge: theta_i <- theta_i gamma^{M_i}

@@ -17,8 +17,10 @@ import numpy as np
 from ..._core.bpas import bpas_choose
 from ...errors import ConfigError
 from ..budget.core import ForgetronState, bpas_choice, discard_random, forget, purge
+from ..common.learner import OnlineKernelLearner
+from ..common.losses import pa_step
 from ..registry import POSITIVE, Param
-from .core import OMKCCore
+from .core import KernelClassifiers
 
 #: the single-kernel budget algorithm each kernel classifier runs (SPA Table 6's four row groups)
 MAINTENANCE = Param("maintenance", "rbp", "budget algorithm of every kernel classifier: rbp | forgetron | bogd | "
@@ -43,7 +45,7 @@ LAM = Param("lam", 0.01, "BOGD L2 regularisation lambda (maintenance=bogd only)"
 C_PA = Param("C", 0.1, "BPA-S aggressiveness (PA-I's C; maintenance=bpas only)", **POSITIVE)
 
 
-class BoundedOMKC(OMKCCore):
+class BoundedOMKC(KernelClassifiers, OnlineKernelLearner):
     """m single-kernel budget learners on one shared SV pool, Hedge-combined as in OMKC (SPA Algorithms 3, 4).
 
     Subclasses set ``stochastic_update`` (Algorithm 4: classifier i updates only when sampled with probability
@@ -72,7 +74,6 @@ class BoundedOMKC(OMKCCore):
 
     #: the per-kernel caps and the Forgetron states follow them: a new value restarts the learner
     structural_params = ("budget", "maintenance")
-    max_kernels = 64
     stochastic = True
     stochastic_update = False
 
@@ -117,8 +118,7 @@ class BoundedOMKC(OMKCCore):
             return upd, np.where(upd, self.eta * y, 0.0)
         coefs = np.zeros_like(f)                                 # BPA-S: PA-I step
         for k in np.flatnonzero(upd):
-            kxx = self.pool.self_kernel(self.src, i, k)
-            coefs[k] = y * (min(self.C, loss[k] / kxx) if kxx > 0 else self.C)
+            coefs[k] = y * pa_step(self.C, loss[k], self.pool.self_kernel(self.src, i, k))
         return upd, coefs
 
     def _forget(self, i, victims, coefs):

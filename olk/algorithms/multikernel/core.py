@@ -3,10 +3,11 @@ SPA paper's Section 4.1 and Table 5): m single-kernel classifiers f_i on ONE sha
 i; an example several classifiers err on is stored once) and their Hedge-weighted combination, with the
 parameters every OMKC row shares (``discount``, ``delta``, ``component``, ``eta``, ``combine``).
 
-Every multi-kernel classifier of olk subclasses :class:`OMKCCore`: the deterministic and stochastic OMKC rows
-(``omkc_dd``, ``omkc_sd``, ``omkc_u``, ``omkc_ddpa``, ``omkc_sdpa``), their bounded variants
+Every multi-kernel classifier of olk has :class:`KernelClassifiers` (the m classifiers on one pool, their
+Hedge weights, the combination): the deterministic and stochastic OMKC rows (``omkc_dd``, ``omkc_sd``,
+``omkc_u``, ``omkc_ddpa``, ``omkc_sdpa``, ``bomkc_spa_dd``: :class:`OMKCCore`), their bounded variants
 (:mod:`~olk.algorithms.multikernel.bounded`), the ALT 2010 learners (:mod:`olk.algorithms.omkl`) and OKS
-(:mod:`olk.algorithms.selection.oks_core`).  A subclass says which classifiers may update (deterministic: all
+(:mod:`olk.algorithms.selection.oks_core`).  An OMKC row says which classifiers may update (deterministic: all
 that err; stochastic: a Bernoulli draw per classifier) and how one classifier updates (Perceptron or PA-I).
 
 >>> from olk.algorithms import make
@@ -17,11 +18,14 @@ that err; stochastic: a Bernoulli draw per classifier) and how one classifier up
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..._core.svpool import dot
 from ..common.inputs import check_finite_X, n_rows
 from ..common.learner import OnlineKernelLearner
+from ..common.losses import pa_step
 from ..registry import POSITIVE, Param
 
 #: Hedge discount factor (SPA Section 6.2.4: 0.99); Hoi et al. call it beta, the SPA paper gamma
@@ -73,40 +77,29 @@ HEDGE = Param("hedge", "mistake", "Hedge discount test: mistake = discount class
               "= when y f_i(x) < 0 (SPA Algorithms 2-4 as printed)", type=str, choices=("mistake", "strict"))
 
 
-class OMKCCore(OnlineKernelLearner):
-    """m single-kernel classifiers on one shared SV pool (column i <-> kernel i) and their Hedge-weighted vote.
-
-    Subclasses choose ``stochastic`` (sample the classifiers allowed to update: OMKC's stochastic update);
-    the parameter ``component`` picks each classifier's update (Perceptron on a mistake, or PA-I with
-    aggressiveness ``eta`` on a margin error: the SPA paper's "-PA" rows; ``eta`` is unused by the
-    Perceptron) and ``discount`` = 1 freezes theta at 1/m (OMKC(U)).
-
-    PA readings: the "learning rate 0.1" of SPA Section 6.2.4 is PA-I's aggressiveness C (as ``eta`` is for
-    SPA); the Hedge discount stays on mistakes z_i (Section 6.2.3 replaces only the classifier update);
-    k_i(x, x) = 0 (a zero row under a polynomial kernel) gives tau_i = eta, as in ``pa1``.
-
-    Readings shared by every variant (where Hoi et al. 2013 / the SPA paper leave a choice):
-
-    * z_i = I(y f_i(x) <= 0) (Hoi et al.; ALT 2010 Algorithm 1), both for the Perceptron update and for the
-      Hedge discount; SPA Algorithms 2-4 print "< 0", which would never discount an untrained classifier
-      (f_i = 0, e.g. a Gaussian with sigma = 2^-6 whose kernel underflows to 0 between distinct rows).
-    * the vote uses sign(0) = 0 for a classifier (f_i(x) = 0 abstains); the final prediction is the olk
-      convention sign(score) with sign(0) = +1, where score = sum_i theta_i sign(f_i(x)) is what ``step``
-      and ``decision_function`` return.
-    * theta starts at 1/m and is renormalised to sum 1 after every step (SPA Algorithms 2-4; Hoi et al. start
-      at w = 1 and never normalise: the same votes and probabilities, without the underflow of 0.99^T).
-    * sums over the m classifiers are taken in kernel order with olk's fixed-order ``dot`` (bit-identical
-      results on every machine).
-    * #SV: the SPA paper counts "the total number of SVs used by all single-kernel classifiers", here
-      ``n_sv_output`` (= ``sv_per_kernel_.sum()``); ``n_sv`` is the number of distinct stored rows in the
-      shared pool (<= n_sv_output, the memory actually used).
-    * one kernel (m = 1) is accepted: the learner is then the single-kernel Perceptron (or PA-I) itself.
+class KernelClassifiers:
+    """Mixin (list it before :class:`~olk.algorithms.common.learner.OnlineKernelLearner`): m single-kernel
+    classifiers f_i on one shared SV pool (column i <-> kernel i) and their Hedge-weighted combination theta
+    (``weights_``), what every multi-kernel classifier of olk has: OMKC (:class:`OMKCCore`), bounded OMKC
+    (:mod:`~olk.algorithms.multikernel.bounded`), the ALT 2010 learners (:mod:`olk.algorithms.omkl`) and OKS
+    (:mod:`olk.algorithms.selection.oks_core`).  It gives the prediction (:meth:`_predict`), the storage of x_t
+    for the classifiers that learn (:meth:`_store`), the Hedge discount (:meth:`_discount`), the sampling of OMKC's
+    stochastic update (:meth:`_sampled`), the per-kernel counts and the outputs; each learner writes its ``step``.
+    Readings shared by every learner: see :class:`OMKCCore`.
     """
 
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
+
+    n_updates: int                  # the root's counters (KernelEstimator)
+    t: int
     max_kernels = 64
+    #: a learner that does not take ``combine`` votes (sign(0) = 0); one that does not take ``hedge`` discounts on
+    #: mistakes (y f_i <= 0)
+    fixed = {"combine": COMBINE.default, "hedge": HEDGE.default}
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
-        super().__init__(kernel, random_state, where=where, **params)
+        super().__init__(kernel, random_state, where=where, **params)  # type: ignore[call-arg]  # the next base
         m = len(self.kernels)
         self.n_cols = m                                     # one coefficient column per kernel classifier
         self._buf = np.zeros(m, dtype=np.float64)
@@ -142,7 +135,7 @@ class OMKCCore(OnlineKernelLearner):
         """What each classifier contributes to the combination (``combine``): sign(f_i) with sign(0) = 0
         (vote), sign(f_i) with sign(0) = +1 (vote_plus), or f_i itself (real).  A learner that does not declare
         the ``combine`` parameter (the bounded ones) votes."""
-        combine = self.hyperparams.get("combine", "vote")
+        combine = self.combine
         if combine == "real":
             return f
         if combine == "vote_plus":
@@ -185,29 +178,7 @@ class OMKCCore(OnlineKernelLearner):
     def _hedge_indicator(self, y, f, wrong) -> np.ndarray:
         """Hedge's z_i (``HEDGE``): the mistakes ``wrong`` (y f_i <= 0), or y f_i < 0 for a learner whose
         ``hedge`` is ``strict``; a learner that does not declare ``hedge`` discounts on mistakes."""
-        return y * f < 0.0 if self.hyperparams.get("hedge") == "strict" else wrong
-
-    def step(self, i, y):
-        f, score, wrong = self._predict(i, y)               # predict first ...
-        chosen = self._sampled()                            # m_i (stochastic update) or None
-        z = self._hedge_indicator(y, f, wrong)              # Hedge's indicator z_i (HEDGE)
-        hedged = z if chosen is None else z & chosen
-        if self.component == "pa":                         # PA-I on a margin error l_i > 0
-            loss = 1.0 - y * f
-            upd = loss > 0.0 if chosen is None else (loss > 0.0) & chosen
-            coefs = np.zeros_like(f)
-            for k in np.flatnonzero(upd):
-                kxx = self.pool.self_kernel(self.src, i, k)
-                coefs[k] = y * (min(self.eta, loss[k] / kxx) if kxx > 0 else self.eta)
-        else:                                               # Perceptron on a mistake y f_i <= 0
-            upd = wrong if chosen is None else wrong & chosen
-            coefs = np.where(upd, y, 0.0)
-        if upd.any():                                       # ... then learn: one stored SV for all classifiers
-            self._store(i, upd, coefs)
-        if hedged.any():                    # Hedge: theta_i <- theta_i gamma^{z_i m_i}
-            self._discount(hedged, self.discount)
-        self.mistakes_per_kernel_ += wrong
-        return score
+        return y * f < 0.0 if self.hedge == "strict" else wrong
 
     # ------------------------------------------------------------------ outputs
     def classifier_scores(self, X) -> np.ndarray:
@@ -225,3 +196,55 @@ class OMKCCore(OnlineKernelLearner):
         for k, w in enumerate(self.weights_.tolist()):
             out += w * V[:, k]
         return out
+
+
+class OMKCCore(KernelClassifiers, OnlineKernelLearner):
+    """m single-kernel classifiers on one shared SV pool (column i <-> kernel i) and their Hedge-weighted vote.
+
+    Subclasses choose ``stochastic`` (sample the classifiers allowed to update: OMKC's stochastic update);
+    the parameter ``component`` picks each classifier's update (Perceptron on a mistake, or PA-I with
+    aggressiveness ``eta`` on a margin error: the SPA paper's "-PA" rows; ``eta`` is unused by the
+    Perceptron) and ``discount`` = 1 freezes theta at 1/m (OMKC(U)).
+
+    PA readings: the "learning rate 0.1" of SPA Section 6.2.4 is PA-I's aggressiveness C (as ``eta`` is for
+    SPA); the Hedge discount stays on mistakes z_i (Section 6.2.3 replaces only the classifier update);
+    k_i(x, x) = 0 (a zero row under a polynomial kernel) gives tau_i = eta, as in ``pa1``.
+
+    Readings shared by every variant (where Hoi et al. 2013 / the SPA paper leave a choice):
+
+    * z_i = I(y f_i(x) <= 0) (Hoi et al.; ALT 2010 Algorithm 1), both for the Perceptron update and for the
+      Hedge discount; SPA Algorithms 2-4 print "< 0", which would never discount an untrained classifier
+      (f_i = 0, e.g. a Gaussian with sigma = 2^-6 whose kernel underflows to 0 between distinct rows).
+    * the vote uses sign(0) = 0 for a classifier (f_i(x) = 0 abstains); the final prediction is the olk
+      convention sign(score) with sign(0) = +1, where score = sum_i theta_i sign(f_i(x)) is what ``step``
+      and ``decision_function`` return.
+    * theta starts at 1/m and is renormalised to sum 1 after every step (SPA Algorithms 2-4; Hoi et al. start
+      at w = 1 and never normalise: the same votes and probabilities, without the underflow of 0.99^T).
+    * sums over the m classifiers are taken in kernel order with olk's fixed-order ``dot`` (bit-identical
+      results on every machine).
+    * #SV: the SPA paper counts "the total number of SVs used by all single-kernel classifiers", here
+      ``n_sv_output`` (= ``sv_per_kernel_.sum()``); ``n_sv`` is the number of distinct stored rows in the
+      shared pool (<= n_sv_output, the memory actually used).
+    * one kernel (m = 1) is accepted: the learner is then the single-kernel Perceptron (or PA-I) itself.
+    """
+
+    def step(self, i, y):
+        f, score, wrong = self._predict(i, y)               # predict first ...
+        chosen = self._sampled()                            # m_i (stochastic update) or None
+        z = self._hedge_indicator(y, f, wrong)              # Hedge's indicator z_i (HEDGE)
+        hedged = z if chosen is None else z & chosen
+        if self.component == "pa":                         # PA-I on a margin error l_i > 0
+            loss = 1.0 - y * f
+            upd = loss > 0.0 if chosen is None else (loss > 0.0) & chosen
+            coefs = np.zeros_like(f)
+            for k in np.flatnonzero(upd):
+                coefs[k] = y * pa_step(self.eta, loss[k], self.pool.self_kernel(self.src, i, k))
+        else:                                               # Perceptron on a mistake y f_i <= 0
+            upd = wrong if chosen is None else wrong & chosen
+            coefs = np.where(upd, y, 0.0)
+        if upd.any():                                       # ... then learn: one stored SV for all classifiers
+            self._store(i, upd, coefs)
+        if hedged.any():                    # Hedge: theta_i <- theta_i gamma^{z_i m_i}
+            self._discount(hedged, self.discount)
+        self.mistakes_per_kernel_ += wrong
+        return score

@@ -27,4 +27,4 @@ class OMKCDDPA(OMKCCore):
     display = "OMKC(DDPA)"
     style = ("green", "s", "-.")
     params = (DISCOUNT, ETA, COMBINE)
-    component = "pa"
+    fixed = {"component": "pa"}     # PA-I steps (eta = C)

@@ -31,4 +31,4 @@ class OMKCSDPA(OMKCCore):
     style = ("purple", "8", ":")
     stochastic = True
     params = (DISCOUNT, DELTA, ETA, COMBINE, HEDGE)
-    component = "pa"
+    fixed = {"component": "pa"}     # PA-I steps (eta = C)

@@ -26,6 +26,5 @@ class OMKCU(OMKCCore):
     display = "OMKC(U)"
     style = ("skyblue", "8", "-")
     params = (COMBINE,)
-    discount = 1.0                  # theta_i <- theta_i * 1: the weights stay 1/m
-    component = "perceptron"
-    eta = ETA.default               # unused by the Perceptron
+    #: OMKC(DD) with theta_i <- theta_i * 1 (the weights stay 1/m) and kernel Perceptrons (eta unused)
+    fixed = {"discount": 1.0, "component": "perceptron", "eta": ETA.default}

@@ -2,7 +2,7 @@
 learning: algorithms and mistake bounds", ALT 2010, Algorithms 1-6): what the six learners share.
 
 * :class:`ALTCore`: m kernel Perceptrons on one shared SV pool (an
-  :class:`~olk.algorithms.multikernel.core.OMKCCore`), the Hedge parameter ``beta`` (or the eq. (5) schedule
+  :class:`~olk.algorithms.multikernel.core.KernelClassifiers`), the Hedge parameter ``beta`` (or the eq. (5) schedule
   :func:`doubling_beta`), the stochastic updates' smoothing ``delta`` and ``bound`` (evaluate the theorem's mistake
   bound on the stream learned: :mod:`olk.algorithms.omkl.bounds`);
 * :class:`OMKLOCore`: OMKL by outputs (Algorithms 5 and 6): the output combination, log-domain weights, the
@@ -18,11 +18,13 @@ learning: algorithms and mistake bounds", ALT 2010, Algorithms 1-6): what the si
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..._core.svpool import dot, exp_array
-from ..multikernel.core import OMKCCore
+from ..common.learner import OnlineKernelLearner
+from ..multikernel.core import KernelClassifiers
 from ..registry import POSITIVE, Param
 
 #: the Hedge discount beta of every ALT 2010 algorithm (the paper gives no value; 0.99 is the SPA paper's
@@ -56,14 +58,14 @@ def doubling_beta(k: int, m: int) -> float:
     return a / (math.sqrt(math.log(m)) + a)
 
 
-class ALTCore(OMKCCore):
-    """What the ALT 2010 learners share on top of ``OMKCCore`` (shared SV pool, one column per kernel,
+class ALTCore(KernelClassifiers, OnlineKernelLearner):
+    """What the ALT 2010 learners share on top of ``KernelClassifiers`` (shared SV pool, one column per kernel,
     ``weights_`` = the normalised weights q_t = w_t / W_t, per-kernel #SV and mistakes): the stream record
     the mistake bound is evaluated on (kept only with ``bound=True``; never pickled) and ``run_summary``
     extended with each algorithm's own facts and, with ``bound=True``, its theorem's bound.
 
     Weights: the paper keeps w_t (w_1 = 1) and predicts / samples with q_t = w_t / W_t; olk keeps q_t itself,
-    renormalised after every change (the same q_t without the underflow of beta^T), as ``OMKCCore`` does.
+    renormalised after every change (the same q_t without the underflow of beta^T), as every OMKC row does.
     """
 
     #: the theorem of ALT 2010 bounding this algorithm's (expected) mistakes
@@ -104,7 +106,7 @@ class ALTCore(OMKCCore):
         raise NotImplementedError
 
     def run_summary(self) -> dict:
-        """``OMKCCore``'s (kernel_weights, sv_per_kernel, mistakes_per_kernel) + this algorithm's own facts;
+        """``KernelClassifiers``' (kernel_weights, sv_per_kernel, mistakes_per_kernel) + this algorithm's own facts;
         with ``bound=True`` also ``mistake_bound`` (the theorem's bound on this stream), ``bound_theorem`` and
         the comparator's details (see :func:`olk.algorithms.omkl.bounds.evaluate`)."""
         out = super().run_summary()
@@ -131,11 +133,11 @@ def sample_one(p: np.ndarray, u: float) -> int:
 RADIUS = Param("R", 5.0, "maximum functional norm: each f_i is projected onto ||f_i||_H <= R", **POSITIVE)
 
 
-class OMKLOCore(ALTCore):
-    """OMKL-O (ALT 2010 Section 5): prediction sign(q . f(x)) from the classifiers' outputs, weights kept as
-    logarithms (w_i <- w_i beta^(-y f_i(x)) multiplies by exp(y f_i(x) ln(1/beta)), which over- or underflows
-    quickly), and each f_i's squared RKHS norm ``sqnorms_`` kept up to date in O(1) per update from
-    f_i(x_t), which the prediction already computed:
+class OMKLOCore:
+    """Mixin (list it before :class:`ALTCore`): OMKL-O (ALT 2010 Section 5): prediction sign(q . f(x)) from the
+    classifiers' outputs, weights kept as logarithms (w_i <- w_i beta^(-y f_i(x)) multiplies by exp(y f_i(x)
+    ln(1/beta)), which over- or underflows quickly), and each f_i's squared RKHS norm ``sqnorms_`` kept up to date
+    in O(1) per update from f_i(x_t), which the prediction already computed:
 
         ||f_i + c k_i(x_t, .)||^2 = ||f_i||^2 + 2 c f_i(x_t) + c^2 k_i(x_t, x_t),
 
@@ -143,8 +145,11 @@ class OMKLOCore(ALTCore):
     column i (``pool.scale_col``): never a Gram matrix.  ``n_projections_[i]`` counts the scalings of f_i.
     """
 
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
+
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
-        super().__init__(kernel, random_state, where=where, **params)
+        super().__init__(kernel, random_state, where=where, **params)  # type: ignore[call-arg]  # the next base
         m = len(self.kernels)
         self._log_w = np.zeros(m)                           # ln w_i (w_1 = 1)
         self._ln_inv_beta = -math.log(self.beta)            # ln(1/beta) > 0

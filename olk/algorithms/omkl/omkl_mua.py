@@ -45,7 +45,6 @@ class OMKLMUA(ALTCore):
     display = "OMKL-P Alg.4 (MUA)"
     style = ("purple", "v", "-")
     params = (BETA, DELTA, BOUND)
-    component = "perceptron"
     stochastic = True
     theorem = "7"
 

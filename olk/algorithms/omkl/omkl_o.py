@@ -21,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register
-from .core import BETA, BOUND, RADIUS, OMKLOCore
+from .core import BETA, BOUND, RADIUS, ALTCore, OMKLOCore
 
 
 @register
-class OMKLO(OMKLOCore):
+class OMKLO(OMKLOCore, ALTCore):
     """OMKL-O Algorithm 5 "DA for OMKL-O" (Jin, Hoi & Yang, ALT 2010); mistake bound Theorem 8.
 
     Pseudo-code (Algorithm 5; olk keeps q = w / W, and ln w):

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from ..registry import Param, register
-from .core import BETA, BOUND, DELTA, RADIUS, OMKLOCore, sample_one
+from .core import BETA, BOUND, DELTA, RADIUS, ALTCore, OMKLOCore, sample_one
 
 #: the step size eta (0: Theorem 10's printed value sqrt(a/b))
 ETA = Param("eta", 0.0, "step size eta > 0; 0 = Theorem 10's printed eta = sqrt(a(R,beta,delta)/b(R,beta,delta))",
@@ -42,7 +42,7 @@ def theorem10_ab(R: float, beta: float, delta: float, m: int) -> tuple[float, fl
 
 
 @register
-class OMKLOSUA(OMKLOCore):
+class OMKLOSUA(OMKLOCore, ALTCore):
     """OMKL-O Algorithm 6 "SUA for OMKL-O" (Jin, Hoi & Yang, ALT 2010); expected-mistake bound Theorem 10.
 
     Pseudo-code (Algorithm 6; olk keeps q = w / W, and ln w):

@@ -66,7 +66,6 @@ class OMKLP1(ALTCore):
     display = "OMKL-P Alg.1 (DA)"
     style = ("green", "P", "-")
     params = (BETA, SCHEDULE, BOUND)
-    component = "perceptron"
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
@@ -81,8 +80,8 @@ class OMKLP1(ALTCore):
         if self.schedule != "doubling":
             self.beta_ = self.beta
 
-    @property
-    def theorem(self) -> str:
+    @property                       # the theorem of the schedule
+    def theorem(self) -> str:  # type: ignore[override]
         return "5" if self.schedule == "doubling" else "2"
 
     def step(self, i, y):

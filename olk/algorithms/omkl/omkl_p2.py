@@ -47,7 +47,6 @@ class OMKLP2(ALTCore):
     display = "OMKL-P Alg.2 (DA)"
     style = ("orange", "p", "-")
     params = (BETA, GAMMA, BOUND)
-    component = "perceptron"
     theorem = "3"
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):

@@ -43,7 +43,6 @@ class OMKLSUA(ALTCore):
     display = "OMKL-P Alg.3 (SUA)"
     style = ("blue", "^", "-")
     params = (BETA, DELTA, BOUND)
-    component = "perceptron"
     stochastic = True
     theorem = "6"
 

@@ -29,6 +29,8 @@ True
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..registry import Param, register
@@ -53,8 +55,9 @@ def confidence(f: np.ndarray, q: np.ndarray) -> float:
     return float((q[:, None] * (diff * diff)).sum(axis=0).max())
 
 
-class ActiveMKL(RandomFeatureMKL):
-    """The active learner of Algorithm 2 (AMKL-AKS, and AMKL = AMKL-AKS with S_t = [K]); ``_subset`` picks S_t.
+class ActiveMKL:
+    """Mixin (list it before :class:`~olk.algorithms.random_features.core.RandomFeatureMKL`): the active learner of
+    Algorithm 2 (AMKL-AKS, and AMKL = AMKL-AKS with S_t = [K]); ``_subset`` picks S_t.
 
     Pseudo-code (spec Section 4; kernel functions theta_t,k, active weights w~_t and the skip counter c known from
     the past; c = 0, n_labels = 0 initially):
@@ -76,11 +79,14 @@ class ActiveMKL(RandomFeatureMKL):
     every round (the engine's).  ``decision_function``: sum_k q~_k f_k over all kernels.
     """
 
-    params = CORE_PARAMS + (EPSILON, M_CAP, CONFIDENCE_TEST)
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
+
+    params: tuple[Param, ...] = CORE_PARAMS + (EPSILON, M_CAP, CONFIDENCE_TEST)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
-        super().__init__(kernel, random_state, where=where, **params)
-        self.n_labels = 0           # labels requested (b_t = 1)
+        super().__init__(kernel, random_state, where=where, **params)  # type: ignore[call-arg]  # the next base
+        self.n_labels: int | None = 0   # labels requested (b_t = 1)
         self._skipped = 0           # c: consecutive unlabelled rounds so far
 
     def _subset(self, q: np.ndarray) -> np.ndarray | None:
@@ -110,11 +116,12 @@ class ActiveMKL(RandomFeatureMKL):
 
     def run_summary(self) -> dict:
         """The final kernel weights q~_T (kernel order), the labels requested and the efficiency rho (34)."""
-        return {**super().run_summary(), "n_labels": self.n_labels, "label_efficiency": self.label_efficiency}
+        return {**super().run_summary(), "n_labels": self.n_labels,  # type: ignore[misc]  # the next base's
+                "label_efficiency": self.label_efficiency}
 
 
 @register
-class AMKL(ActiveMKL):
+class AMKL(ActiveMKL, RandomFeatureMKL):
     """AMKL (Hong & Chae, TNNLS 2022, Algorithm 2 with S_t = [K]): Raker that asks for a label only when its
     kernels disagree (confidence condition (33), at most M skips in a row; eqs. 33-39).
 

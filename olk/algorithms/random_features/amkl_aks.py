@@ -26,11 +26,12 @@ from __future__ import annotations
 
 from ..registry import register
 from .amkl import ActiveMKL
+from .core import RandomFeatureMKL
 from .omkl_aks import DELTA, AKSSubsets, R
 
 
 @register
-class AMKLAKS(AKSSubsets, ActiveMKL):
+class AMKLAKS(AKSSubsets, ActiveMKL, RandomFeatureMKL):
     """AMKL-AKS (Hong & Chae, TNNLS 2022, Algorithm 2; eqs. 33-44).
 
     Pseudo-code: :class:`~olk.algorithms.amkl.ActiveMKL` with S_t drawn as in OMKL-AKS (40)-(42) from the active

@@ -43,14 +43,16 @@ Multiple Kernels", IEEE TNNLS 2022 / arXiv 2005.03188 (the AMKL paper), eqs. (2)
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ..._core.svpool import RowSource
 from ..._lazy import issparse
 from ...errors import ConfigError, DataError
+from ..common.arrays import ArrayAPI
 from ..common.inputs import check_finite_X, n_rows
-from ..common.learner import OnlineLearner
+from ..common.learner import KernelEstimator
 from ..common.regressor import STANDARDIZE_Y, STEP_SIZE, TargetScale, step_of
 from ..registry import NumberOr, Param, Reproducibility
 
@@ -168,7 +170,7 @@ RF_REPRODUCIBILITY = Reproducibility(
     "test changes rho by 1/T)")
 
 
-class RandomFeatureLearner(OnlineLearner):
+class RandomFeatureLearner(ArrayAPI, KernelEstimator):
     """An online learner on random Fourier features of its Gaussian kernel(s), shared by the Raker core
     (:class:`RandomFeatureMKL`) and FOGD (``olk.algorithms.approximation.fogd``): the frequencies V, drawn once at
     the first ``bind`` (:func:`draw_frequencies` with the subclass's ``n_rf``, ``sampler`` and
@@ -196,7 +198,7 @@ class RandomFeatureLearner(OnlineLearner):
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
         kernel_scales(self.kernels, where or self.name, self.kernel_hint)    # refuses non-Gaussian kernels
-        self._V: np.ndarray | None = None       # [V_1; ...; V_K], drawn at the first bind
+        self._V: Any = None                     # [V_1; ...; V_K] (an array), drawn at the first bind
         self._d: int | None = None              # the width V was drawn for
         K, D = len(self.kernels), self.n_rf
         self._proj = np.empty(K * D)            # V x_t (reused every step)
@@ -263,7 +265,19 @@ class RandomFeatureLearner(OnlineLearner):
         return Z
 
     @property
-    def n_features_in_(self) -> int | None:
+    def model_size(self) -> int:
+        """D, the random features per kernel (the size of the model's basis; there are no SVs)."""
+        return self.n_rf
+
+    def model_values(self) -> int:
+        """The frequencies V (K*D x d) and the weights :meth:`_weight_count` counts; none before the first bind."""
+        return 0 if self._V is None else int(self._V.size) + self._weight_count()
+
+    def _weight_count(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property                       # read-only here: the width V was drawn for
+    def n_features_in_(self) -> int | None:  # type: ignore[override]
         return self._d
 
 
@@ -302,7 +316,7 @@ class RandomFeatureMKL(RandomFeatureLearner):
     task = "regression"
     max_kernels = 1_000_000
     reproducibility = RF_REPRODUCIBILITY
-    params = CORE_PARAMS
+    params: tuple[Param, ...] = CORE_PARAMS
     structural_params = _STRUCTURAL     # V and theta depend on them: set_params restarts the learner
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
@@ -336,6 +350,9 @@ class RandomFeatureMKL(RandomFeatureLearner):
         if self.eta_cap is not None and eta_l > self.eta_cap:
             eta_l = self.eta_cap
         return eta_l, eta_g
+
+    def _weight_count(self) -> int:
+        return int(self._theta.size + self._logw.size)       # theta (K x 2D) and the kernel weights
 
     @property
     def weights_(self) -> np.ndarray:

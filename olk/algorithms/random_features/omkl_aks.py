@@ -31,6 +31,7 @@ squared loss (spec Section 3, Caveat): the published gains of Table II are not r
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -91,6 +92,9 @@ class AKSSubsets:
     learner is Raker (AMKL) bit for bit.  Random numbers: the learner's ``rng`` (one (K, N_t) uniform block for
     the bins, then one uniform for J_t); the random features come from their own stream.
     """
+
+    if TYPE_CHECKING:       # the hyper-parameters (one attribute per Param) and the learner's state, set at run time
+        def __getattr__(self, name: str) -> Any: ...
 
     def _delta(self) -> float:
         return 1.0 / len(self.kernels) if self.delta == ONE_OVER_K else self.delta

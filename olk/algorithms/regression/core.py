@@ -68,7 +68,9 @@ class KernelRegressionCore(OnlineKernelLearner):
         """Step t's eta (:func:`~olk.algorithms.common.regressor.step_of`; ``self.t`` already counts step t)."""
         if not self._rows and self.step_size == "sqrt_T":
             self._rows = self.src.n_rows
-        return step_of(self.step_size, self.horizon, self._rows, self.t)
+        eta = step_of(self.step_size, self.horizon, self._rows, self.t)
+        assert eta is not None                  # T >= 1: the bound rows at the latest
+        return eta
 
     def _predict_all(self, i: int) -> np.ndarray:
         """Start step t: f_k(x_t) for every kernel k (a new array), one pass over the pool."""

@@ -103,7 +103,7 @@ class OMKR(KernelRegressionCore):
         self.sv_per_kernel_ = np.zeros(m, dtype=np.int64)      # SVs each regressor f_k owns
         self.sq_loss_per_kernel_ = np.zeros(m, dtype=np.float64)   # sum_t (f_k(x_t) - y_t)^2
         # budget bookkeeping: each kernel's SVs oldest first (as insertion steps = pool tags), where each lives
-        self._fifo = [deque() for _ in range(m)]
+        self._fifo: list[deque] = [deque() for _ in range(m)]
         self._slot_of: dict[int, int] = {}                     # tag -> slot
         self._tag_at: dict[int, int] = {}                      # slot -> tag
 

@@ -37,6 +37,8 @@ array([0.97, 0.08])
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...errors import DataError
@@ -131,7 +133,9 @@ def alignments(Ks, y) -> np.ndarray:
     if not mats:
         raise DataError("Ks: no kernels (m = 0); need at least one Gram matrix")
     out = np.empty(len(mats))
-    yc = y_norm2 = n = None
+    yc: Any = None
+    y_norm2: Any = None
+    n = None
     for m, K in enumerate(mats):
         K = _check_gram(K, f"Ks[{m}]")
         if n is None:

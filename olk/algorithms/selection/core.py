@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ class KernelSelection(BatchKernelLearner):
     """
 
     max_kernels = 64
-    params = (VALIDATION, SPLIT_SEED)
+    params: tuple[Param, ...] = (VALIDATION, SPLIT_SEED)
     sparse_input = False                # Gram matrices of dense rows (KernelSet.gram), SVC on them
 
     @classmethod
@@ -94,12 +95,12 @@ class KernelSelection(BatchKernelLearner):
         return np.sort(tr), np.sort(va)
 
     @staticmethod
-    def svc(K: np.ndarray, y: np.ndarray, C: float):
+    def svc(K: np.ndarray, y: np.ndarray, C: float) -> Any:
         """scikit-learn's SVC (LIBSVM) on a precomputed Gram matrix."""
         from sklearn.svm import SVC
         return SVC(kernel="precomputed", C=C).fit(K, y)
 
-    def tune_C(self, K: np.ndarray, y: np.ndarray, tr: np.ndarray, va: np.ndarray) -> tuple[float, tuple]:
+    def tune_C(self, K: np.ndarray, y: np.ndarray, tr: np.ndarray, va: np.ndarray) -> tuple[float, Any]:
         """(best C of :data:`C_GRID`, its validation score): SVC trained on the train rows of the Gram matrix K
         (all training rows), scored on the validation rows by :func:`validation_score`; the first C on ties."""
         best, bestC = None, C_GRID[0]

@@ -1,9 +1,9 @@
 """The core of Online Kernel Selection (Yang, Mahdavi, Jin, Yi & Hoi, "Online Kernel Selection: Algorithms and
 Evaluations", AAAI 2012): what Algorithm 2 (:mod:`~olk.algorithms.selection.oks`) shares with Algorithm 1
 (:mod:`~olk.algorithms.selection.oks_convex`): the m kernel classifiers on ONE shared SV pool
-(:class:`~olk.algorithms.multikernel.core.OMKCCore`, one column per kernel), the importance-weighted exponential
-weights, the sampling distribution (smoothed by ``delta``), the step size (a number or ``auto``) and the selected
-kernel argmax q_T.
+(:class:`~olk.algorithms.multikernel.core.KernelClassifiers`, one column per kernel), the importance-weighted
+exponential weights, the sampling distribution (smoothed by ``delta``), the step size (a number or ``auto``) and the
+selected kernel argmax q_T.
 
 >>> from olk.algorithms import make
 >>> from olk.kernels import KernelSet
@@ -18,7 +18,8 @@ import numpy as np
 
 from ..._core.svpool import pexp
 from ...errors import ConfigError
-from ..multikernel.core import OMKCCore
+from ..common.learner import OnlineKernelLearner
+from ..multikernel.core import KernelClassifiers
 from ..omkl.core import sample_one
 from ..registry import NumberOr, Param
 
@@ -45,13 +46,13 @@ HORIZON = Param("horizon", 0, f"T of eta = '{ETA_AUTO}'; 0 = the rows of the dat
                 "training set; a two-epoch run passes 2n)", type=int, check=lambda v: v >= 0, requirement=">= 0")
 
 
-class OKSCore(OMKCCore):
+class OKSCore(KernelClassifiers, OnlineKernelLearner):
     """Algorithms 1 and 2 of Yang et al. (AAAI 2012) on the shared pool; subclasses give the loss.
 
     Readings (where the paper leaves a choice):
 
     * weights: the paper keeps w_t (w_1 = 1) and samples with q_t = w_t / sum_j w_j; olk keeps q_t itself,
-      renormalised after every change (``OMKCCore``): the same q_t, without the underflow of the products.
+      renormalised after every change (``KernelClassifiers``): the same q_t, without the underflow of the products.
       exp() is olk's portable ``pexp`` (the same bits on every host).
     * p_t is computed from q_t at the top of round t (p_1 = 1/m, Step 2, is the same formula at q_1 = 1/m);
       i_t is drawn from one uniform ``self.rng.random()`` and the cumulative sum of p_t in kernel order
@@ -66,9 +67,8 @@ class OKSCore(OMKCCore):
     * an SV is stored only when the sampled classifier learns, with its coefficient in that column alone.
     """
 
-    params = (DELTA, ETA, LAM, HORIZON)
+    params: tuple[Param, ...] = (DELTA, ETA, LAM, HORIZON)
     stochastic = True
-    component = "perceptron"            # OMKCCore's run_summary/outputs; the update is the subclass's own
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
@@ -117,6 +117,6 @@ class OKSCore(OMKCCore):
         return score
 
     def run_summary(self) -> dict:
-        """``OMKCCore``'s weights, #SV and mistakes per kernel, and the selected kernel (index, label)."""
+        """``KernelClassifiers``' weights, #SV and mistakes per kernel, and the selected kernel (index, label)."""
         k = self.selected_kernel_
         return {**super().run_summary(), "selected_kernel": k, "selected_label": self.kernels[k].label()}

@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ class SimpleMKLResult:
     """
 
     d: np.ndarray
-    svc: object
+    svc: Any                        # a fitted sklearn.svm.SVC
     dual_coef: np.ndarray
     intercept: float
     objective: float
@@ -203,7 +204,7 @@ class _Point:
     d: np.ndarray
     J: float                # SVM dual objective at d
     S: np.ndarray           # S_m = beta'K_m beta, so dJ/dd_m = -S_m / 2
-    svc: object
+    svc: Any                        # a fitted sklearn.svm.SVC
     beta: np.ndarray        # (n,) y_i a_i
 
 

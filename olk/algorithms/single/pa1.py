@@ -17,7 +17,7 @@ No budget.
 from __future__ import annotations
 
 from ..common.learner import OnlineKernelLearner
-from ..common.losses import hinge
+from ..common.losses import hinge, pa_step
 from ..registry import POSITIVE, Param, register
 
 
@@ -39,8 +39,7 @@ class KernelPA1(OnlineKernelLearner):
         f = self.pool.decision1(self.src, i)
         loss = hinge(y, f)
         if loss > 0.0:
-            kxx = self.pool.self_kernel(self.src, i)
-            tau = min(self.C, loss / kxx) if kxx > 0 else self.C
+            tau = pa_step(self.C, loss, self.pool.self_kernel(self.src, i))
             self.pool.add(self.src, i, tau * y, self.t)
             self.n_updates += 1
         return f

@@ -20,11 +20,10 @@ classifier (``output='avg'``, :mod:`olk.algorithms.common.averaged`) or the last
 """
 from __future__ import annotations
 
-from ...errors import ConfigError
 from ..common.averaged import OUTPUT, AveragedOutput
 from ..common.learner import OnlineKernelLearner
-from ..common.losses import hinge
-from ..registry import Param, register
+from ..common.losses import SPA_PARAMS, check_spa_params, hinge, sampling_probability, spa_step
+from ..registry import register
 
 
 @register
@@ -50,20 +49,8 @@ class SPA(AveragedOutput, OnlineKernelLearner):
     display = "SPA"
     stochastic = True
     style = ("vermillion", "*", "-")
-    params = (
-        Param("alpha", 1.0, "cap on the loss used for the sampling probability", check=lambda v: v > 0,
-              requirement="> 0"),
-        Param("beta", 20.0, "sampling scale: Pr(Z_t=1) = min(alpha, l_t)/beta; needs beta >= alpha",
-              check=lambda v: v > 0, requirement="> 0"),
-        Param("eta", 1.0, "aggressiveness (PA-I's C)", check=lambda v: v > 0, requirement="> 0"),
-        OUTPUT,
-    )
-
-    @classmethod
-    def check_params(cls, p, where):
-        if p["beta"] < p["alpha"]:
-            raise ConfigError(f"{where}: SPA needs beta >= alpha so that rho_t <= 1 (got beta={p['beta']:g} < "
-                              f"alpha={p['alpha']:g})")
+    params = SPA_PARAMS + (OUTPUT,)
+    check_params = classmethod(check_spa_params)            # beta >= alpha
 
     def step(self, i, y):
         self.t += 1
@@ -74,11 +61,9 @@ class SPA(AveragedOutput, OnlineKernelLearner):
         f_avg = f - buf[1] / t                       # (1/t) sum_{tau<=t} f_tau(x_t)
         loss = hinge(y, f)
         if loss > 0.0:
-            rho = min(self.alpha, loss) / self.beta
+            rho = sampling_probability(self.alpha, self.beta, loss)
             if self.rng.random() < rho:              # Z_t = 1
-                kxx = self.pool.self_kernel(self.src, i)
-                tau = min(self.eta / rho, loss / kxx) if kxx > 0 else self.eta / rho
-                a = tau * y
+                a = spa_step(self.eta, rho, loss, self.pool.self_kernel(self.src, i)) * y
                 self.pool.add(self.src, i, (a, a * t), t)
                 self.n_updates += 1
         return f_avg if self.output == "avg" else f

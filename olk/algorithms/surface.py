@@ -1,0 +1,103 @@
+"""What the generated user surfaces share: :mod:`olk.estimators` (scikit-learn) and :mod:`olk.river` (River) make one
+class per registered learner from its declarations, and both need the same three things, written here once:
+
+* :func:`storing_init`: the class's ``__init__(self, kernel=None, <seed>=None, <every parameter with its registry
+  default>)`` that stores its arguments under their names (what scikit-learn's ``get_params`` / ``clone`` and
+  River's ``_get_params`` / ``clone`` read back), with a real ``__signature__``;
+* :func:`parameters_doc`: the numpydoc "Parameters" section of its docstring;
+* :func:`same_value`: parameter values compared without raising.
+
+The two surfaces differ only in what they declare: the seed's name (``random_state`` / ``seed``), the names a
+parameter may not take, what the constructor does after storing (River builds the learner at once), and how an
+unknown argument is worded.
+
+>>> from olk.algorithms.registry import REGISTRY
+>>> class Demo:
+...     __init__ = storing_init(REGISTRY["pa1"], "Demo", seed="random_state")
+>>> d = Demo(C=0.5)
+>>> d.kernel, d.random_state, d.C
+(None, None, 0.5)
+>>> import inspect; str(inspect.signature(Demo))
+'(kernel=None, random_state=None, C=1.0)'
+"""
+from __future__ import annotations
+
+import inspect
+import keyword
+from typing import Any, Callable, Optional
+
+
+def _python_words(qualname: str, names: list, kwargs: dict, e: TypeError) -> str:
+    return f"{qualname}.__init__() {e}"
+
+
+def storing_init(learner_cls, qualname: str, *, seed: str, reserved: tuple = (),
+                 refuse: Optional[Callable[[str], bool]] = None,
+                 explain: Callable[[str, list, dict, TypeError], str] = _python_words,
+                 then: Optional[Callable[[Any], None]] = None, module: str = "", doc: str = ""):
+    """``__init__(self, kernel=None, <seed>=None, <params>)`` for the class `qualname` over `learner_cls`: one
+    function body for every generated class; it stores each argument as an attribute of the same name and then
+    calls ``then(self)`` if given.  Its ``__signature__`` names the learner's real parameters and defaults.  A
+    parameter named like a keyword, ``self``, ``kernel``, the seed, one of `reserved` or one `refuse` returns True
+    for cannot be an argument: a RuntimeError when the class is made.  Arguments it cannot bind are the
+    ``TypeError`` of ``explain(qualname, names, kwargs, error)`` (default: Python's own words)."""
+    for p in learner_cls.params:
+        n = p.name
+        if (not n.isidentifier() or keyword.iskeyword(n) or n in ("self", "kernel", seed, *reserved)
+                or (refuse is not None and refuse(n))):
+            raise RuntimeError(f"{learner_cls.name}: parameter {n!r} cannot be an argument of {qualname}")
+    P = inspect.Parameter
+    signature = inspect.Signature(
+        [P("self", P.POSITIONAL_OR_KEYWORD), P("kernel", P.POSITIONAL_OR_KEYWORD, default=None),
+         P(seed, P.POSITIONAL_OR_KEYWORD, default=None)]
+        + [P(p.name, P.POSITIONAL_OR_KEYWORD, default=p.default) for p in learner_cls.params])
+    names = list(signature.parameters)[1:]
+
+    def __init__(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as e:                              # an unknown or doubled argument
+            raise TypeError(explain(qualname, names, kwargs, e)) from None
+        bound.apply_defaults()
+        for n, v in list(bound.arguments.items())[1:]:
+            setattr(self, n, v)
+        if then is not None:
+            then(self)
+
+    __init__.__signature__ = signature                      # type: ignore[attr-defined]
+    __init__.__qualname__ = f"{qualname}.__init__"
+    __init__.__module__ = module or __name__
+    __init__.__doc__ = doc or f"Store the parameters; see {qualname}."
+    return __init__
+
+
+def kernel_and_seed_docs(cls, seed: str, seed_type: str) -> list[str]:
+    """The numpydoc entries of the two arguments every learner takes before its parameters: the kernel, and the
+    seed of its random draws under the name `seed` of the surface (``random_state`` for scikit-learn, ``seed``
+    for River)."""
+    return [
+        "kernel : str, dict, list or Kernel, default=None",
+        "    The kernel, e.g. ``{'type': 'gaussian', 'gamma': 0.4}`` or a kernel type name"
+        + (", or a kernel set (a list of kernels or a preset such as 'spa16')" if cls.max_kernels > 1 else "")
+        + "; None: Gaussian with gamma = 1.",
+        f"{seed} : {seed_type}, default=None",
+        "    Seed of the learner's random draws"
+        + (" (it is stochastic)" if cls.stochastic else " (unused: it is deterministic)") + ".",
+    ]
+
+
+def parameters_doc(cls, seed: str, seed_type: str) -> list[str]:
+    """The numpydoc "Parameters" section of a generated class over learner class `cls`."""
+    return ["Parameters", "----------", *kernel_and_seed_docs(cls, seed, seed_type),
+            *(p.numpydoc() for p in cls.params)]
+
+
+def same_value(a, b) -> bool:
+    """a == b for parameter values and labels (numbers, strings, None), False when they do not compare."""
+    try:
+        return a is b or bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+__all__ = ["storing_init", "kernel_and_seed_docs", "parameters_doc", "same_value"]

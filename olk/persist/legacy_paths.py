@@ -1,0 +1,62 @@
+"""Where olk's learner modules were before olk 0.2's family subpackages: a model file written before names its
+classes by the old module path, and :func:`olk.persist.allowlist.allowed_classes` maps those exact names to the
+same classes.  A table, not a lookup: nothing is resolved from a file's text."""
+from __future__ import annotations
+
+#: where the learner modules were before olk 0.2's family subpackages (old module -> new module, both under
+#: ``olk.algorithms``): a model file written before names its classes by the old module; these names are mapped
+#: to the same classes (an exact table, no lookup: the allow-list stays exact)
+MOVED_MODULES = {
+    "alsvm": "selection.alsvm",
+    "amkl": "random_features.amkl",
+    "amkl_aks": "random_features.amkl_aks",
+    "bogd": "budget.bogd",
+    "bomkc_dd": "multikernel.bomkc_dd",
+    "bomkc_sd": "multikernel.bomkc_sd",
+    "bomkc_spa_dd": "multikernel.bomkc_spa_dd",
+    "bpas": "budget.bpas",
+    "budget": "budget.core",
+    "forgetron": "budget.forgetron",
+    "kernel_svm": "selection.kernel_svm",
+    "klr_aux": "klr.klr_aux",
+    "klr_dcd": "klr.klr_dcd",
+    "klr_margin": "klr.klr_margin",
+    "klr_nc": "klr.klr_nc",
+    "klr_pcd": "klr.klr_pcd",
+    "kogd_reg": "regression.kogd_reg",
+    "libsvm": "batch.libsvm",
+    "musvm": "selection.musvm",
+    "mutron": "selection.mutron",
+    "ogd": "single.ogd",
+    "oks": "selection.oks",
+    "oks_convex": "selection.oks_convex",
+    "oks_svm": "selection.oks_svm",
+    "om1": "selection.om1",
+    "om2": "selection.om2",
+    "omkc_dd": "multikernel.omkc_dd",
+    "omkc_ddpa": "multikernel.omkc_ddpa",
+    "omkc_sd": "multikernel.omkc_sd",
+    "omkc_sdpa": "multikernel.omkc_sdpa",
+    "omkc_u": "multikernel.omkc_u",
+    "omkl_aks": "random_features.omkl_aks",
+    "omkl_mua": "omkl.omkl_mua",
+    "omkl_o": "omkl.omkl_o",
+    "omkl_o_sua": "omkl.omkl_o_sua",
+    "omkl_p1": "omkl.omkl_p1",
+    "omkl_p2": "omkl.omkl_p2",
+    "omkl_sua": "omkl.omkl_sua",
+    "omkr": "regression.omkr",
+    "oskl": "single.oskl",
+    "pa1": "single.pa1",
+    "pegasos": "batch.pegasos",
+    "perceptron": "single.perceptron",
+    "projectron": "budget.projectron",
+    "projectronpp": "budget.projectronpp",
+    "raker": "random_features.raker",
+    "random_features": "random_features.core",
+    "rbp": "budget.rbp",
+    "selection": "selection.core",
+    "simplemkl": "selection.simplemkl",
+    "som_svm": "selection.som_svm",
+    "spa": "single.spa"
+}

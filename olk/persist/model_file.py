@@ -1,0 +1,205 @@
+"""``save`` and ``load``: a learner or a fitted estimator of :mod:`olk.estimators` <-> one model file
+(:mod:`.format`), its state encoded by :mod:`.values`, the loaded model checked by :mod:`.checks`."""
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from typing import Any
+
+import numpy as np
+
+from .._version import __version__
+from ..errors import OlkError
+from .checks import check_types
+from .format import ESTIMATOR_VERSION, FORMAT, FORMAT_VERSION, ModelFileError, read_archive, write_archive
+from .values import Decoder, Encoder, set_state
+
+
+def save(model, path) -> None:
+    """Write `model` (a registered olk learner, trained or not, or a fitted scikit-learn estimator of
+    :mod:`olk.estimators`) to `path` as one ``.npz`` file (:mod:`.format`).
+    The file is written under a temporary name and renamed, so an existing file is replaced only by a complete
+    one.  An attribute the format cannot hold is a one-line :class:`~olk.errors.OlkError` naming it; nothing is
+    written then."""
+    from ..algorithms.common.learner import KernelEstimator
+    from ..algorithms.registry import REGISTRY
+
+    estimator = _estimator_of(model)
+    if estimator is not None:
+        model = estimator.learner_
+    if not isinstance(model, KernelEstimator):
+        raise OlkError(f"save: expected an olk learner (e.g. olk.algorithms.make('spa')), got {type(model).__name__}")
+    name = model.name            # a KernelEstimator: every learner declares its registry name
+    if REGISTRY.get(name) is not type(model):
+        raise OlkError(f"save: {type(model).__qualname__} is not a registered olk learner (registry name "
+                       f"{name!r} is {'another class' if name in REGISTRY else 'unknown'}); only registered learners "
+                       f"can be saved")
+    enc = Encoder(name)
+    state = enc.learner_state(model)
+    params = model.get_params()
+    kernel = params.pop("kernel")
+    params_json = {"kernel": _kernel_json(kernel), **Encoder(name, enc.arrays).encode_params(params)}
+    from .._lazy import scipy_version
+    meta = {
+        "format": FORMAT, "format_version": FORMAT_VERSION if estimator is None else ESTIMATOR_VERSION,
+        "olk_version": __version__,
+        "saved_with": {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy_version()},
+        "algorithm": name,
+        "params": params_json,
+        "state": state,
+    }
+    if estimator is not None:           # after `state`: its values continue the numbering (the learner is a ref)
+        meta["estimator"] = {"class": type(estimator).__name__,
+                             "state": enc.encode(_estimator_state(estimator), "estimator")}
+    write_archive(path, meta, enc.arrays)
+
+
+def _estimator_of(model):
+    """`model` if it is a scikit-learn estimator of :mod:`olk.estimators` (checked: generated, fitted), else None."""
+    est = sys.modules.get("olk.estimators")
+    if est is None:             # nothing is one of its estimators before it is imported (it loads scikit-learn)
+        return None
+    OlkEstimator, by_class_name = est.OlkEstimator, est.by_class_name
+    if not isinstance(model, OlkEstimator):
+        return None
+    cls = type(model)
+    if by_class_name.get(cls.__name__) is not cls:
+        raise OlkError(f"save: {cls.__qualname__} is not one of olk's estimator classes (olk.estimators); only "
+                       f"those can be saved")
+    if "learner_" not in model.__dict__:
+        raise OlkError(f"save: this {cls.__name__} is not fitted; call fit or partial_fit before saving it")
+    return model
+
+
+def _estimator_state(est) -> dict:
+    """The estimator's attributes (its parameters, ``learner_``, ``n_features_in_``, ``classes_``, ...).  An
+    array of strings held as Python objects (``feature_names_in_``) is stored as a NumPy string array and listed
+    under ``"__object_arrays__"``, so loading turns it back into objects."""
+    state, objects = {}, []
+    for k, v in est.__dict__.items():
+        if isinstance(v, np.ndarray) and v.dtype.hasobject and all(isinstance(x, str) for x in v.flat):
+            v = v.astype(str)
+            objects.append(k)
+        state[k] = v
+    if objects:
+        state["__object_arrays__"] = objects
+    return state
+
+
+def _kernel_json(kernel):
+    from ..kernels import KernelSet
+    if isinstance(kernel, KernelSet):
+        return [k.to_dict() for k in kernel]
+    return kernel.to_dict()
+
+
+def load(path) -> Any:
+    """Read a model written by :func:`save` (no pickle).  Returns the learner, ready to ``predict`` /
+    ``decision_function`` and, for an online learner, to continue with ``partial_fit`` exactly where it stopped
+    (its RNG included).  A file that is not an olk model, or one from an incompatible olk, is a one-line
+    :class:`~olk.errors.OlkError` naming the file (and both olk versions when they differ)."""
+    path = os.fspath(path)
+    meta, arrays = read_archive(path)
+    where = _where(path, meta)
+    from ..algorithms.registry import REGISTRY
+    name = meta.get("algorithm")
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise ModelFileError(f"{where}: it is a model of algorithm {name!r}, which this olk does not have "
+                             f"(run 'olk algorithms' to list them)")
+    cls = REGISTRY[name]
+    model, dec = _build(cls, meta, arrays, where)
+    check_compatible(model, cls, meta, where)
+    if "estimator" in meta:
+        return _build_estimator(meta, dec, model, where)
+    return model
+
+
+def _where(path: str, meta: dict) -> str:
+    """The file, with both olk versions when they differ (the start of every later error)."""
+    written = meta.get("olk_version")
+    if written == __version__:
+        return f"{path} (olk {__version__} model)"
+    return f"{path} (written by olk {written}, format version {meta['format_version']}; this is olk {__version__})"
+
+
+def _build(cls, meta: dict, arrays: dict, where: str):
+    state = meta.get("state")
+    if not isinstance(state, dict):
+        raise ModelFileError(f"{where}: corrupted olk model file (no learner state)")
+    model = cls.__new__(cls)
+    dec = Decoder(arrays, where)
+    dec.memo.append(model)                              # shared-able value 0: the learner itself
+    try:
+        state = dec.decode(state)
+        set_state(model, state)
+    except ModelFileError:
+        raise
+    except Exception as e:          # the file is untrusted input: whatever building from it raises is corruption
+        raise ModelFileError(f"{where}: corrupted or incompatible olk model file "
+                             f"({type(e).__name__}: {' '.join(str(e).split())[:120]})") from None
+    return model, dec
+
+
+def _build_estimator(meta: dict, dec: "Decoder", learner, where: str):
+    """The scikit-learn estimator of a version-2 file around its (already loaded) learner."""
+    from ..estimators import by_class_name
+    spec = meta["estimator"]
+    name = spec.get("class") if isinstance(spec, dict) else None
+    cls: Any = by_class_name.get(name) if isinstance(name, str) else None
+    if cls is None or cls._learner_name != meta["algorithm"]:
+        raise ModelFileError(f"{where}: it is a {name!r} estimator of algorithm {meta['algorithm']!r}, which this olk "
+                             f"does not have (olk.estimators lists them)")
+    try:
+        state = dec.decode(spec.get("state"))
+        if not isinstance(state, dict):
+            raise TypeError("the estimator's state is not a dict")
+        for k in state.pop("__object_arrays__", []):
+            state[k] = np.asarray(state[k]).astype(object)
+    except ModelFileError:
+        raise
+    except Exception as e:
+        raise ModelFileError(f"{where}: corrupted or incompatible olk model file "
+                             f"({type(e).__name__}: {' '.join(str(e).split())[:120]})") from None
+    if state.get("learner_") is not learner:
+        raise ModelFileError(f"{where}: corrupted olk model file (the estimator does not hold the file's learner)")
+    missing = sorted(set(cls().get_params()) - set(state))
+    if missing:
+        raise ModelFileError(f"{where}: its {name} lacks the parameter(s) {', '.join(missing[:5])}, which this olk's "
+                             f"{name} has; refit it with this olk (or load it with the olk that wrote it)")
+    est = cls.__new__(cls)
+    est.__dict__.update(state)
+    return est
+
+
+def check_compatible(model, cls, meta: dict, where: str) -> None:
+    """The learner fits this olk: its parameters pass this olk's checks (a renamed or newly invalid one is the
+    registry's one-line error) and its state has every attribute a new learner of this olk has."""
+    from ..algorithms.registry import check_params_of
+    params = meta.get("params")
+    if not isinstance(params, dict):
+        raise ModelFileError(f"{where}: corrupted olk model file (no params)")
+    hyper = {k: v for k, v in params.items() if k not in ("kernel", "random_state")}
+    try:
+        hyper = check_params_of(cls, Decoder({}, where).decode(hyper), meta["algorithm"])
+        fresh = cls(kernel=model.kernels, random_state=None, **hyper)     # never touches the model's RNG
+    except OlkError as e:
+        raise ModelFileError(f"{where}: its parameters do not fit this olk: {e}") from None
+    except Exception as e:
+        raise ModelFileError(f"{where}: corrupted or incompatible olk model file ({type(e).__name__}: "
+                             f"{' '.join(str(e).split())[:120]})") from None
+    # a hyper-parameter added to the learner after the file was written takes its registry default: olk adds a
+    # parameter only with a default that keeps the old behaviour (e.g. OMKC's combine='vote'), so the model is
+    # the one that was saved
+    added = [p.name for p in cls.params if p.name not in params]
+    for name in added:
+        setattr(model, name, hyper[name])
+        if isinstance(model.__dict__.get("hyperparams"), dict):
+            model.hyperparams = {**model.hyperparams, name: hyper[name]}
+    check_types(model, fresh, where)
+    missing = sorted(set(fresh.__getstate__()) - set(model.__dict__))
+    if missing:
+        raise ModelFileError(f"{where}: its {meta['algorithm']} state lacks {', '.join(missing[:5])}"
+                             f"{' ...' if len(missing) > 5 else ''}, which this olk's {meta['algorithm']} has; "
+                             f"retrain the model with this olk (or load it with the olk that wrote it)")
+
