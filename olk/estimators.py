@@ -62,7 +62,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError
 from .algorithms.registry import REGISTRY, resolve_name
-from .algorithms.surface import parameters_doc, same_value, storing_init
+from .algorithms.surface import parameters_doc, same_value, storing_init, surface_kernel
 from .errors import ConfigError, DataError
 
 #: the fitted attributes an estimator reads from its learner (``fitted_attributes()``), when the learner has them
@@ -105,12 +105,14 @@ class OlkEstimator(BaseEstimator):
     def _hyperparams(self) -> dict:
         return {p.name: getattr(self, p.name) for p in self.learner_class().params}
 
-    def _new_learner(self):
+    def _new_learner(self, X):
         """The learner of the current parameters, built and checked by the registry (one code path with the
-        experiment engine); a bad parameter is a one-line ValueError."""
+        experiment engine); its kernel from ``kernel`` and the SVC-style ``gamma`` / ``degree`` / ``coef0``
+        (``gamma="scale"`` from X: :func:`olk.kernels.svc_kernel`).  A bad parameter is a one-line ValueError."""
+        cls = self.learner_class()
         with _value_errors():
-            return REGISTRY[self._learner_name](kernel=self.kernel, random_state=_seed(self.random_state),
-                                                **self._hyperparams())
+            kernel = surface_kernel(self, cls, f"{type(self).__name__}.kernel", X=X)
+            return cls(kernel=kernel, random_state=_seed(self.random_state), **self._hyperparams())
 
     def _sync_hyperparams(self) -> None:
         """Hand hyper-parameters changed with ``set_params`` since the learner was built to it (checked by the
@@ -140,7 +142,7 @@ class OlkEstimator(BaseEstimator):
         registry) and call its ``fit``: one online pass over the rows in their order, or the batch solver.
         Returns self."""
         X, y = self._validate(X, y, reset=True, fitting=True)
-        learner = self._new_learner()
+        learner = self._new_learner(X)
         self.__dict__.pop("learner_", None)
         with _value_errors():
             learner.fit(X, y)
@@ -154,7 +156,7 @@ class OlkEstimator(BaseEstimator):
         first = "learner_" not in self.__dict__
         X, y = self._validate(X, y, reset=first, fitting=True)
         if first:
-            learner = self._new_learner()
+            learner = self._new_learner(X)
         else:
             learner = self.learner_
             self._sync_hyperparams()
@@ -201,7 +203,8 @@ class OlkEstimator(BaseEstimator):
         tags.input_tags.sparse = self.learner_class().sparse_input
         try:
             from .kernels import KernelSet
-            tags.input_tags.positive_only = any(k.kind == "chi2" for k in KernelSet.of(self.kernel))
+            spec = surface_kernel(self, self.learner_class(), "kernel", X=[[0.0, 1.0]])     # X: a placeholder
+            tags.input_tags.positive_only = any(k.kind == "chi2" for k in KernelSet.of(spec))
         except (ConfigError, TypeError, ValueError):    # an invalid kernel is reported by fit, not by the tags
             pass
         return tags
@@ -317,7 +320,7 @@ def _docstring(learner_cls, clsname: str) -> str:
         "" if learner_cls.batch else
         "``partial_fit`` continues it: any split of a stream into batches gives the model of one pass.",
         "",
-        *parameters_doc(learner_cls, "random_state", "int, numpy Generator, RandomState or None"),
+        *parameters_doc(learner_cls, "random_state", "int, numpy Generator, RandomState or None", gamma="scale"),
     ]
     lines += ["", "Attributes", "----------",
               f"learner_ : {learner_cls.__qualname__}\n    The fitted learner.",
@@ -337,7 +340,7 @@ def _make(name: str) -> type:
     base = {"regression": OlkRegressor, "multiclass": OlkMulticlassClassifier}.get(learner_cls.task, OlkClassifier)
     ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
           "__doc__": _docstring(learner_cls, clsname),
-          "__init__": storing_init(learner_cls, clsname, seed="random_state", module=__name__,
+          "__init__": storing_init(learner_cls, clsname, seed="random_state", module=__name__, gamma="scale",
                                    doc=f"Store the parameters (checked when ``fit`` builds the learner); see "
                                        f":class:`{clsname}`.")}
     return type(clsname, (base,), ns)

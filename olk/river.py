@@ -63,7 +63,7 @@ from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError
 from .algorithms.protocol import Learner
 from .algorithms.registry import REGISTRY
-from .algorithms.surface import parameters_doc, same_value, storing_init
+from .algorithms.surface import parameters_doc, same_value, storing_init, surface_kernel
 from .errors import ConfigError
 
 #: the attributes of a model besides its parameters (a parameter may not take these names)
@@ -125,7 +125,8 @@ class OlkRiverModel:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise ParamError(f"{where}: seed must be None or an int, got {self.seed!r}")
         try:
-            learner: Any = cls(kernel=self.kernel, random_state=seed, where=where,  # type: ignore[call-arg]
+            kernel = surface_kernel(self, cls, f"{where}.kernel")
+            learner: Any = cls(kernel=kernel, random_state=seed, where=where,  # type: ignore[call-arg]
                                **{p.name: getattr(self, p.name) for p in cls.params})
         except ParamError:
             raise

@@ -27,6 +27,7 @@ from river.checks import check_estimator  # noqa: E402
 
 import olk.river as R  # noqa: E402
 from olk.algorithms import REGISTRY, available, make  # noqa: E402
+from olk.algorithms.surface import kernel_arg_names  # noqa: E402
 
 RBF = {"type": "gaussian", "gamma": 1.0}
 
@@ -277,7 +278,8 @@ def test_every_adapter_learns_predicts_clones_and_pickles(name):
     cls, lcls = R.by_name[name], REGISTRY[name]
     kw = {"horizon": 60} if any(p.name == "horizon" for p in lcls.params) else {}
     m = cls(kernel=RBF, seed=0, **kw)
-    assert list(m._get_params()) == ["kernel", "seed", *[p.name for p in lcls.params]]
+    kargs = list(kernel_arg_names(lcls).values())           # the SVC-style kernel values: gamma, degree, coef0
+    assert list(m._get_params()) == ["kernel", "seed", *kargs, *[p.name for p in lcls.params]]
     assert all(m._get_params()[p.name] == p.default for p in lcls.params if p.name not in kw)
     regression = lcls.task == "regression"
     if not regression:
@@ -347,3 +349,18 @@ def test_multiclass_learners_are_river_multiclass_classifiers_on_a_bundled_strea
             model.learn_one(x, y)
             learner.learn_one(row[0], y)
         assert acc.get() > 0.5, (name, acc.get())
+
+
+def test_svc_style_kernel_arguments():
+    """kernel='rbf' | 'poly' | 'linear' with top-level gamma / degree / coef0, as in olk.estimators (no 'scale':
+    River has no data at construction); anything else one line."""
+    m = R.Perceptron(kernel="poly", gamma=0.5, degree=2, coef0=1.0)
+    m.learn_one({"a": 1.0, "b": 0.0}, True)
+    k = m.learner.kernel
+    assert (k.kind, k.params()["gamma"], k.params()["degree"], k.params()["coef0"]) == ("polynomial", 0.5, 2, 1.0)
+    m = R.Perceptron(kernel="rbf", gamma=0.25)
+    m.learn_one({"a": 1.0}, True)
+    assert m.learner.kernel.params()["gamma"] == 0.25
+    with pytest.raises(ValueError) as e:
+        R.Perceptron(kernel=RBF, gamma=0.3).learn_one({"a": 1.0}, True)
+    assert "gamma=0.3" in _one_line(e)

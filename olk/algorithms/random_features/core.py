@@ -315,6 +315,7 @@ class RandomFeatureMKL(RandomFeatureLearner):
 
     task = "regression"
     max_kernels = 1_000_000
+    default_kernel = "amkl17"           # the papers' dictionary (AMKL eq. (56)): the confidence test needs several
     reproducibility = RF_REPRODUCIBILITY
     params: tuple[Param, ...] = CORE_PARAMS
     structural_params = _STRUCTURAL     # V and theta depend on them: set_params restarts the learner
