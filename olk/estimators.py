@@ -22,7 +22,8 @@ The contract is scikit-learn's, strictly:
   ``set_params`` between calls take effect at the next call; a new ``kernel``, ``random_state`` or structural
   parameter (e.g. ``n_rf``) only at the next ``fit``.
 * ``predict``, ``score`` (accuracy or R^2, from the mixins), ``decision_function`` (classifiers),
-  ``predict_proba`` / ``predict_log_proba`` (the kernel logistic regression learners only).  ``classes_``: any two
+  ``predict_proba`` / ``predict_log_proba`` (the kernel logistic regression learners' own; UNCALIBRATED for every
+  other classifier: the sigmoid / softmax of its scores, :func:`olk.tasks.margin_proba`).  ``classes_``: any two
   labels, strings too; a multi-class learner's (task ``multiclass``) any K labels, with ``decision_function``
   (n, K) (scikit-learn's (n,) for K = 2).  ``n_features_in_`` is strict: data of another width is a ``ValueError``.
 * Fitted attributes (the learner's :meth:`~olk.algorithms.base.KernelEstimator.fitted_attributes`): a kernel
@@ -64,6 +65,7 @@ from .algorithms.common.inputs import InputError, ParamError
 from .algorithms.registry import REGISTRY, resolve_name
 from .algorithms.surface import parameters_doc, same_value, storing_init, surface_kernel
 from .errors import ConfigError, DataError
+from .tasks import margin_log_proba, margin_proba
 
 #: the fitted attributes an estimator reads from its learner (``fitted_attributes()``), when the learner has them
 FITTED = ("support_vectors_", "dual_coef_", "intercept_", "coef_", "kernel_weights_", "n_iter_")
@@ -238,18 +240,20 @@ class OlkClassifier(ClassifierMixin, OlkEstimator):
         """The learner's score f(x) of every row of X (> 0: ``classes_[1]``; the log-odds for KLR)."""
         return self._learner_call("decision_function", X)
 
-    def _has_proba(self) -> bool:
-        return hasattr(self.learner_class(), "predict_proba")
-
-    @available_if(_has_proba)
     def predict_proba(self, X):
-        """(n, 2): [P(classes_[0] | x), P(classes_[1] | x)] (kernel logistic regression learners)."""
-        return self._learner_call("predict_proba", X)
+        """(n, n_classes): P(classes_[j] | x).  The kernel logistic regression learners' own probabilities; for
+        every other classifier UNCALIBRATED ones: :func:`olk.tasks.margin_proba` of :meth:`decision_function`
+        (sigmoid of the score, softmax of a multi-class model's scores), a monotone map of the margin for ranking
+        metrics; calibrate with ``CalibratedClassifierCV`` where the values matter."""
+        if hasattr(self.learner_class(), "predict_proba"):
+            return self._learner_call("predict_proba", X)
+        return margin_proba(self.decision_function(X))
 
-    @available_if(_has_proba)
     def predict_log_proba(self, X):
         """log of :meth:`predict_proba`, computed without underflow."""
-        return self._learner_call("predict_log_proba", X)
+        if hasattr(self.learner_class(), "predict_log_proba"):
+            return self._learner_call("predict_log_proba", X)
+        return margin_log_proba(self.decision_function(X))
 
 
 class OlkMulticlassClassifier(OlkClassifier):
@@ -269,6 +273,15 @@ class OlkMulticlassClassifier(OlkClassifier):
         if D.shape[1] == 2:
             return D[:, 1] - D[:, 0]
         return D[:, 0] if D.shape[1] == 1 else D
+
+    def predict_proba(self, X):
+        """(n, K): UNCALIBRATED class probabilities, the row-wise softmax of the K class scores
+        (:func:`olk.tasks.margin_proba`; argmax: the predicted class)."""
+        return margin_proba(self._learner_call("decision_function", X).reshape(-1, len(self.classes_)))
+
+    def predict_log_proba(self, X):
+        """log of :meth:`predict_proba`, computed without underflow."""
+        return margin_log_proba(self._learner_call("decision_function", X).reshape(-1, len(self.classes_)))
 
 
 class OlkRegressor(RegressorMixin, OlkEstimator):

@@ -2,7 +2,8 @@
 registered online learner, generated from the registry (``pip install olk[river]``).
 
 Each class holds an olk learner (``learner``, the class the experiment engine runs) and calls its own
-``learn_one`` / ``predict_one`` (and ``predict_proba_one`` for the kernel logistic regression learners), so
+``learn_one`` / ``predict_one`` and, for a classifier, ``predict_proba_one`` (the kernel logistic regression
+learners' own probabilities; UNCALIBRATED ones for the others, :func:`olk.tasks.margin_proba`), so
 River's tools take it as one of theirs: ``river.evaluate.progressive_val_score``, pipelines
 (``preprocessing.StandardScaler() | olk.river.SPA()``), ``clone``, ``river.checks.check_estimator``.  Names: the
 learner class name without a leading ``Kernel`` (:class:`SPA`, :class:`Perceptron`, :class:`PA1`,
@@ -65,6 +66,7 @@ from .algorithms.protocol import Learner
 from .algorithms.registry import REGISTRY
 from .algorithms.surface import parameters_doc, same_value, storing_init, surface_kernel
 from .errors import ConfigError
+from .tasks import OnlinePlatt, margin_proba
 
 #: the attributes of a model besides its parameters (a parameter may not take these names)
 STATE = ("learner", "columns")
@@ -142,6 +144,8 @@ class OlkRiverModel:
         self._nonneg = any(k.kind == "chi2" for k in learner.kernels)
         self._width: int | None = None          # the fixed width of a learner that does not widen, once it learned
         self._first: Any = None                 # the one label seen while a classifier's two are not known yet
+        self._platt = OnlinePlatt()             # a binary classifier's probability map (predict_proba_one)
+        self._proba_asked = False               # predict_proba_one was called: learn_one fits the map as well
 
     # ------------------------------------------------------------------ features
     def _row(self, x):
@@ -231,10 +235,16 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         return y
 
     def learn_one(self, x, y) -> None:
-        """Learn from one example: the learner's ``learn_one`` on x's row with label y."""
+        """Learn from one example: the learner's ``learn_one`` on x's row with label y (and the probability map's
+        step on x's score, once ``predict_proba_one`` has been used)."""
         row = self._row(x)
-        self.learner.learn_one(row, self._label(y))
+        label = self._label(y)
+        f = float(self.learner.decision_one(row)) if self._proba_asked and not self._multiclass else None
+        self.learner.learn_one(row, label)
         self._learned()
+        if f is not None:
+            classes = self.learner.classes_
+            self._platt.learn(f, same_value(label, classes[1]) if classes is not None else label > 0)
 
     def predict_one(self, x, **kwargs):
         """The learner's prediction for x: sign(f(x)) as one of the two labels (sign(0) = +1)."""
@@ -247,6 +257,28 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
             return self._first
         label = self.learner.predict_one(row)
         return _plain(label) if self.learner.classes_ is not None else bool(label > 0)
+
+
+    def predict_proba_one(self, x, **kwargs) -> dict:
+        """{label: probability} from the learner's score(s), a monotone map of the margin so that River's ROCAUC
+        and LogLoss run.  A binary classifier: an online Platt fit (:class:`olk.tasks.OnlinePlatt`, sigmoid(a f/s
+        + b)) fitted by every ``learn_one`` after the first ``predict_proba_one``, on the example's score before it
+        is learned (a model used for accuracy only pays nothing for it), sigmoid(f) before any; a multi-class one:
+        the softmax of its class scores, UNCALIBRATED (:func:`olk.tasks.margin_proba`).  A multi-class model
+        before any label: {} (River's convention); a binary one with one label seen: {that label: 1.0}."""
+        row = self._row(x)
+        if self._multiclass:
+            classes = self.learner.classes_
+            if classes is None:
+                return {}
+            p = margin_proba(np.asarray(self.learner.decision_one(row), dtype=np.float64).reshape(1, -1))[0]
+            return {_plain(c): float(q) for c, q in zip(classes, p)}
+        if self._first is not None:
+            return {self._first: 1.0}
+        self._proba_asked = True                    # from now on learn_one fits the map too
+        p1 = self._platt.proba(float(self.learner.decision_one(row)))
+        neg, pos = (False, True) if self.learner.classes_ is None else map(_plain, self.learner.classes_)
+        return {neg: 1.0 - p1, pos: p1}
 
 
 class OlkProbabilisticClassifier(OlkClassifier):
@@ -309,8 +341,8 @@ def _docstring(learner_cls, base: Any) -> str:
     first = (learner_cls.__doc__ or learner_cls.display).strip().splitlines()[0]
     kind = {OlkRegressor: "regressor", OlkProbabilisticClassifier: "probabilistic binary classifier"}.get(
         base, "binary classifier")
-    calls = "``learn_one`` / ``predict_one``" + (" / ``predict_proba_one``"
-                                                 if base is OlkProbabilisticClassifier else "")
+    calls = "``learn_one`` / ``predict_one``" + ("" if base is OlkRegressor else " / ``predict_proba_one``"
+                                                 + ("" if base is OlkProbabilisticClassifier else " (uncalibrated)"))
     width = ("New feature keys widen the model (a feature it never saw is 0 in every stored support vector)."
              if learner_cls.widens else
              "Its width is fixed by the keys seen up to its first ``learn_one``: a new key later is an error.")

@@ -174,14 +174,23 @@ def test_strict_width_and_checks_at_fit():
         olk.estimator("kernel_svm").fit(sp.csr_matrix(X), y)
 
 
-def test_proba_only_where_the_learner_has_it():
+def test_probabilities_for_every_classifier():
     X, y = _data()
     klr = olk.estimator("klr_nc", kernel=RBF).fit(X, y)
     P = klr.predict_proba(X)
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     np.testing.assert_array_equal(klr.classes_[(P[:, 1] >= 0.5).astype(int)], klr.predict(X))
     np.testing.assert_allclose(np.exp(klr.predict_log_proba(X)), P)
-    assert not hasattr(olk.estimator("spa"), "predict_proba")
+    # every other classifier: uncalibrated probabilities, the sigmoid (softmax) of its score(s)
+    spa = olk.estimator("spa", kernel=RBF, random_state=0).fit(X, y)
+    f = spa.decision_function(X)
+    np.testing.assert_allclose(spa.predict_proba(X)[:, 1], 1.0 / (1.0 + np.exp(-f)), rtol=1e-12)
+    np.testing.assert_allclose(np.exp(spa.predict_log_proba(X)), spa.predict_proba(X), rtol=1e-12)
+    y3 = np.arange(len(y)) % 3
+    mc = olk.estimator("mc_pa1", kernel=RBF).fit(X, y3)
+    P3, D3 = mc.predict_proba(X), mc.decision_function(X)
+    np.testing.assert_allclose(P3, np.exp(D3) / np.exp(D3).sum(axis=1, keepdims=True), rtol=1e-12)
+    np.testing.assert_array_equal(mc.classes_[P3.argmax(axis=1)], mc.predict(X))
     assert not hasattr(olk.estimator("libsvm"), "partial_fit")
     assert not hasattr(olk.estimator("raker"), "decision_function")
 

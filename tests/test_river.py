@@ -122,8 +122,11 @@ def test_probabilities_and_a_pipeline():
     f = nc.learner.decision_one(nc._row(x))
     assert p[True] == pytest.approx(1.0 / (1.0 + math.exp(-f)), rel=1e-12)
     assert nc.predict_one(x) == (f >= 0)
-    with pytest.raises(NotImplementedError):                 # River's word for "no probabilities"
-        R.SPA().predict_proba_one(x)
+    spa = R.SPA(seed=0)                                      # uncalibrated: the sigmoid of the margin
+    spa.learn_one(x, True)
+    spa.learn_one({"is_popular": -1.0}, False)
+    p, f = spa.predict_proba_one(x), spa.learner.decision_one(spa._row(x))
+    assert p[True] == pytest.approx(1.0 / (1.0 + math.exp(-f)), rel=1e-12) and p[False] == pytest.approx(1 - p[True])
 
 
 # --------------------------------------------------------------------------------------------- feature keys
@@ -293,11 +296,10 @@ def test_every_adapter_learns_predicts_clones_and_pickles(name):
     assert again.predict_one(x) == m.predict_one(x)
     fresh = m.clone()
     assert fresh.learner.t == 0 and fresh.columns == {} and fresh._get_params() == m._get_params()
-    if lcls.task == "probabilistic":
-        assert set(m.predict_proba_one(x)) == {False, True}
-    elif not regression:
-        with pytest.raises(NotImplementedError):
-            m.predict_proba_one(x)
+    if not regression:                          # every classifier: probabilities summing to 1, argmax = prediction
+        p = m.predict_proba_one(x)
+        assert set(p) == set(m.learner.classes_) and math.isclose(sum(p.values()), 1.0)
+        assert max(p, key=p.get) == m.predict_one(x) or math.isclose(max(p.values()), min(p.values()))
 
 
 def test_clone_with_new_parameters_builds_a_new_learner():
@@ -361,3 +363,34 @@ def test_svc_style_kernel_arguments():
     with pytest.raises(ValueError) as e:
         R.Perceptron(kernel=RBF, gamma=0.3).learn_one({"a": 1.0}, True)
     assert "gamma=0.3" in _one_line(e)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in ONLINE if REGISTRY[n].task != "regression"))
+def test_rocauc_and_logloss_in_progressive_validation_for_every_classifier(name):
+    """River's ROCAUC and LogLoss need predict_proba_one: every classifier has it (its defaults; how good the
+    value is depends on the kernel width, below)."""
+    stream = list(datasets.Phishing())[:100]
+    if REGISTRY[name].task == "multiclass":
+        stream = [(x, int(y) + (x["is_popular"] > 0.5)) for x, y in stream]    # three classes
+    metric = metrics.LogLoss() if REGISTRY[name].task == "multiclass" else metrics.ROCAUC()
+    model = preprocessing.StandardScaler() | R.by_name[name](seed=0)
+    value = evaluate.progressive_val_score(stream, model, metric).get()
+    assert math.isfinite(value) and (value > 0.0 if isinstance(metric, metrics.LogLoss) else 0.0 <= value <= 1.0)
+
+
+def test_the_online_platt_map_learns_on_progressive_validation_and_keeps_the_ranking():
+    model = preprocessing.StandardScaler() | R.Perceptron(kernel="rbf", gamma=0.1, seed=0)
+    auc = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.ROCAUC()).get()
+    assert auc > 0.85                       # River's PAClassifier: 0.91; the plain sigmoid of the margin: 0.65
+    m = model["Perceptron"]
+    platt = m._platt
+    assert platt.n == 1250 and platt.a > 0.0
+    xs = [dict(x) for x, _ in list(datasets.Phishing())[:50]]
+    f = [m.learner.decision_one(m._row(x)) for x in xs]
+    p = [m.predict_proba_one(x)[True] for x in xs]
+    assert all((fi < fj) <= (pi <= pj) for fi, pi in zip(f, p) for fj, pj in zip(f, p))     # monotone in f
+    # before any predict_proba_one, learn_one leaves the map alone (an accuracy-only user pays nothing for it)
+    fresh = R.Perceptron(seed=0)
+    for x, y in list(datasets.Phishing())[:20]:
+        fresh.learn_one(x, y)
+    assert fresh._platt.n == 0
