@@ -3,7 +3,9 @@ registered online learner, generated from the registry (``pip install olk[river]
 
 Each class holds an olk learner (``learner``, the class the experiment engine runs) and calls its own
 ``learn_one`` / ``predict_one`` and, for a classifier, ``predict_proba_one`` (the kernel logistic regression
-learners' own probabilities; UNCALIBRATED ones for the others, :func:`olk.tasks.margin_proba`), so
+learners' own probabilities; UNCALIBRATED ones for the others, :func:`olk.tasks.margin_proba`), with ``learn_many`` /
+``predict_many`` on pandas DataFrames (the loop of the ``_one`` calls; a River mini-batch model where the learner
+widens), so
 River's tools take it as one of theirs: ``river.evaluate.progressive_val_score``, pipelines
 (``preprocessing.StandardScaler() | olk.river.SPA()``), ``clone``, ``river.checks.check_estimator``.  Names: the
 learner class name without a leading ``Kernel`` (:class:`SPA`, :class:`Perceptron`, :class:`PA1`,
@@ -108,6 +110,7 @@ class OlkRiverModel:
     kernel: Any                     # the constructor's arguments (stored by the generated __init__)
     seed: int | None
     learner: Any                    # the olk learner
+    learn_one: Any                  # each subclass's (a classifier's labels, a regressor's targets)
 
     # ------------------------------------------------------------------ the learner
     @classmethod
@@ -195,6 +198,30 @@ class OlkRiverModel:
         if self._width is None and not self.learner_class().widens:
             self._width = len(self.columns)
 
+    # ------------------------------------------------------------------ mini-batches
+    def _records(self, X) -> list:
+        """The rows of a pandas DataFrame as the dicts ``learn_one`` / ``predict_one`` take ({column: value}, in
+        the frame's column order), checked to be a DataFrame."""
+        import pandas as pd
+        if not isinstance(X, pd.DataFrame):
+            raise InputError(f"{self._where}: X must be a pandas DataFrame (River's mini-batches), got "
+                             f"{type(X).__name__}")
+        return X.to_dict(orient="records")
+
+    def learn_many(self, X, y) -> None:
+        """Learn from a mini-batch: ``learn_one`` on each row of the DataFrame X with its entry of y, in order,
+        so the model is bit for bit the one of that loop (a bad row stops it there, as the loop would)."""
+        rows, ys = self._records(X), list(y)
+        if len(rows) != len(ys):
+            raise InputError(f"{self._where}: X has {len(rows)} rows but y has {len(ys)} entries")
+        for x, t in zip(rows, ys):
+            self.learn_one(x, t)
+
+    def predict_many(self, X):
+        """``predict_one`` of each row of the DataFrame X, as a pandas Series on X's index."""
+        import pandas as pd
+        return pd.Series([self.predict_one(x) for x in self._records(X)], index=X.index)
+
     def _more_tags(self) -> set:
         """River's ``positive input`` tag for a chi2 kernel (non-negative features only)."""
         return {_river.tags.POSITIVE_INPUT} if self._nonneg else set()
@@ -279,6 +306,13 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         p1 = self._platt.proba(float(self.learner.decision_one(row)))
         neg, pos = (False, True) if self.learner.classes_ is None else map(_plain, self.learner.classes_)
         return {neg: 1.0 - p1, pos: p1}
+
+
+    def predict_proba_many(self, X):
+        """``predict_proba_one`` of each row of the DataFrame X: a DataFrame on X's index, one column per label
+        (0 where a row's dict lacks it)."""
+        import pandas as pd
+        return pd.DataFrame([self.predict_proba_one(x) for x in self._records(X)], index=X.index).fillna(0.0)
 
 
 class OlkProbabilisticClassifier(OlkClassifier):
@@ -372,7 +406,11 @@ def _make(name: str) -> type:
                                    explain=_argument_error, then=OlkRiverModel._build, module=__name__,
                                    doc=f"Store the parameters and build the learner (checked by the registry); see "
                                        f"{clsname}.")}
-    return type(base)(clsname, (base,), ns)
+    # a learner that widens is one of River's mini-batch models (River's checks then hold learn_many to a learn_one
+    # loop over a changing feature space); one that does not widen has learn_many / predict_many all the same
+    bases = (base,) if not learner_cls.widens else \
+        (base, _river.MiniBatchRegressor if base is OlkRegressor else _river.MiniBatchClassifier)
+    return type(base)(clsname, bases, ns)
 
 
 #: registry name -> River class, for every registered online learner (built once, at import)

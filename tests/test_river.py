@@ -394,3 +394,40 @@ def test_the_online_platt_map_learns_on_progressive_validation_and_keeps_the_ran
     for x, y in list(datasets.Phishing())[:20]:
         fresh.learn_one(x, y)
     assert fresh._platt.n == 0
+
+
+@pytest.mark.parametrize("name", ["perceptron", "spa", "klr_nc", "mc_pa1", "kogd_reg", "raker"])
+def test_learn_many_and_predict_many_are_the_loop_of_learn_one(name):
+    """learn_many / predict_many / predict_proba_many on pandas DataFrames: bit for bit the loop of the _one calls
+    (mini-batches of uneven sizes)."""
+    import pandas as pd
+    stream = list(datasets.Phishing())[:90]
+    X = pd.DataFrame([x for x, _ in stream])
+    regression, multiclass = REGISTRY[name].task == "regression", REGISTRY[name].task == "multiclass"
+    y = pd.Series([float(x["long_url"] + 2 * x["https"]) if regression
+                   else (int(t) + (x["is_popular"] > 0.5) if multiclass else t) for x, t in stream])
+    loop, many = R.by_name[name](seed=0), R.by_name[name](seed=0)
+    from river import base as river_base
+
+    # River's mini-batch models: the learners that widen
+    mini = river_base.MiniBatchRegressor if regression else river_base.MiniBatchClassifier
+    assert isinstance(many, mini) is REGISTRY[name].widens
+    for x, t in zip(X.to_dict(orient="records"), y):
+        loop.learn_one(x, t)
+    for a, b in [(0, 7), (7, 40), (40, 41), (41, 90)]:
+        many.learn_many(X.iloc[a:b], y.iloc[a:b])
+    test = pd.DataFrame([x for x, _ in list(datasets.Phishing())[90:130]], index=range(100, 140))
+    pred = many.predict_many(test)
+    assert list(pred.index) == list(test.index)
+    assert list(pred) == [loop.predict_one(x) for x in test.to_dict(orient="records")]
+    if not regression:
+        P = many.predict_proba_many(test)
+        ref = [loop.predict_proba_one(x) for x in test.to_dict(orient="records")]
+        assert all(P.loc[i, c] == p[c] for i, p in zip(test.index, ref) for c in p)
+    assert pickle.dumps(many.learner) == pickle.dumps(loop.learner)
+    with pytest.raises(ValueError) as e:
+        many.learn_many(test, y.iloc[:3])
+    assert "40 rows but y has 3" in _one_line(e)
+    with pytest.raises(ValueError) as e:
+        many.learn_many(test.to_numpy(), y.iloc[:40])
+    assert "pandas DataFrame" in _one_line(e)
