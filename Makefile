@@ -66,6 +66,7 @@ bench: $(STAMP)
 	$(OLK) bench klr $(BENCH_KLR)
 	$(OLK) bench amkl $(BENCH_AMKL)
 	$(OLK) bench canon $(BENCH_CANON)
+	$(OLK) bench river $(BENCH_RIVER)
 
 # every paper config with --resume, then the report (olk reproduce): the expected time is printed first (from the run
 # times recorded in results/*/runs.jsonl), a failing config does not stop the others, the failures are listed at the

@@ -63,7 +63,7 @@ except ModuleNotFoundError as _missing:        # River itself, not a module Rive
     raise ImportError("olk.river needs River, which is not installed: pip install olk[river]") from None
 
 from .algorithms import available
-from .algorithms.common.inputs import InputError, ParamError
+from .algorithms.common.inputs import InputError, ParamError, RowSource
 from .algorithms.protocol import Learner
 from .algorithms.registry import REGISTRY
 from .algorithms.surface import parameters_doc, same_value, storing_init, surface_kernel
@@ -149,6 +149,11 @@ class OlkRiverModel:
         self._first: Any = None                 # the one label seen while a classifier's two are not known yet
         self._platt = OnlinePlatt()             # a binary classifier's probability map (predict_proba_one)
         self._proba_asked = False               # predict_proba_one was called: learn_one fits the map as well
+        #: the fast path of a binary kernel expansion (it widens, it reads RowSources; OlkClassifier._fast_row),
+        #: and its last row
+        self._fast = learner.task == "binary" and learner.sparse_input and learner.widens and hasattr(learner,
+                                                                                                   "learn_row")
+        self._last: Any = None
 
     # ------------------------------------------------------------------ features
     def _row(self, x):
@@ -261,13 +266,62 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         self._first = None
         return y
 
+    # ------------------------------------------------------------------ the fast path (binary, sparse rows)
+    def _fast_row(self, x):
+        """x's row as a one-row RowSource built without scipy (:meth:`RowSource.csr_row`), or None when the checked
+        path (:meth:`_row`) must take it: a learner of another task or of dense rows, x not a dict, a key never
+        seen, a value that is not a Python float or int, a non-finite value, a negative one under chi2.  The row
+        of the last call is reused for the same dict with equal items and columns (progressive validation calls
+        ``predict_one(x)`` then ``learn_one(x, y)``).  Equal to :meth:`_row`'s: the non-zero values in column
+        order."""
+        if not self._fast or type(x) is not dict:
+            return None
+        items = list(x.items())
+        cols = self.columns
+        last = self._last
+        if last is not None and last[0] is x and last[3] == len(cols) and last[1] == items:
+            return last[2]
+        idx, vals = [], []
+        nonneg = self._nonneg
+        for k, v in items:
+            c = cols.get(k)
+            t = type(v)
+            if c is None or not (t is float or t is int) or not math.isfinite(v) or (nonneg and v < 0):
+                return None
+            if v != 0:
+                idx.append(c)
+                vals.append(v)
+        if len(idx) > 1 and any(idx[i] > idx[i + 1] for i in range(len(idx) - 1)):
+            order = sorted(range(len(idx)), key=idx.__getitem__)
+            idx, vals = [idx[i] for i in order], [vals[i] for i in order]
+        src = RowSource.csr_row(np.array(idx, dtype=np.int32), np.array(vals, dtype=np.float64), len(cols))
+        self._last = (x, items, src, len(cols))
+        return src
+
+    def _score(self, x) -> float:
+        """The learner's score f(x) (its ``decision_one``), by the fast path where it applies."""
+        src = self._fast_row(x)
+        if src is None:
+            return float(self.learner.decision_one(self._row(x)))
+        return float(self.learner.decision_function(src)[0])
+
     def learn_one(self, x, y) -> None:
         """Learn from one example: the learner's ``learn_one`` on x's row with label y (and the probability map's
-        step on x's score, once ``predict_proba_one`` has been used)."""
-        row = self._row(x)
-        label = self._label(y)
-        f = float(self.learner.decision_one(row)) if self._proba_asked and not self._multiclass else None
-        self.learner.learn_one(row, label)
+        step on x's score, once ``predict_proba_one`` has been used).  A binary learner of sparse rows takes the
+        fast path: the row of :meth:`_fast_row` and the learner's :meth:`learn_row` with the label as ±1 (the same
+        update, without the array checks this wrapper has already made)."""
+        src = self._fast_row(x)
+        if src is None:
+            row = self._row(x)
+            label = self._label(y)
+            f = float(self.learner.decision_one(row)) if self._proba_asked and not self._multiclass else None
+            self.learner.learn_one(row, label)
+        else:
+            label = self._label(y)
+            L = self.learner
+            f = float(L.decision_function(src)[0]) if self._proba_asked else None
+            classes = L.classes_
+            L.learn_row(src, float(label) if classes is None else 1.0 if same_value(label, classes[1]) else -1.0)
         self._learned()
         if f is not None:
             classes = self.learner.classes_
@@ -275,6 +329,13 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
 
     def predict_one(self, x, **kwargs):
         """The learner's prediction for x: sign(f(x)) as one of the two labels (sign(0) = +1)."""
+        src = self._fast_row(x)
+        if src is not None:
+            if self._first is not None:
+                return self._first
+            f = float(self.learner.decision_function(src)[0])
+            classes = self.learner.classes_
+            return bool(f >= 0.0) if classes is None else _plain(classes[int(f >= 0.0)])
         row = self._row(x)
         if self._multiclass:
             if self.learner.classes_ is None:       # River's convention: no prediction before the first label
@@ -293,17 +354,18 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         is learned (a model used for accuracy only pays nothing for it), sigmoid(f) before any; a multi-class one:
         the softmax of its class scores, UNCALIBRATED (:func:`olk.tasks.margin_proba`).  A multi-class model
         before any label: {} (River's convention); a binary one with one label seen: {that label: 1.0}."""
-        row = self._row(x)
         if self._multiclass:
+            row = self._row(x)
             classes = self.learner.classes_
             if classes is None:
                 return {}
             p = margin_proba(np.asarray(self.learner.decision_one(row), dtype=np.float64).reshape(1, -1))[0]
             return {_plain(c): float(q) for c, q in zip(classes, p)}
+        f = self._score(x)                          # checks x (and takes its new keys) first
         if self._first is not None:
             return {self._first: 1.0}
         self._proba_asked = True                    # from now on learn_one fits the map too
-        p1 = self._platt.proba(float(self.learner.decision_one(row)))
+        p1 = self._platt.proba(f)
         neg, pos = (False, True) if self.learner.classes_ is None else map(_plain, self.learner.classes_)
         return {neg: 1.0 - p1, pos: p1}
 

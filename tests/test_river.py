@@ -431,3 +431,28 @@ def test_learn_many_and_predict_many_are_the_loop_of_learn_one(name):
     with pytest.raises(ValueError) as e:
         many.learn_many(test.to_numpy(), y.iloc[:40])
     assert "pandas DataFrame" in _one_line(e)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in ONLINE if REGISTRY[n].task == "binary"))
+def test_the_fast_path_is_the_checked_path(name):
+    """A binary learner of sparse rows builds each River row without scipy and learns through learn_row: every
+    prediction and probability on Phishing, and the model after it, equal the checked path's (``_fast`` off);
+    string labels, a new key mid-stream and a mutated dict between predict_one and learn_one included."""
+    stream = list(datasets.Phishing())[:120]
+    stream = [(dict(x), "yes" if y else "no") for x, y in stream]
+    if REGISTRY[name].widens:
+        stream[60][0]["brand_new"] = 1.5                     # a key first seen mid-stream: the checked path
+    fast, slow = R.by_name[name](seed=0), R.by_name[name](seed=0)
+    slow._fast = False
+    for i, (x, y) in enumerate(stream):
+        assert fast.predict_one(x) == slow.predict_one(x)
+        if i % 3 == 0:
+            assert fast.predict_proba_one(x) == slow.predict_proba_one(x)
+        if i == 90:
+            x["https"] = 1.0 - x["https"]                   # the dict changed after predict_one: a new row
+        fast.learn_one(x, y)
+        slow.learn_one(x, y)
+    state = [{k: v for k, v in m.learner.__dict__.items() if k != "_proj"} for m in (fast, slow)]   # _proj: scratch
+    assert pickle.dumps(state[0]) == pickle.dumps(state[1])
+    assert fast._fast is (REGISTRY[name].sparse_input and REGISTRY[name].widens)
+    assert pickle.loads(pickle.dumps(fast)).predict_one(stream[0][0]) == fast.predict_one(stream[0][0])
