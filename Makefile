@@ -66,15 +66,14 @@ bench: $(STAMP)
 	$(OLK) bench klr $(BENCH_KLR)
 	$(OLK) bench amkl $(BENCH_AMKL)
 	$(OLK) bench canon $(BENCH_CANON)
+	$(OLK) bench river $(BENCH_RIVER)
 
-# each config shows its progress bar (runs done / total, elapsed, ETA: tqdm, on stderr, only on a terminal)
+# every paper config with --resume, then the report (olk reproduce): the expected time is printed first (from the run
+# times recorded in results/*/runs.jsonl), a failing config does not stop the others, the failures are listed at the
+# end (exit 1).  Each config shows its progress bar (tqdm, on stderr, only on a terminal).
+# `olk reproduce --estimate` prints the expected time only.
 reproduce-all: $(STAMP)
-	@set -- $$(ls configs/*.yaml | grep -v '^configs/demo.yaml$$'); n=$$#; i=0; \
-	for c in "$$@"; do \
-	  i=$$((i + 1)); echo "== config $$i/$$n: $$c"; \
-	  $(OLK) run $$c --resume --n-jobs $(JOBS) > /dev/null || exit 1; \
-	done
-	-$(OLK) report
+	$(OLK) reproduce --n-jobs $(JOBS)
 
 # The LIBSVM reader and the SV pool compiled with -fsanitize=address,undefined into a copy of olk (build/asan: the
 # installed olk is untouched), then the reader's fuzz corpus (tests/test_fuzz_inputs.py, ASAN_SCALE times its

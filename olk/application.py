@@ -138,10 +138,11 @@ def train_online(model, X, y, desc: str, quiet: bool, chunks: int = 100):
     """One online pass of `model` over (X, y) in file order, as ``partial_fit`` on about `chunks` consecutive
     chunks (the same model as one pass: the streaming property), with a tqdm bar on stderr (rows done / total,
     elapsed, ETA) when stderr is a terminal and not `quiet`.  A step size 1/sqrt(T) whose T is "the rows of the
-    bound data" (``horizon`` = 0) is given T = all rows first, or each chunk would count as the stream."""
+    bound data" (``horizon`` = 0) is given T = all rows first, or each chunk would count as the stream; a regressor's
+    anytime step (``step_size='auto'`` without a horizon) needs no T and is left as it is."""
     from .tasks import TASKS
     n = int(y.shape[0])
-    if "horizon" in model.hyperparams and model.hyperparams["horizon"] == 0:
+    if model.hyperparams.get("horizon") == 0 and model.hyperparams.get("step_size", "sqrt_T") == "sqrt_T":
         model.set_params(horizon=n)
     size = max(1000, math.ceil(n / chunks))
     kw = {"classes": np.unique(y)} if TASKS[model.task].classifier else {}

@@ -8,6 +8,7 @@
     olk train DATA --algorithm NAME [--kernel SPEC] [--set PARAM=VALUE ...] [--seed N] [--positive-label L] -o model.olk
     olk cache info|clear
     olk predict MODEL DATA|- [-o predictions.txt] [--proba]
+    olk reproduce [CONFIG ...] [--n-jobs N] [--estimate]    (make reproduce-all)
 
 Every user-input problem prints one line ``olk: error: ...`` and exits with status 2.
 """
@@ -406,6 +407,30 @@ def regress(update, config_dir, baseline_dir, n_jobs):
         raise OlkError(f"regression: {sum(len(r.failures) for r in bad)} check(s) failed in "
                        f"{', '.join(r.config for r in bad)}; fix the change or run 'olk regress --update' if it is "
                        f"intended")
+
+
+@cli.command()
+@click.argument("configs", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--n-jobs", "-j", type=int, default=2, show_default=True, callback=_check_n_jobs,
+              help="Parallel runs of each config.")
+@click.option("--estimate", "estimate_only", is_flag=True, help="Print the expected time and run nothing.")
+def reproduce(configs, n_jobs, estimate_only):
+    """Every paper config (default configs/*.yaml but the demo), then the report (make reproduce-all).
+
+    States the expected time first (from the run times recorded in results/*/runs.jsonl), runs each config with
+    --resume in its own process, continues past a failing config and lists the failures at the end (exit 1)."""
+    from pathlib import Path
+
+    from .experiment import reproduce as rep
+    paths = [Path(c) for c in configs] or rep.config_files()
+    if estimate_only:
+        times = rep.RecordedTimes.scan(rep.project_dir() / "results")
+        for line in rep.estimate_lines([rep.estimate(c, times) for c in paths], n_jobs):
+            click.echo(line)
+        return
+    failures = rep.reproduce_all(paths, n_jobs, log=lambda m: click.echo(m, err=True))
+    if failures:
+        sys.exit(1)
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,

@@ -22,7 +22,8 @@ The contract is scikit-learn's, strictly:
   ``set_params`` between calls take effect at the next call; a new ``kernel``, ``random_state`` or structural
   parameter (e.g. ``n_rf``) only at the next ``fit``.
 * ``predict``, ``score`` (accuracy or R^2, from the mixins), ``decision_function`` (classifiers),
-  ``predict_proba`` / ``predict_log_proba`` (the kernel logistic regression learners only).  ``classes_``: any two
+  ``predict_proba`` / ``predict_log_proba`` (the kernel logistic regression learners' own; UNCALIBRATED for every
+  other classifier: the sigmoid / softmax of its scores, :func:`olk.tasks.margin_proba`).  ``classes_``: any two
   labels, strings too; a multi-class learner's (task ``multiclass``) any K labels, with ``decision_function``
   (n, K) (scikit-learn's (n,) for K = 2).  ``n_features_in_`` is strict: data of another width is a ``ValueError``.
 * Fitted attributes (the learner's :meth:`~olk.algorithms.base.KernelEstimator.fitted_attributes`): a kernel
@@ -62,8 +63,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError
 from .algorithms.registry import REGISTRY, resolve_name
-from .algorithms.surface import parameters_doc, same_value, storing_init
+from .algorithms.surface import parameters_doc, same_value, storing_init, surface_kernel
 from .errors import ConfigError, DataError
+from .tasks import margin_log_proba, margin_proba
 
 #: the fitted attributes an estimator reads from its learner (``fitted_attributes()``), when the learner has them
 FITTED = ("support_vectors_", "dual_coef_", "intercept_", "coef_", "kernel_weights_", "n_iter_")
@@ -105,12 +107,14 @@ class OlkEstimator(BaseEstimator):
     def _hyperparams(self) -> dict:
         return {p.name: getattr(self, p.name) for p in self.learner_class().params}
 
-    def _new_learner(self):
+    def _new_learner(self, X):
         """The learner of the current parameters, built and checked by the registry (one code path with the
-        experiment engine); a bad parameter is a one-line ValueError."""
+        experiment engine); its kernel from ``kernel`` and the SVC-style ``gamma`` / ``degree`` / ``coef0``
+        (``gamma="scale"`` from X: :func:`olk.kernels.svc_kernel`).  A bad parameter is a one-line ValueError."""
+        cls = self.learner_class()
         with _value_errors():
-            return REGISTRY[self._learner_name](kernel=self.kernel, random_state=_seed(self.random_state),
-                                                **self._hyperparams())
+            kernel = surface_kernel(self, cls, f"{type(self).__name__}.kernel", X=X)
+            return cls(kernel=kernel, random_state=_seed(self.random_state), **self._hyperparams())
 
     def _sync_hyperparams(self) -> None:
         """Hand hyper-parameters changed with ``set_params`` since the learner was built to it (checked by the
@@ -140,7 +144,7 @@ class OlkEstimator(BaseEstimator):
         registry) and call its ``fit``: one online pass over the rows in their order, or the batch solver.
         Returns self."""
         X, y = self._validate(X, y, reset=True, fitting=True)
-        learner = self._new_learner()
+        learner = self._new_learner(X)
         self.__dict__.pop("learner_", None)
         with _value_errors():
             learner.fit(X, y)
@@ -154,7 +158,7 @@ class OlkEstimator(BaseEstimator):
         first = "learner_" not in self.__dict__
         X, y = self._validate(X, y, reset=first, fitting=True)
         if first:
-            learner = self._new_learner()
+            learner = self._new_learner(X)
         else:
             learner = self.learner_
             self._sync_hyperparams()
@@ -201,7 +205,8 @@ class OlkEstimator(BaseEstimator):
         tags.input_tags.sparse = self.learner_class().sparse_input
         try:
             from .kernels import KernelSet
-            tags.input_tags.positive_only = any(k.kind == "chi2" for k in KernelSet.of(self.kernel))
+            spec = surface_kernel(self, self.learner_class(), "kernel", X=[[0.0, 1.0]])     # X: a placeholder
+            tags.input_tags.positive_only = any(k.kind == "chi2" for k in KernelSet.of(spec))
         except (ConfigError, TypeError, ValueError):    # an invalid kernel is reported by fit, not by the tags
             pass
         return tags
@@ -235,18 +240,20 @@ class OlkClassifier(ClassifierMixin, OlkEstimator):
         """The learner's score f(x) of every row of X (> 0: ``classes_[1]``; the log-odds for KLR)."""
         return self._learner_call("decision_function", X)
 
-    def _has_proba(self) -> bool:
-        return hasattr(self.learner_class(), "predict_proba")
-
-    @available_if(_has_proba)
     def predict_proba(self, X):
-        """(n, 2): [P(classes_[0] | x), P(classes_[1] | x)] (kernel logistic regression learners)."""
-        return self._learner_call("predict_proba", X)
+        """(n, n_classes): P(classes_[j] | x).  The kernel logistic regression learners' own probabilities; for
+        every other classifier UNCALIBRATED ones: :func:`olk.tasks.margin_proba` of :meth:`decision_function`
+        (sigmoid of the score, softmax of a multi-class model's scores), a monotone map of the margin for ranking
+        metrics; calibrate with ``CalibratedClassifierCV`` where the values matter."""
+        if hasattr(self.learner_class(), "predict_proba"):
+            return self._learner_call("predict_proba", X)
+        return margin_proba(self.decision_function(X))
 
-    @available_if(_has_proba)
     def predict_log_proba(self, X):
         """log of :meth:`predict_proba`, computed without underflow."""
-        return self._learner_call("predict_log_proba", X)
+        if hasattr(self.learner_class(), "predict_log_proba"):
+            return self._learner_call("predict_log_proba", X)
+        return margin_log_proba(self.decision_function(X))
 
 
 class OlkMulticlassClassifier(OlkClassifier):
@@ -266,6 +273,15 @@ class OlkMulticlassClassifier(OlkClassifier):
         if D.shape[1] == 2:
             return D[:, 1] - D[:, 0]
         return D[:, 0] if D.shape[1] == 1 else D
+
+    def predict_proba(self, X):
+        """(n, K): UNCALIBRATED class probabilities, the row-wise softmax of the K class scores
+        (:func:`olk.tasks.margin_proba`; argmax: the predicted class)."""
+        return margin_proba(self._learner_call("decision_function", X).reshape(-1, len(self.classes_)))
+
+    def predict_log_proba(self, X):
+        """log of :meth:`predict_proba`, computed without underflow."""
+        return margin_log_proba(self._learner_call("decision_function", X).reshape(-1, len(self.classes_)))
 
 
 class OlkRegressor(RegressorMixin, OlkEstimator):
@@ -317,7 +333,7 @@ def _docstring(learner_cls, clsname: str) -> str:
         "" if learner_cls.batch else
         "``partial_fit`` continues it: any split of a stream into batches gives the model of one pass.",
         "",
-        *parameters_doc(learner_cls, "random_state", "int, numpy Generator, RandomState or None"),
+        *parameters_doc(learner_cls, "random_state", "int, numpy Generator, RandomState or None", gamma="scale"),
     ]
     lines += ["", "Attributes", "----------",
               f"learner_ : {learner_cls.__qualname__}\n    The fitted learner.",
@@ -337,7 +353,7 @@ def _make(name: str) -> type:
     base = {"regression": OlkRegressor, "multiclass": OlkMulticlassClassifier}.get(learner_cls.task, OlkClassifier)
     ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
           "__doc__": _docstring(learner_cls, clsname),
-          "__init__": storing_init(learner_cls, clsname, seed="random_state", module=__name__,
+          "__init__": storing_init(learner_cls, clsname, seed="random_state", module=__name__, gamma="scale",
                                    doc=f"Store the parameters (checked when ``fit`` builds the learner); see "
                                        f":class:`{clsname}`.")}
     return type(clsname, (base,), ns)

@@ -315,6 +315,75 @@ def make_kernel(spec, where: str = "kernel") -> Kernel:
     return Kernel(kind, **{**vals, **kt.fixed}, **extra)
 
 
+#: ``gamma="scale"`` of the SVC-style arguments (:func:`svc_kernel`): scikit-learn SVC's data-dependent width
+SCALE = "scale"
+#: the SVC-style kernel arguments besides the kernel's name, each a parameter of some :data:`KERNEL_TYPES` entry
+SVC_KERNEL_ARGS = ("gamma", "degree", "coef0")
+
+
+def scale_gamma(X) -> float:
+    """scikit-learn SVC's ``gamma="scale"``: 1 / (n_features Var(X)), the variance over every entry of X (a dense
+    array or a scipy sparse matrix, whose zeros count), 1.0 when Var(X) = 0.
+
+    >>> scale_gamma([[0.0, 2.0], [2.0, 0.0]])
+    0.5
+    """
+    import numpy as np
+    if hasattr(X, "tocsr"):                           # scipy sparse: E[x^2] - E[x]^2 over all n * d entries
+        n = X.shape[0] * X.shape[1]
+        data = np.asarray(X.data, dtype=np.float64)
+        var = float(np.dot(data, data) / n - (data.sum() / n) ** 2) if n else 0.0
+        d = X.shape[1]
+    else:
+        A = np.asarray(X, dtype=np.float64)
+        var, d = (float(A.var()) if A.size else 0.0), (A.shape[1] if A.ndim > 1 else A.size)
+    return 1.0 / (d * var) if var > 0.0 and d else 1.0
+
+
+def svc_kernel(kernel, gamma=None, degree=None, coef0=None, *, where: str = "kernel", X=None, default=None):
+    """The kernel of scikit-learn SVC-style arguments, as :meth:`KernelSet.of` reads it: ``kernel`` a type name
+    or alias (``"rbf"``, ``"poly"``, ``"linear"``, ``"chi2"``) with ``gamma``, ``degree``, ``coef0`` as top-level
+    values (None: the type's default above; a value the type does not have is ignored, as SVC ignores ``degree``
+    for ``"rbf"``); ``gamma="scale"`` is :func:`scale_gamma` of ``X``.  ``kernel`` None is ``default`` (a learner's
+    declared default kernel, e.g. a preset) or else ``"rbf"``.  Every other form of :meth:`KernelSet.of` (a dict, a
+    list, a preset name, a Kernel) passes as it is and takes no top-level value.  A bad name or value is a
+    one-line ConfigError naming ``where``.
+
+    >>> svc_kernel("rbf", gamma=0.5)
+    {'type': 'rbf', 'gamma': 0.5}
+    >>> svc_kernel("poly", gamma="scale", degree=3, X=[[0.0, 2.0], [2.0, 0.0]])
+    {'type': 'poly', 'gamma': 0.5, 'degree': 3}
+    >>> svc_kernel({"type": "gaussian", "gamma": 2.0})
+    {'type': 'gaussian', 'gamma': 2.0}
+    """
+    given = {k: v for k, v in zip(SVC_KERNEL_ARGS, (gamma, degree, coef0)) if v is not None}
+    if kernel is None:
+        kernel = "rbf" if default is None else default
+        if default is not None and given.get("gamma") == SCALE:
+            del given["gamma"]                      # the default set keeps its own widths
+    if not isinstance(kernel, str) or kernel.lower() in KERNEL_PRESETS:
+        named = sorted(k for k, v in given.items() if not (k == "gamma" and v == SCALE))
+        if named:
+            raise ConfigError(f"{where}: {named[0]}={given[named[0]]!r} is a value of a kernel named by its type "
+                              f"(kernel='rbf', 'poly', 'linear' or 'chi2'); this kernel ({kernel!r}) gives its own")
+        return kernel
+    kind = _ALIASES.get(kernel.lower(), kernel.lower())
+    if kind not in KERNEL_TYPES:
+        make_kernel({"type": kernel}, where)            # the one-line unknown-kernel error, with a did-you-mean
+    spec: dict[str, Any] = {"type": kernel}
+    for k, v in given.items():
+        if k not in KERNEL_TYPES[kind].params:
+            continue                                    # SVC's convention: a value the kernel has no use for
+        if v == SCALE and k == "gamma":
+            if X is None:
+                raise ConfigError(f"{where}: gamma='scale' needs the data (scikit-learn's fit computes it); "
+                                  f"give a number")
+            v = scale_gamma(X)
+        spec[k] = v
+    make_kernel(spec, where)                            # checked here: a bad value is a one-line error now
+    return spec
+
+
 def _kernel_fields(spec: dict, where: str) -> dict:
     """view / cols / normalize of a kernel spec, checked: ``view`` is a view name or a [lo, hi] column range
     (0-based, hi exclusive); ``cols`` the resolved range of a named view."""

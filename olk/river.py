@@ -2,7 +2,10 @@
 registered online learner, generated from the registry (``pip install olk[river]``).
 
 Each class holds an olk learner (``learner``, the class the experiment engine runs) and calls its own
-``learn_one`` / ``predict_one`` (and ``predict_proba_one`` for the kernel logistic regression learners), so
+``learn_one`` / ``predict_one`` and, for a classifier, ``predict_proba_one`` (the kernel logistic regression
+learners' own probabilities; UNCALIBRATED ones for the others, :func:`olk.tasks.margin_proba`), with ``learn_many`` /
+``predict_many`` on pandas DataFrames (the loop of the ``_one`` calls; a River mini-batch model where the learner
+widens), so
 River's tools take it as one of theirs: ``river.evaluate.progressive_val_score``, pipelines
 (``preprocessing.StandardScaler() | olk.river.SPA()``), ``clone``, ``river.checks.check_estimator``.  Names: the
 learner class name without a leading ``Kernel`` (:class:`SPA`, :class:`Perceptron`, :class:`PA1`,
@@ -60,11 +63,12 @@ except ModuleNotFoundError as _missing:        # River itself, not a module Rive
     raise ImportError("olk.river needs River, which is not installed: pip install olk[river]") from None
 
 from .algorithms import available
-from .algorithms.common.inputs import InputError, ParamError
+from .algorithms.common.inputs import InputError, ParamError, RowSource
 from .algorithms.protocol import Learner
 from .algorithms.registry import REGISTRY
-from .algorithms.surface import parameters_doc, same_value, storing_init
+from .algorithms.surface import parameters_doc, same_value, storing_init, surface_kernel
 from .errors import ConfigError
+from .tasks import OnlinePlatt, margin_proba
 
 #: the attributes of a model besides its parameters (a parameter may not take these names)
 STATE = ("learner", "columns")
@@ -106,6 +110,7 @@ class OlkRiverModel:
     kernel: Any                     # the constructor's arguments (stored by the generated __init__)
     seed: int | None
     learner: Any                    # the olk learner
+    learn_one: Any                  # each subclass's (a classifier's labels, a regressor's targets)
 
     # ------------------------------------------------------------------ the learner
     @classmethod
@@ -125,7 +130,8 @@ class OlkRiverModel:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise ParamError(f"{where}: seed must be None or an int, got {self.seed!r}")
         try:
-            learner: Any = cls(kernel=self.kernel, random_state=seed, where=where,  # type: ignore[call-arg]
+            kernel = surface_kernel(self, cls, f"{where}.kernel")
+            learner: Any = cls(kernel=kernel, random_state=seed, where=where,  # type: ignore[call-arg]
                                **{p.name: getattr(self, p.name) for p in cls.params})
         except ParamError:
             raise
@@ -141,6 +147,13 @@ class OlkRiverModel:
         self._nonneg = any(k.kind == "chi2" for k in learner.kernels)
         self._width: int | None = None          # the fixed width of a learner that does not widen, once it learned
         self._first: Any = None                 # the one label seen while a classifier's two are not known yet
+        self._platt = OnlinePlatt()             # a binary classifier's probability map (predict_proba_one)
+        self._proba_asked = False               # predict_proba_one was called: learn_one fits the map as well
+        #: the fast path of a binary kernel expansion (it widens, it reads RowSources; OlkClassifier._fast_row),
+        #: and its last row
+        self._fast = learner.task == "binary" and learner.sparse_input and learner.widens and hasattr(learner,
+                                                                                                   "learn_row")
+        self._last: Any = None
 
     # ------------------------------------------------------------------ features
     def _row(self, x):
@@ -190,6 +203,30 @@ class OlkRiverModel:
         if self._width is None and not self.learner_class().widens:
             self._width = len(self.columns)
 
+    # ------------------------------------------------------------------ mini-batches
+    def _records(self, X) -> list:
+        """The rows of a pandas DataFrame as the dicts ``learn_one`` / ``predict_one`` take ({column: value}, in
+        the frame's column order), checked to be a DataFrame."""
+        import pandas as pd
+        if not isinstance(X, pd.DataFrame):
+            raise InputError(f"{self._where}: X must be a pandas DataFrame (River's mini-batches), got "
+                             f"{type(X).__name__}")
+        return X.to_dict(orient="records")
+
+    def learn_many(self, X, y) -> None:
+        """Learn from a mini-batch: ``learn_one`` on each row of the DataFrame X with its entry of y, in order,
+        so the model is bit for bit the one of that loop (a bad row stops it there, as the loop would)."""
+        rows, ys = self._records(X), list(y)
+        if len(rows) != len(ys):
+            raise InputError(f"{self._where}: X has {len(rows)} rows but y has {len(ys)} entries")
+        for x, t in zip(rows, ys):
+            self.learn_one(x, t)
+
+    def predict_many(self, X):
+        """``predict_one`` of each row of the DataFrame X, as a pandas Series on X's index."""
+        import pandas as pd
+        return pd.Series([self.predict_one(x) for x in self._records(X)], index=X.index)
+
     def _more_tags(self) -> set:
         """River's ``positive input`` tag for a chi2 kernel (non-negative features only)."""
         return {_river.tags.POSITIVE_INPUT} if self._nonneg else set()
@@ -229,14 +266,76 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         self._first = None
         return y
 
+    # ------------------------------------------------------------------ the fast path (binary, sparse rows)
+    def _fast_row(self, x):
+        """x's row as a one-row RowSource built without scipy (:meth:`RowSource.csr_row`), or None when the checked
+        path (:meth:`_row`) must take it: a learner of another task or of dense rows, x not a dict, a key never
+        seen, a value that is not a Python float or int, a non-finite value, a negative one under chi2.  The row
+        of the last call is reused for the same dict with equal items and columns (progressive validation calls
+        ``predict_one(x)`` then ``learn_one(x, y)``).  Equal to :meth:`_row`'s: the non-zero values in column
+        order."""
+        if not self._fast or type(x) is not dict:
+            return None
+        items = list(x.items())
+        cols = self.columns
+        last = self._last
+        if last is not None and last[0] is x and last[3] == len(cols) and last[1] == items:
+            return last[2]
+        idx, vals = [], []
+        nonneg = self._nonneg
+        for k, v in items:
+            c = cols.get(k)
+            t = type(v)
+            if c is None or not (t is float or t is int) or not math.isfinite(v) or (nonneg and v < 0):
+                return None
+            if v != 0:
+                idx.append(c)
+                vals.append(v)
+        if len(idx) > 1 and any(idx[i] > idx[i + 1] for i in range(len(idx) - 1)):
+            order = sorted(range(len(idx)), key=idx.__getitem__)
+            idx, vals = [idx[i] for i in order], [vals[i] for i in order]
+        src = RowSource.csr_row(np.array(idx, dtype=np.int32), np.array(vals, dtype=np.float64), len(cols))
+        self._last = (x, items, src, len(cols))
+        return src
+
+    def _score(self, x) -> float:
+        """The learner's score f(x) (its ``decision_one``), by the fast path where it applies."""
+        src = self._fast_row(x)
+        if src is None:
+            return float(self.learner.decision_one(self._row(x)))
+        return float(self.learner.decision_function(src)[0])
+
     def learn_one(self, x, y) -> None:
-        """Learn from one example: the learner's ``learn_one`` on x's row with label y."""
-        row = self._row(x)
-        self.learner.learn_one(row, self._label(y))
+        """Learn from one example: the learner's ``learn_one`` on x's row with label y (and the probability map's
+        step on x's score, once ``predict_proba_one`` has been used).  A binary learner of sparse rows takes the
+        fast path: the row of :meth:`_fast_row` and the learner's :meth:`learn_row` with the label as ±1 (the same
+        update, without the array checks this wrapper has already made)."""
+        src = self._fast_row(x)
+        if src is None:
+            row = self._row(x)
+            label = self._label(y)
+            f = float(self.learner.decision_one(row)) if self._proba_asked and not self._multiclass else None
+            self.learner.learn_one(row, label)
+        else:
+            label = self._label(y)
+            L = self.learner
+            f = float(L.decision_function(src)[0]) if self._proba_asked else None
+            classes = L.classes_
+            L.learn_row(src, float(label) if classes is None else 1.0 if same_value(label, classes[1]) else -1.0)
         self._learned()
+        if f is not None:
+            classes = self.learner.classes_
+            self._platt.learn(f, same_value(label, classes[1]) if classes is not None else label > 0)
 
     def predict_one(self, x, **kwargs):
         """The learner's prediction for x: sign(f(x)) as one of the two labels (sign(0) = +1)."""
+        src = self._fast_row(x)
+        if src is not None:
+            if self._first is not None:
+                return self._first
+            f = float(self.learner.decision_function(src)[0])
+            classes = self.learner.classes_
+            return bool(f >= 0.0) if classes is None else _plain(classes[int(f >= 0.0)])
         row = self._row(x)
         if self._multiclass:
             if self.learner.classes_ is None:       # River's convention: no prediction before the first label
@@ -246,6 +345,36 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
             return self._first
         label = self.learner.predict_one(row)
         return _plain(label) if self.learner.classes_ is not None else bool(label > 0)
+
+
+    def predict_proba_one(self, x, **kwargs) -> dict:
+        """{label: probability} from the learner's score(s), a monotone map of the margin so that River's ROCAUC
+        and LogLoss run.  A binary classifier: an online Platt fit (:class:`olk.tasks.OnlinePlatt`, sigmoid(a f/s
+        + b)) fitted by every ``learn_one`` after the first ``predict_proba_one``, on the example's score before it
+        is learned (a model used for accuracy only pays nothing for it), sigmoid(f) before any; a multi-class one:
+        the softmax of its class scores, UNCALIBRATED (:func:`olk.tasks.margin_proba`).  A multi-class model
+        before any label: {} (River's convention); a binary one with one label seen: {that label: 1.0}."""
+        if self._multiclass:
+            row = self._row(x)
+            classes = self.learner.classes_
+            if classes is None:
+                return {}
+            p = margin_proba(np.asarray(self.learner.decision_one(row), dtype=np.float64).reshape(1, -1))[0]
+            return {_plain(c): float(q) for c, q in zip(classes, p)}
+        f = self._score(x)                          # checks x (and takes its new keys) first
+        if self._first is not None:
+            return {self._first: 1.0}
+        self._proba_asked = True                    # from now on learn_one fits the map too
+        p1 = self._platt.proba(f)
+        neg, pos = (False, True) if self.learner.classes_ is None else map(_plain, self.learner.classes_)
+        return {neg: 1.0 - p1, pos: p1}
+
+
+    def predict_proba_many(self, X):
+        """``predict_proba_one`` of each row of the DataFrame X: a DataFrame on X's index, one column per label
+        (0 where a row's dict lacks it)."""
+        import pandas as pd
+        return pd.DataFrame([self.predict_proba_one(x) for x in self._records(X)], index=X.index).fillna(0.0)
 
 
 class OlkProbabilisticClassifier(OlkClassifier):
@@ -308,8 +437,8 @@ def _docstring(learner_cls, base: Any) -> str:
     first = (learner_cls.__doc__ or learner_cls.display).strip().splitlines()[0]
     kind = {OlkRegressor: "regressor", OlkProbabilisticClassifier: "probabilistic binary classifier"}.get(
         base, "binary classifier")
-    calls = "``learn_one`` / ``predict_one``" + (" / ``predict_proba_one``"
-                                                 if base is OlkProbabilisticClassifier else "")
+    calls = "``learn_one`` / ``predict_one``" + ("" if base is OlkRegressor else " / ``predict_proba_one``"
+                                                 + ("" if base is OlkProbabilisticClassifier else " (uncalibrated)"))
     width = ("New feature keys widen the model (a feature it never saw is 0 in every stored support vector)."
              if learner_cls.widens else
              "Its width is fixed by the keys seen up to its first ``learn_one``: a new key later is an error.")
@@ -339,7 +468,11 @@ def _make(name: str) -> type:
                                    explain=_argument_error, then=OlkRiverModel._build, module=__name__,
                                    doc=f"Store the parameters and build the learner (checked by the registry); see "
                                        f"{clsname}.")}
-    return type(base)(clsname, (base,), ns)
+    # a learner that widens is one of River's mini-batch models (River's checks then hold learn_many to a learn_one
+    # loop over a changing feature space); one that does not widen has learn_many / predict_many all the same
+    bases = (base,) if not learner_cls.widens else \
+        (base, _river.MiniBatchRegressor if base is OlkRegressor else _river.MiniBatchClassifier)
+    return type(base)(clsname, bases, ns)
 
 
 #: registry name -> River class, for every registered online learner (built once, at import)

@@ -269,6 +269,71 @@ def log_odds_to_proba(score):
     return expit(score)
 
 
+def margin_proba(scores) -> np.ndarray:
+    """UNCALIBRATED class probabilities of a classifier that has no probability model (every one but the KLR
+    learners): a fixed monotone map of its scores, so that ranking metrics (ROC AUC) and tools that need
+    ``predict_proba`` work; not a calibrated probability (for one, wrap the estimator in scikit-learn's
+    ``CalibratedClassifierCV``).  Binary scores f (n,) give (n, 2) [sigmoid(-f), sigmoid(f)] (the score read as
+    log-odds, as :func:`log_odds_to_proba`); multi-class scores (n, K) their row-wise softmax.
+
+    >>> margin_proba(np.array([0.0, 2.0])).round(3).tolist()
+    [[0.5, 0.5], [0.119, 0.881]]
+    >>> margin_proba(np.array([[1.0, 1.0, 1.0]])).round(3).tolist()
+    [[0.333, 0.333, 0.333]]
+    """
+    from scipy.special import softmax
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim == 2:
+        return softmax(s, axis=1)
+    return np.column_stack([log_odds_to_proba(-s), log_odds_to_proba(s)])    # not 1 - p: no 0 for a large margin
+
+
+class OnlinePlatt:
+    """An online Platt fit (Platt 1999), for a stream: P(+1 | f) = sigmoid(a f / s + b), where f is a binary
+    classifier's score, s the root mean square of the scores learned from so far (so the map is the same whatever the
+    score's scale) and (a, b) follow one logistic-loss gradient step of size 1/sqrt(n) per learned (f, label),
+    a kept >= 1e-6: at every moment a monotone increasing map of the margin (the ranking of the scores is kept).
+    Before any label a = 1, b = 0, s = 1: sigmoid(f).  Deterministic: the same (f, label) sequence, the same map.
+
+    >>> p = OnlinePlatt()
+    >>> round(p.proba(0.0), 3), round(p.proba(2.0), 3)
+    (0.5, 0.881)
+    >>> for f, y in [(0.01, 1), (-0.01, 0), (0.02, 1), (-0.03, 0)] * 20:
+    ...     p.learn(f, y)
+    >>> p.proba(0.02) > 0.8 and p.proba(-0.02) < 0.2
+    True
+    """
+
+    def __init__(self):
+        self.a, self.b, self.n, self.sq = 1.0, 0.0, 0, 0.0
+
+    def _z(self, f: float) -> float:
+        return f / math.sqrt(self.sq / self.n) if self.n and self.sq > 0.0 else f
+
+    def proba(self, f: float) -> float:
+        """P(+1 | score f) now."""
+        return float(log_odds_to_proba(self.a * self._z(f) + self.b))
+
+    def learn(self, f: float, positive: bool) -> None:
+        """One step on the score f of an example whose label is the +1 side (`positive`) or not."""
+        self.n += 1
+        self.sq += f * f
+        z = self._z(f)
+        g = float(log_odds_to_proba(self.a * z + self.b)) - (1.0 if positive else 0.0)
+        eta = 1.0 / math.sqrt(self.n)
+        self.a = max(self.a - eta * g * z, 1e-6)
+        self.b -= eta * g
+
+
+def margin_log_proba(scores) -> np.ndarray:
+    """log of :func:`margin_proba`, computed without underflow."""
+    from scipy.special import log_softmax
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim == 2:
+        return log_softmax(s, axis=1)
+    return np.column_stack([-np.logaddexp(0.0, s), -np.logaddexp(0.0, -s)])
+
+
 def predicted_class(scores):
     """The ``multiclass`` task's prediction: the index of the largest of the K class scores, ties to the smallest
     index (numpy's argmax).  One score vector (K,) gives an int; a matrix (n, K) the n classes of its rows."""

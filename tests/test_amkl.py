@@ -1,6 +1,8 @@
 """Raker, OMKL-AKS, AMKL and AMKL-AKS (Hong & Chae, TNNLS 2022; ../shared/spec/amkl_raker.md) and their random
 features (olk/algorithms/random_features/core.py): the feature map, the subset machinery, the active selection rule,
-and the equalities between the four learners that the spec implies."""
+and the equalities between the four learners that the spec implies.  The learners here are the paper's: its step
+1/sqrt(T) and raw targets (``step_size='sqrt_T', standardize_y=False``, what the reproduction configs state);
+olk's defaults (the anytime step, standardised targets) are tested in tests/test_regressor_defaults.py."""
 from __future__ import annotations
 
 import math
@@ -10,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from olk.algorithms import make
+from olk.algorithms import make as _make
 from olk.algorithms.random_features.amkl import confidence
 from olk.algorithms.random_features.core import draw_frequencies, feature_map, feature_rng
 from olk.algorithms.random_features.omkl_aks import balls_bins, sample_bin, subset_pmf, subset_size
@@ -19,6 +21,12 @@ from olk.kernels import KernelSet
 from olk.tasks import TASKS
 
 LEARNERS = ("raker", "omkl_aks", "amkl", "amkl_aks")
+
+
+def make(name, **params):
+    """The paper's learner: step 1/sqrt(T), raw targets."""
+    return _make(name, **{"step_size": "sqrt_T", "standardize_y": False, **params})
+
 KS3 = [{"type": "gaussian", "gamma": g} for g in (0.5, 5.0, 50.0)]
 
 

@@ -138,6 +138,8 @@ def test_bench_core_vs_cpp_pairs_and_the_reader_hook(tmp_path, monkeypatch):
     (["bench", "multi", "--baseline", ".", "--rounds", "0"], "--rounds must be >= 1"),
     (["bench", "multi", "--bogus"], "olk bench multi: unrecognized arguments: --bogus"),
     (["bench", "canon", "--scale", "2"], "--scale must be in (0, 1]"),
+    (["bench", "river", "--models", "perceptron,nope"], "--models 'nope' is not an olk.river learner"),
+    (["bench", "river", "--rounds", "0"], "--rounds and --repeats must be >= 1"),
 ])
 def test_bench_bad_options_are_one_line(args, msg):
     r = subprocess.run([sys.executable, "-m", "olk.cli", *args], capture_output=True, text=True, timeout=120)
@@ -159,3 +161,14 @@ def test_bench_canon_runs_every_learner_at_spas_budget():
     for label in ("SPA", "NOGD", "BSGD-remove", "BSGD-project", "BSGD-merge"):
         assert int(table[label][5].replace(",", "")) == budget                     # the same #SV
     assert all(50 < float(table[label][4]) <= 100 for label in table)            # accuracies, not garbage
+
+
+def test_bench_river_runs_paired_against_pa():
+    """`olk bench river` (issue 35): olk's Perceptron next to River's PAClassifier on Phishing; no time asserted."""
+    pytest.importorskip("river")
+    r = subprocess.run([sys.executable, "-m", "olk.cli", "bench", "river", "--rounds", "1", "--repeats", "1",
+                        "--models", "perceptron"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    rows = {line.split()[1]: line.split() for line in r.stdout.splitlines() if line.startswith(("river ", "olk "))}
+    assert set(rows) == {"PAClassifier", "Perceptron"} and rows["PAClassifier"][-1] == "1.00"
+    assert 0.5 < float(rows["Perceptron"][3]) <= 1.0           # the accuracy column: it learned

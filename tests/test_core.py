@@ -138,3 +138,23 @@ def test_uniform_int_is_numpys_draw():
         n = ns[k % len(ns)]
         assert uniform_int(rng, n) == int(twin.integers(n)), (k, n)
     assert rng.random() == twin.random()
+
+
+def test_a_csr_row_without_scipy_is_the_row_of_a_csr_matrix():
+    """RowSource.csr_row (a stream's per-example row, no scipy) stores, scores and is stored as the CSR row."""
+    rng = np.random.default_rng(5)
+    D = rng.random((20, 6)) * (rng.random((20, 6)) < 0.5)
+    full = RowSource(sp.csr_matrix(D))
+    pool = SVPool(6, True, **Kernel("gaussian", gamma=0.7).pool_args())
+    twin = SVPool(6, True, **Kernel("gaussian", gamma=0.7).pool_args())
+    for i in range(12):
+        cols = np.flatnonzero(D[i]).astype(np.int32)
+        row = RowSource.csr_row(cols, D[i, cols], 6)
+        assert row.n_rows == 1 and row.sparse and row.sqnorms[0] == full.sqnorms[i]
+        assert pool.decision1(row, 0) == twin.decision1(full, i)
+        pool.add(row, 0, (-1.0) ** i)
+        twin.add(full, i, (-1.0) ** i)
+    np.testing.assert_array_equal(pool.coefs, twin.coefs)
+    assert (pool.support_vectors() != twin.support_vectors()).nnz == 0
+    with pytest.raises(ValueError, match="differ in length"):
+        RowSource.csr_row(np.array([0, 1], dtype=np.int32), np.array([1.0]), 6)

@@ -174,14 +174,23 @@ def test_strict_width_and_checks_at_fit():
         olk.estimator("kernel_svm").fit(sp.csr_matrix(X), y)
 
 
-def test_proba_only_where_the_learner_has_it():
+def test_probabilities_for_every_classifier():
     X, y = _data()
     klr = olk.estimator("klr_nc", kernel=RBF).fit(X, y)
     P = klr.predict_proba(X)
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     np.testing.assert_array_equal(klr.classes_[(P[:, 1] >= 0.5).astype(int)], klr.predict(X))
     np.testing.assert_allclose(np.exp(klr.predict_log_proba(X)), P)
-    assert not hasattr(olk.estimator("spa"), "predict_proba")
+    # every other classifier: uncalibrated probabilities, the sigmoid (softmax) of its score(s)
+    spa = olk.estimator("spa", kernel=RBF, random_state=0).fit(X, y)
+    f = spa.decision_function(X)
+    np.testing.assert_allclose(spa.predict_proba(X)[:, 1], 1.0 / (1.0 + np.exp(-f)), rtol=1e-12)
+    np.testing.assert_allclose(np.exp(spa.predict_log_proba(X)), spa.predict_proba(X), rtol=1e-12)
+    y3 = np.arange(len(y)) % 3
+    mc = olk.estimator("mc_pa1", kernel=RBF).fit(X, y3)
+    P3, D3 = mc.predict_proba(X), mc.decision_function(X)
+    np.testing.assert_allclose(P3, np.exp(D3) / np.exp(D3).sum(axis=1, keepdims=True), rtol=1e-12)
+    np.testing.assert_array_equal(mc.classes_[P3.argmax(axis=1)], mc.predict(X))
     assert not hasattr(olk.estimator("libsvm"), "partial_fit")
     assert not hasattr(olk.estimator("raker"), "decision_function")
 
@@ -406,3 +415,54 @@ def test_model_files_written_before_the_family_subpackages_still_load():
     assert type(m) is REGISTRY["forgetron"] and type(e).__name__ == "SPAClassifier"
     scores = np.r_[m.decision_function(d.X[300:400]), e.decision_function(d.X[300:400])]
     np.testing.assert_array_equal(scores, np.load(here / "before_families.scores.npy"))
+
+
+# ------------------------------------------------------------------ SVC-style kernel arguments (issue 35)
+def test_svc_style_kernel_arguments_are_grid_searchable():
+    """kernel='rbf' | 'poly' | 'linear' with top-level gamma / degree / coef0, as scikit-learn's SVC: a grid over
+    gamma and C works, and its best estimator is the learner of the kernel dict those values name."""
+    from sklearn.model_selection import GridSearchCV
+    X, y = _data()
+    gs = GridSearchCV(olk.estimator("pa1", random_state=0), {"gamma": [0.05, 0.5], "C": [0.1, 1.0]}, cv=3).fit(X, y)
+    best = gs.best_params_
+    assert set(best) == {"gamma", "C"}
+    ref = olk.algorithms.make("pa1", kernel={"type": "gaussian", "gamma": best["gamma"]}, C=best["C"]).fit(X, y)
+    np.testing.assert_array_equal(gs.best_estimator_.decision_function(X), ref.decision_function(X))
+    poly = olk.estimator("perceptron", kernel="poly", gamma=0.5, degree=2, coef0=1.0).fit(X, y)
+    k = poly.learner_.kernel
+    assert (k.kind, k.params()["gamma"], k.params()["degree"], k.params()["coef0"]) == ("polynomial", 0.5, 2, 1.0)
+    # SVC's convention: a value the kernel has no use for is ignored (degree for 'rbf', gamma for 'linear')
+    assert olk.estimator("perceptron", kernel="linear", gamma=3.0).fit(X, y).learner_.kernel.kind == "linear"
+    # the dict form is still accepted, and gamma='scale' (the default) leaves it as it is
+    assert olk.estimator("perceptron", kernel=RBF).fit(X, y).learner_.kernel.params()["gamma"] == 0.5
+
+
+def test_gamma_scale_is_svcs_width():
+    """The default gamma='scale': 1 / (n_features Var(X)) of the first fit's data, as SVC."""
+    X, y = _data()
+    est = olk.estimator("perceptron").fit(X, y)
+    assert est.learner_.kernel.kind == "gaussian"
+    assert est.learner_.kernel.params()["gamma"] == pytest.approx(1.0 / (X.shape[1] * X.var()), rel=1e-12)
+    Xs = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    est = olk.estimator("perceptron").fit(Xs, y)
+    assert est.learner_.kernel.params()["gamma"] == pytest.approx(1.0 / (X.shape[1] * Xs.toarray().var()), rel=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"kernel": "rbff"}, "rbff"),
+    ({"kernel": RBF, "gamma": 0.3}, "gamma=0.3 is a value of a kernel named by its type"),
+    ({"kernel": "rbf", "gamma": -1.0}, "gamma"),
+    ({"kernel": "poly", "degree": "two"}, "degree"),
+])
+def test_a_bad_svc_style_kernel_argument_is_a_one_line_error(kwargs, words):
+    X, y = _data()
+    with pytest.raises(ValueError, match=words) as e:
+        olk.estimator("perceptron", **kwargs).fit(X, y)
+    assert "\n" not in str(e.value)
+
+
+def test_the_learners_own_gamma_keeps_its_name_and_the_kernels_is_kernel_gamma():
+    """klr_aux has a parameter gamma of its own: the kernel's width is kernel_gamma there."""
+    est = olk.estimator("klr_aux")
+    params = est.get_params()
+    assert "gamma" in params and "kernel_gamma" in params and params["kernel_gamma"] == "scale"

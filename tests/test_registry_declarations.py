@@ -2,12 +2,14 @@
 
 * ``task`` — the task protocol it is run with (a key of ``olk.tasks.TASKS``);
 * ``outputs`` — its named output classifiers: exactly the choices of its ``output`` parameter, () without one;
-* ``style`` — (colour, marker) of its plots; each colour is used by one learner only (markers may repeat).
+* ``style`` — (colour, marker, line style) of its plots: a colour of the report's colour-blind-safe palette by name;
+  every triple used once, and the learners of one config differ in (colour, line) and in (colour, marker).
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from matplotlib.colors import is_color_like, to_hex
 from matplotlib.lines import Line2D
 
 from olk.algorithms import REGISTRY, available
@@ -51,15 +53,32 @@ def test_spa_oskl_and_online_klr_offer_avg_and_last():
 
 
 def test_every_style_is_declared_valid_and_distinct():
+    from olk.report.plots import LINESTYLES, PALETTE
     styles = {n: REGISTRY[n].style for n in LEARNERS}
-    assert all(isinstance(s, tuple) and len(s) == 2 for s in styles.values()), styles
-    bad = {n: s for n, s in styles.items() if not is_color_like(s[0]) or s[1] not in Line2D.markers
-           or s[1] in ("None", "none", "", " ")}
-    assert not bad, bad
-    colours = [to_hex(c) for c, _ in styles.values()]
-    markers = [m for _, m in styles.values()]
-    assert len(set(colours)) == len(colours), sorted(colours)          # each colour used once
-    assert len(set(zip(colours, markers))) == len(markers)             # so every (colour, marker) pair differs
+    assert all(isinstance(s, tuple) and len(s) == 3 for s in styles.values()), styles
+    bad = {n: s for n, s in styles.items() if s[0] not in PALETTE or s[1] not in Line2D.markers
+           or s[1] in ("None", "none", "", " ") or s[2] not in LINESTYLES}
+    assert not bad, bad                                                 # palette colours, real markers and lines
+    assert len(set(styles.values())) == len(styles)                     # each (colour, marker, line) once
+
+
+def _config_learners():
+    import glob
+
+    import yaml
+    root = Path(__file__).resolve().parents[1]
+    for f in sorted(glob.glob(str(root / "configs" / "*.yaml")) + glob.glob(str(root / "configs" / "ci" / "*.yaml"))):
+        algos = yaml.safe_load(Path(f).read_text())["algorithms"]
+        yield Path(f).name, list(dict.fromkeys(a if isinstance(a, str) else a["name"] for a in algos))
+
+
+@pytest.mark.parametrize("config,names", list(_config_learners()), ids=lambda v: v if isinstance(v, str) else "")
+def test_the_learners_of_every_config_look_different(config, names):
+    """A config's figures tell its curves apart by colour and line style, and by colour and marker: 8 colours serve
+    SPA Table 2's 11 learners because a colour's second learner has another line and another marker."""
+    styles = [REGISTRY[n].style for n in names]
+    assert len({(c, ls) for c, _, ls in styles}) == len(names), names
+    assert len({(c, m) for c, m, _ in styles}) == len(names), names
 
 
 def test_fixed_parameters_are_declared_and_read_like_parameters():

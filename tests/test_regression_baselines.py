@@ -2,17 +2,24 @@
 ``kogd_reg`` (olk/algorithms/regression/kogd_reg.py) by hand and against a numpy implementation with an explicit
 kernel matrix, its O(1) shrink (the global scale and its folding), and ``omkr`` (olk/algorithms/regression/omkr.py): one
 kernel = kogd_reg, Hedge weights = beta^{cumulative loss} normalised, the per-kernel budget (oldest SV dropped,
-never more than B, no row nobody owns)."""
+never more than B, no row nobody owns).  The learners here are the spec's: the step 1/sqrt(T) and raw targets
+(``step_size='sqrt_T', standardize_y=False``, what the reproduction configs state); olk's defaults are tested in
+tests/test_regressor_defaults.py."""
 import pickle
 
 import numpy as np
 import pytest
 
-from olk.algorithms import make
+from olk.algorithms import make as _make
 from olk.errors import ConfigError
 from olk.tasks import TASKS
 
 LIN = {"type": "linear"}
+
+
+def make(name, **params):
+    """The spec's learner: step 1/sqrt(T), raw targets."""
+    return _make(name, **{"step_size": "sqrt_T", "standardize_y": False, **params})
 
 
 def run(model, X, y):
@@ -181,7 +188,7 @@ def test_online_pass_of_the_regression_task():
 def test_parameters_are_checked():
     with pytest.raises(ConfigError, match=r"lam: must be in \[0, 1\)"):
         make("kogd_reg", lam=1.0)
-    with pytest.raises(ConfigError, match="step_size: must be one of sqrt_T, sqrt_t"):
+    with pytest.raises(ConfigError, match="step_size: must be one of auto, sqrt_T, sqrt_t"):
         make("omkr", step_size="sqrt")
     with pytest.raises(ConfigError, match="budget: must be >= 0"):
         make("omkr", budget=-1)

@@ -75,20 +75,23 @@ def test_errors_are_one_line(sweep, call, expected):
 
 
 # ----------------------------------------------------------------------------- algorithm styles
-def test_every_registered_algorithm_has_its_own_colour_and_marker():
+def test_every_registered_algorithm_has_its_own_colour_marker_and_line():
     from olk.algorithms.registry import available
 
     names = available()
     styles = {n: plots.algorithm_style(n) for n in names}
-    assert len(set(styles.values())) == len(names)                      # pairwise-distinct (colour, marker)
-    assert styles["perceptron"][0] != styles["oskl"][0]                 # the 10-colour cycle gave them one colour
+    assert len(set(styles.values())) == len(names)                      # pairwise-distinct (colour, marker, line)
+    assert styles["rbp"][0] != styles["oskl"][0]                        # two olive shades once (issue 35)
     table = plots.algorithm_styles()
-    assert len({c for c, _ in table.values()}) == len(table)          # each colour once (markers may repeat)
+    assert {c for c, _, _ in table.values()} <= set(plots.PALETTE.values())     # the colour-blind-safe set only
     # labels outside the table never take a table style: an unknown learner, other outputs of a known one
     for lab, algo in [("mystery", None), ("mystery_b", "mystery"), ("spa_last", "spa"), ("spa@beta=5", "spa")]:
         style = plots.algorithm_style(lab, algo)
         assert style not in table.values() and style == plots.algorithm_style(lab, algo)
+        assert style[0] in plots.PALETTE.values()
     assert plots.algorithm_style("spa_last", "spa")[0] == table["spa"][0]
+    last, avg = plots.algorithm_style("spa_last", "spa"), plots.algorithm_style("spa_avg", "spa")
+    assert last[2] != table["spa"][2] and avg[2] != table["spa"][2]     # the learner's other outputs: other lines
 
 
 def _all_algorithms_results(dst: Path, names: list[str]) -> Path:
@@ -126,8 +129,8 @@ def _all_algorithms_results(dst: Path, names: list[str]) -> Path:
     return dst
 
 
-def _drawn_styles(monkeypatch, plot, results_dir) -> dict[str, tuple[str, str]]:
-    """legend name -> (colour, marker) of every line the plot function draws."""
+def _drawn_styles(monkeypatch, plot, results_dir) -> dict[str, tuple[str, str, str]]:
+    """legend name -> (colour, marker, line style) of every line the plot function draws."""
     from matplotlib.colors import to_hex
 
     figs = []
@@ -136,7 +139,7 @@ def _drawn_styles(monkeypatch, plot, results_dir) -> dict[str, tuple[str, str]]:
     out = {}
     for ax in figs[0].axes:
         for line in ax.get_lines():
-            out[line.get_label()] = (to_hex(line.get_color()), str(line.get_marker()))
+            out[line.get_label()] = (to_hex(line.get_color()), str(line.get_marker()), str(line.get_linestyle()))
     return out
 
 
@@ -150,5 +153,45 @@ def test_an_algorithm_looks_the_same_whichever_others_are_plotted(tmp_path, monk
     subset = names[::-3]                                                 # other order, a third of them
     part = _drawn_styles(monkeypatch, plot, _all_algorithms_results(tmp_path / "part", subset))
     assert len(full) == len(names) and len(set(full.values())) == len(names)
-    assert all(m not in ("None", "", " ") for _, m in full.values())
+    assert all(m not in ("None", "", " ") for _, m, _ in full.values())
     assert len(part) == len(subset) and all(part[k] == full[k] for k in part)
+
+
+# ----------------------------------------------------------------------------- what a learning-curve figure says
+def _figure_of(monkeypatch, plot, results_dir):
+    figs = []
+    monkeypatch.setattr(plots, "_save", lambda fig, res, stem, out_dir: figs.append(fig) or [])
+    plot(results_dir)
+    return figs[0]
+
+
+def test_learning_curves_start_where_a_running_rate_means_something_and_show_the_spread(tmp_path, monkeypatch):
+    """Curves from t = 100 (one example then moves the running rate by at most a point), a +-1 std band over the
+    permutations under each mean, and the experiment, scale, runs and commit written on the figure."""
+    from matplotlib.collections import PolyCollection
+    shutil.copytree(FIX / "toy_table", tmp_path / "toy_table")
+    fig = _figure_of(monkeypatch, plots.plot_learning_curves, tmp_path / "toy_table")
+    ax = fig.axes[0]
+    lines = [ln for ln in ax.get_lines() if ln.get_label() in ("Perceptron", "SPA")]
+    assert lines and all(min(ln.get_xdata()) == plots.START_EXAMPLES for ln in lines)     # toy curves: 1..1000
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == len(ax.get_lines())                        # every curve has 3 runs: a band each
+    text = fig._supxlabel.get_text()
+    assert text.startswith("toy_table: full data, mean of 3 permutations; olk 0.1.0, commit 0123456789abcdef; "
+                           "band: ±1 std over the runs; x from 100 examples")
+
+
+def test_a_quick_run_says_so_and_a_short_stream_keeps_a_decade(tmp_path, monkeypatch):
+    import json
+
+    import pandas as pd
+    d = tmp_path / "toy_table"
+    shutil.copytree(FIX / "toy_table", d)
+    meta = json.loads((d / "experiment.json").read_text())
+    (d / "experiment.json").write_text(json.dumps({**meta, "scale": 0.05}))
+    c = pd.read_csv(d / "curves.csv")
+    c[c.t <= 100].to_csv(d / "curves.csv", index=False)                # a stream of 100 examples
+    fig = _figure_of(monkeypatch, plots.plot_learning_curves, d)
+    assert "5% of each dataset (quick mode)" in fig._supxlabel.get_text()
+    assert min(min(ln.get_xdata()) for ln in fig.axes[0].get_lines()) == 10     # a tenth of the stream
+    assert plots._start([]) == 1.0

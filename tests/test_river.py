@@ -1,7 +1,7 @@
 """olk's online learners inside River (issue 28, part 4): ``olk.river``.
 
-* the classes are real River estimators: River's own ``check_estimator`` on a binary classifier, a probabilistic
-  one, a kernel regressor and a random-feature regressor;
+* the classes are real River estimators: River's own ``check_estimator`` passes on every class with its default
+  parameters;
 * ``progressive_val_score`` on River's bundled Phishing stream gives, example for example, the predictions of the
   olk learner the experiment engine runs (its ``step`` on the same rows);
 * new feature keys mid-stream: a kernel learner's predictions are those of a stream that declared the key from
@@ -27,6 +27,7 @@ from river.checks import check_estimator  # noqa: E402
 
 import olk.river as R  # noqa: E402
 from olk.algorithms import REGISTRY, available, make  # noqa: E402
+from olk.algorithms.surface import kernel_arg_names  # noqa: E402
 
 RBF = {"type": "gaussian", "gamma": 1.0}
 
@@ -38,14 +39,11 @@ def _one_line(e) -> str:
 
 
 # ------------------------------------------------------------------------------------------ River's own checks
-@pytest.mark.parametrize("model", [
-    R.SPA(kernel=RBF, beta=5, seed=0),                      # binary classifier, stochastic, two outputs
-    R.NC(kernel=RBF, seed=0),                               # probabilistic: predict_proba_one
-    R.OGDRegression(kernel=RBF, step_size="sqrt_t"),        # kernel regressor
-    R.Raker(horizon=2000, seed=0),                          # random-feature regressor (does not widen)
-], ids=["SPA", "NC", "OGDRegression", "Raker"])
-def test_river_check_estimator(model):
-    check_estimator(model)
+@pytest.mark.parametrize("name", sorted(R.by_name))
+def test_river_check_estimator_with_defaults(name):
+    """River's own suite on every class with its DEFAULT parameters (seed=0 fixes a stochastic learner's draws):
+    ~1 s each."""
+    check_estimator(R.by_name[name](seed=0))
 
 
 # ------------------------------------------------------------------------------------- progressive validation
@@ -124,8 +122,11 @@ def test_probabilities_and_a_pipeline():
     f = nc.learner.decision_one(nc._row(x))
     assert p[True] == pytest.approx(1.0 / (1.0 + math.exp(-f)), rel=1e-12)
     assert nc.predict_one(x) == (f >= 0)
-    with pytest.raises(NotImplementedError):                 # River's word for "no probabilities"
-        R.SPA().predict_proba_one(x)
+    spa = R.SPA(seed=0)                                      # uncalibrated: the sigmoid of the margin
+    spa.learn_one(x, True)
+    spa.learn_one({"is_popular": -1.0}, False)
+    p, f = spa.predict_proba_one(x), spa.learner.decision_one(spa._row(x))
+    assert p[True] == pytest.approx(1.0 / (1.0 + math.exp(-f)), rel=1e-12) and p[False] == pytest.approx(1 - p[True])
 
 
 # --------------------------------------------------------------------------------------------- feature keys
@@ -277,7 +278,8 @@ def test_every_adapter_learns_predicts_clones_and_pickles(name):
     cls, lcls = R.by_name[name], REGISTRY[name]
     kw = {"horizon": 60} if any(p.name == "horizon" for p in lcls.params) else {}
     m = cls(kernel=RBF, seed=0, **kw)
-    assert list(m._get_params()) == ["kernel", "seed", *[p.name for p in lcls.params]]
+    kargs = list(kernel_arg_names(lcls).values())           # the SVC-style kernel values: gamma, degree, coef0
+    assert list(m._get_params()) == ["kernel", "seed", *kargs, *[p.name for p in lcls.params]]
     assert all(m._get_params()[p.name] == p.default for p in lcls.params if p.name not in kw)
     regression = lcls.task == "regression"
     if not regression:
@@ -294,11 +296,10 @@ def test_every_adapter_learns_predicts_clones_and_pickles(name):
     assert again.predict_one(x) == m.predict_one(x)
     fresh = m.clone()
     assert fresh.learner.t == 0 and fresh.columns == {} and fresh._get_params() == m._get_params()
-    if lcls.task == "probabilistic":
-        assert set(m.predict_proba_one(x)) == {False, True}
-    elif not regression:
-        with pytest.raises(NotImplementedError):
-            m.predict_proba_one(x)
+    if not regression:                          # every classifier: probabilities summing to 1, argmax = prediction
+        p = m.predict_proba_one(x)
+        assert set(p) == set(m.learner.classes_) and math.isclose(sum(p.values()), 1.0)
+        assert max(p, key=p.get) == m.predict_one(x) or math.isclose(max(p.values()), min(p.values()))
 
 
 def test_clone_with_new_parameters_builds_a_new_learner():
@@ -347,3 +348,111 @@ def test_multiclass_learners_are_river_multiclass_classifiers_on_a_bundled_strea
             model.learn_one(x, y)
             learner.learn_one(row[0], y)
         assert acc.get() > 0.5, (name, acc.get())
+
+
+def test_svc_style_kernel_arguments():
+    """kernel='rbf' | 'poly' | 'linear' with top-level gamma / degree / coef0, as in olk.estimators (no 'scale':
+    River has no data at construction); anything else one line."""
+    m = R.Perceptron(kernel="poly", gamma=0.5, degree=2, coef0=1.0)
+    m.learn_one({"a": 1.0, "b": 0.0}, True)
+    k = m.learner.kernel
+    assert (k.kind, k.params()["gamma"], k.params()["degree"], k.params()["coef0"]) == ("polynomial", 0.5, 2, 1.0)
+    m = R.Perceptron(kernel="rbf", gamma=0.25)
+    m.learn_one({"a": 1.0}, True)
+    assert m.learner.kernel.params()["gamma"] == 0.25
+    with pytest.raises(ValueError) as e:
+        R.Perceptron(kernel=RBF, gamma=0.3).learn_one({"a": 1.0}, True)
+    assert "gamma=0.3" in _one_line(e)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in ONLINE if REGISTRY[n].task != "regression"))
+def test_rocauc_and_logloss_in_progressive_validation_for_every_classifier(name):
+    """River's ROCAUC and LogLoss need predict_proba_one: every classifier has it (its defaults; how good the
+    value is depends on the kernel width, below)."""
+    stream = list(datasets.Phishing())[:100]
+    if REGISTRY[name].task == "multiclass":
+        stream = [(x, int(y) + (x["is_popular"] > 0.5)) for x, y in stream]    # three classes
+    metric = metrics.LogLoss() if REGISTRY[name].task == "multiclass" else metrics.ROCAUC()
+    model = preprocessing.StandardScaler() | R.by_name[name](seed=0)
+    value = evaluate.progressive_val_score(stream, model, metric).get()
+    assert math.isfinite(value) and (value > 0.0 if isinstance(metric, metrics.LogLoss) else 0.0 <= value <= 1.0)
+
+
+def test_the_online_platt_map_learns_on_progressive_validation_and_keeps_the_ranking():
+    model = preprocessing.StandardScaler() | R.Perceptron(kernel="rbf", gamma=0.1, seed=0)
+    auc = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.ROCAUC()).get()
+    assert auc > 0.85                       # River's PAClassifier: 0.91; the plain sigmoid of the margin: 0.65
+    m = model["Perceptron"]
+    platt = m._platt
+    assert platt.n == 1250 and platt.a > 0.0
+    xs = [dict(x) for x, _ in list(datasets.Phishing())[:50]]
+    f = [m.learner.decision_one(m._row(x)) for x in xs]
+    p = [m.predict_proba_one(x)[True] for x in xs]
+    assert all((fi < fj) <= (pi <= pj) for fi, pi in zip(f, p) for fj, pj in zip(f, p))     # monotone in f
+    # before any predict_proba_one, learn_one leaves the map alone (an accuracy-only user pays nothing for it)
+    fresh = R.Perceptron(seed=0)
+    for x, y in list(datasets.Phishing())[:20]:
+        fresh.learn_one(x, y)
+    assert fresh._platt.n == 0
+
+
+@pytest.mark.parametrize("name", ["perceptron", "spa", "klr_nc", "mc_pa1", "kogd_reg", "raker"])
+def test_learn_many_and_predict_many_are_the_loop_of_learn_one(name):
+    """learn_many / predict_many / predict_proba_many on pandas DataFrames: bit for bit the loop of the _one calls
+    (mini-batches of uneven sizes)."""
+    import pandas as pd
+    stream = list(datasets.Phishing())[:90]
+    X = pd.DataFrame([x for x, _ in stream])
+    regression, multiclass = REGISTRY[name].task == "regression", REGISTRY[name].task == "multiclass"
+    y = pd.Series([float(x["long_url"] + 2 * x["https"]) if regression
+                   else (int(t) + (x["is_popular"] > 0.5) if multiclass else t) for x, t in stream])
+    loop, many = R.by_name[name](seed=0), R.by_name[name](seed=0)
+    from river import base as river_base
+
+    # River's mini-batch models: the learners that widen
+    mini = river_base.MiniBatchRegressor if regression else river_base.MiniBatchClassifier
+    assert isinstance(many, mini) is REGISTRY[name].widens
+    for x, t in zip(X.to_dict(orient="records"), y):
+        loop.learn_one(x, t)
+    for a, b in [(0, 7), (7, 40), (40, 41), (41, 90)]:
+        many.learn_many(X.iloc[a:b], y.iloc[a:b])
+    test = pd.DataFrame([x for x, _ in list(datasets.Phishing())[90:130]], index=range(100, 140))
+    pred = many.predict_many(test)
+    assert list(pred.index) == list(test.index)
+    assert list(pred) == [loop.predict_one(x) for x in test.to_dict(orient="records")]
+    if not regression:
+        P = many.predict_proba_many(test)
+        ref = [loop.predict_proba_one(x) for x in test.to_dict(orient="records")]
+        assert all(P.loc[i, c] == p[c] for i, p in zip(test.index, ref) for c in p)
+    assert pickle.dumps(many.learner) == pickle.dumps(loop.learner)
+    with pytest.raises(ValueError) as e:
+        many.learn_many(test, y.iloc[:3])
+    assert "40 rows but y has 3" in _one_line(e)
+    with pytest.raises(ValueError) as e:
+        many.learn_many(test.to_numpy(), y.iloc[:40])
+    assert "pandas DataFrame" in _one_line(e)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in ONLINE if REGISTRY[n].task == "binary"))
+def test_the_fast_path_is_the_checked_path(name):
+    """A binary learner of sparse rows builds each River row without scipy and learns through learn_row: every
+    prediction and probability on Phishing, and the model after it, equal the checked path's (``_fast`` off);
+    string labels, a new key mid-stream and a mutated dict between predict_one and learn_one included."""
+    stream = list(datasets.Phishing())[:120]
+    stream = [(dict(x), "yes" if y else "no") for x, y in stream]
+    if REGISTRY[name].widens:
+        stream[60][0]["brand_new"] = 1.5                     # a key first seen mid-stream: the checked path
+    fast, slow = R.by_name[name](seed=0), R.by_name[name](seed=0)
+    slow._fast = False
+    for i, (x, y) in enumerate(stream):
+        assert fast.predict_one(x) == slow.predict_one(x)
+        if i % 3 == 0:
+            assert fast.predict_proba_one(x) == slow.predict_proba_one(x)
+        if i == 90:
+            x["https"] = 1.0 - x["https"]                   # the dict changed after predict_one: a new row
+        fast.learn_one(x, y)
+        slow.learn_one(x, y)
+    state = [{k: v for k, v in m.learner.__dict__.items() if k != "_proj"} for m in (fast, slow)]   # _proj: scratch
+    assert pickle.dumps(state[0]) == pickle.dumps(state[1])
+    assert fast._fast is (REGISTRY[name].sparse_input and REGISTRY[name].widens)
+    assert pickle.loads(pickle.dumps(fast)).predict_one(stream[0][0]) == fast.predict_one(stream[0][0])

@@ -29,8 +29,10 @@ class _Terminal(io.StringIO):
 
 @pytest.mark.parametrize("name, kw", [
     ("spa", {"beta": 5}), ("bogd", {"budget": 40}), ("klr_nc", {}), ("oks", {}),
-    ("kogd_reg", {}),                               # horizon 0: T = the rows of the whole file, not of a chunk
+    ("kogd_reg", {}),                               # the anytime step: chunks need no T
+    ("kogd_reg", {"step_size": "sqrt_T"}),          # horizon 0: T = the rows of the whole file, not of a chunk
     ("raker", {"eta_cap": 0.01}),
+    ("raker", {"eta_cap": 0.01, "step_size": "sqrt_T"}),
 ])
 def test_chunked_training_is_the_model_of_one_pass(name, kw):
     d = load_dataset(SAMPLE)
@@ -72,7 +74,11 @@ def test_olk_train_quiet_and_predict_reads_an_estimator_file(tmp_path):
 
 
 def test_make_reproduce_all_shows_each_configs_progress():
+    """The recipe is `olk reproduce`, which announces each config and runs it without --quiet (its bar shows)."""
+    from olk.experiment import reproduce
     text = (ROOT / "Makefile").read_text()
     recipe = text[text.index("reproduce-all:"):]
     recipe = recipe[:recipe.index("\n\n")]
-    assert "--quiet" not in recipe and "config $$i/$$n" in recipe
+    assert "olk reproduce" in recipe.replace("$(OLK)", "olk")
+    src = Path(reproduce.__file__).read_text()
+    assert "--quiet" not in src and "== config {i}/{len(configs)}" in src

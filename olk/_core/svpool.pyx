@@ -268,6 +268,29 @@ cdef class RowSource:
                     acc += v * v
             out[i] = acc
 
+    @staticmethod
+    def csr_row(indices, data, Py_ssize_t n_features):
+        """One sparse row from its column indices (int32, strictly increasing, each < n_features) and values
+        (float64, same length), without scipy: the per-example row of a stream (the River surface builds one
+        per ``learn_one`` / ``predict_one``; scipy's checked CSR constructor costs ~70 us, this ~2 us).  The
+        caller guarantees the order and range of ``indices`` (they are not checked)."""
+        cdef RowSource self = RowSource.__new__(RowSource)
+        idx = np.ascontiguousarray(indices, dtype=np.int32)
+        val = np.ascontiguousarray(data, dtype=np.float64)
+        if idx.shape[0] != val.shape[0]:
+            raise ValueError("csr_row: indices and data differ in length")
+        indptr = np.array([0, idx.shape[0]], dtype=np.int64)
+        self.sparse = True
+        self.n_rows, self.n_features = 1, n_features
+        self.indptr = indptr
+        self.indices = idx
+        self.data = val
+        self._keep = (indptr, idx, val)
+        self.sqnorms = np.zeros(1, dtype=np.float64)
+        self._sqn = self.sqnorms
+        self._fill_sqnorms()
+        return self
+
     def matrix(self):
         """The rows as a scipy CSR matrix (sparse) or a float64 array (dense): what the source was built from."""
         import scipy.sparse as sp

@@ -11,6 +11,9 @@ from typing import Any, Callable, Optional
 
 from ..errors import ConfigError, did_you_mean
 
+#: Param.legacy when not given: the default
+_SAME = object()
+
 
 @dataclass(frozen=True)
 class Param:
@@ -23,6 +26,15 @@ class Param:
     check: Optional[Callable[[Any], bool]] = None
     requirement: str = ""          # human text of `check`, e.g. "> 0"
     choices: tuple = ()
+    symbol: str = ""               # the paper's letter, e.g. "B" for a budget: how a matched value is named in a row
+    #: the value that gives the learner's behaviour from before this parameter existed (results and regression
+    #: baselines written then count as having it); a new parameter whose default keeps that behaviour needs none
+    legacy: Any = _SAME
+
+    @property
+    def before(self) -> Any:
+        """The value that keeps the behaviour from before the parameter existed (``legacy``, else ``default``)."""
+        return self.default if self.legacy is _SAME else self.legacy
 
     def numpydoc(self) -> str:
         """The parameter's entry in a numpydoc "Parameters" section (the estimator and River class docstrings)."""

@@ -18,7 +18,7 @@ unknown argument is worded.
 >>> d.kernel, d.random_state, d.C
 (None, None, 0.5)
 >>> import inspect; str(inspect.signature(Demo))
-'(kernel=None, random_state=None, C=1.0)'
+'(kernel=None, random_state=None, gamma=None, degree=None, coef0=None, C=1.0)'
 """
 from __future__ import annotations
 
@@ -26,30 +26,51 @@ import inspect
 import keyword
 from typing import Any, Callable, Optional
 
+from ..kernels import SVC_KERNEL_ARGS, svc_kernel
+
 
 def _python_words(qualname: str, names: list, kwargs: dict, e: TypeError) -> str:
     return f"{qualname}.__init__() {e}"
 
 
+def kernel_arg_names(learner_cls) -> dict[str, str]:
+    """The SVC-style kernel arguments (``gamma``, ``degree``, ``coef0``: :func:`olk.kernels.svc_kernel`) -> their
+    names on a generated class: the same, or ``kernel_<name>`` where the learner has a parameter of that name (the
+    ``gamma`` of ``klr_aux`` and ``omkl_p2``)."""
+    own = {p.name for p in learner_cls.params}
+    return {a: f"kernel_{a}" if a in own else a for a in SVC_KERNEL_ARGS}
+
+
+def surface_kernel(obj, learner_cls, where: str, X=None):
+    """The kernel spec of a generated class's stored ``kernel`` and SVC-style arguments (:func:`svc_kernel`, with
+    the learner's ``default_kernel``; ``gamma="scale"`` from ``X``)."""
+    vals = {a: getattr(obj, n) for a, n in kernel_arg_names(learner_cls).items()}
+    return svc_kernel(obj.kernel, **vals, where=where, X=X, default=learner_cls.default_kernel)
+
+
 def storing_init(learner_cls, qualname: str, *, seed: str, reserved: tuple = (),
                  refuse: Optional[Callable[[str], bool]] = None,
                  explain: Callable[[str, list, dict, TypeError], str] = _python_words,
-                 then: Optional[Callable[[Any], None]] = None, module: str = "", doc: str = ""):
-    """``__init__(self, kernel=None, <seed>=None, <params>)`` for the class `qualname` over `learner_cls`: one
-    function body for every generated class; it stores each argument as an attribute of the same name and then
-    calls ``then(self)`` if given.  Its ``__signature__`` names the learner's real parameters and defaults.  A
-    parameter named like a keyword, ``self``, ``kernel``, the seed, one of `reserved` or one `refuse` returns True
-    for cannot be an argument: a RuntimeError when the class is made.  Arguments it cannot bind are the
-    ``TypeError`` of ``explain(qualname, names, kwargs, error)`` (default: Python's own words)."""
+                 then: Optional[Callable[[Any], None]] = None, module: str = "", doc: str = "",
+                 gamma: Any = None):
+    """``__init__(self, kernel=None, <seed>=None, gamma=<gamma>, degree=None, coef0=None, <params>)`` for the class
+    `qualname` over `learner_cls` (the kernel arguments under :func:`kernel_arg_names`): one function body for every
+    generated class; it stores each argument as an attribute of the same name and then calls ``then(self)`` if
+    given.  Its ``__signature__`` names the learner's real parameters and defaults.  A parameter named like a
+    keyword, ``self``, ``kernel``, the seed, one of `reserved` or one `refuse` returns True for cannot be an
+    argument: a RuntimeError when the class is made.  Arguments it cannot bind are the ``TypeError`` of
+    ``explain(qualname, names, kwargs, error)`` (default: Python's own words)."""
+    kargs = kernel_arg_names(learner_cls)
     for p in learner_cls.params:
         n = p.name
-        if (not n.isidentifier() or keyword.iskeyword(n) or n in ("self", "kernel", seed, *reserved)
+        if (not n.isidentifier() or keyword.iskeyword(n) or n in ("self", "kernel", seed, *reserved, *kargs.values())
                 or (refuse is not None and refuse(n))):
             raise RuntimeError(f"{learner_cls.name}: parameter {n!r} cannot be an argument of {qualname}")
     P = inspect.Parameter
     signature = inspect.Signature(
         [P("self", P.POSITIONAL_OR_KEYWORD), P("kernel", P.POSITIONAL_OR_KEYWORD, default=None),
          P(seed, P.POSITIONAL_OR_KEYWORD, default=None)]
+        + [P(kargs[a], P.POSITIONAL_OR_KEYWORD, default=gamma if a == "gamma" else None) for a in SVC_KERNEL_ARGS]
         + [P(p.name, P.POSITIONAL_OR_KEYWORD, default=p.default) for p in learner_cls.params])
     names = list(signature.parameters)[1:]
 
@@ -71,24 +92,37 @@ def storing_init(learner_cls, qualname: str, *, seed: str, reserved: tuple = (),
     return __init__
 
 
-def kernel_and_seed_docs(cls, seed: str, seed_type: str) -> list[str]:
-    """The numpydoc entries of the two arguments every learner takes before its parameters: the kernel, and the
-    seed of its random draws under the name `seed` of the surface (``random_state`` for scikit-learn, ``seed``
-    for River)."""
+def kernel_and_seed_docs(cls, seed: str, seed_type: str, gamma: Any = None) -> list[str]:
+    """The numpydoc entries of the arguments every learner takes before its parameters: the kernel, the seed of its
+    random draws under the name `seed` of the surface (``random_state`` for scikit-learn, ``seed`` for River), and
+    the SVC-style kernel values (``gamma`` defaulting to `gamma`)."""
+    default = cls.default_kernel
+    names = kernel_arg_names(cls)
+    gtype = "float, 'scale' or None" if gamma == "scale" else "float or None"
+    scale = ("; 'scale' (the default): 1 / (n_features Var(X)) of the data of the first fit, as SVC"
+             if gamma == "scale" else "")
     return [
         "kernel : str, dict, list or Kernel, default=None",
-        "    The kernel, e.g. ``{'type': 'gaussian', 'gamma': 0.4}`` or a kernel type name"
+        "    The kernel: a type name 'rbf', 'poly', 'linear' or 'chi2' (with the values below), a dict such as "
+        "``{'type': 'gaussian', 'gamma': 0.4}``"
         + (", or a kernel set (a list of kernels or a preset such as 'spa16')" if cls.max_kernels > 1 else "")
-        + "; None: Gaussian with gamma = 1.",
+        + ("; None: 'rbf'" if default is None else f"; None: {default!r}, this learner's default") + ".",
         f"{seed} : {seed_type}, default=None",
         "    Seed of the learner's random draws"
         + (" (it is stochastic)" if cls.stochastic else " (unused: it is deterministic)") + ".",
+        f"{names['gamma']} : {gtype}, default={gamma!r}",
+        "    Width of a kernel named by its type ('rbf', 'poly', 'chi2'; None: the type's default in olk.kernels"
+        + scale + ").",
+        f"{names['degree']} : float or None, default=None",
+        "    Degree of 'poly' (None: the type's default).",
+        f"{names['coef0']} : float or None, default=None",
+        "    Constant term of 'poly' (None: the type's default).",
     ]
 
 
-def parameters_doc(cls, seed: str, seed_type: str) -> list[str]:
+def parameters_doc(cls, seed: str, seed_type: str, gamma: Any = None) -> list[str]:
     """The numpydoc "Parameters" section of a generated class over learner class `cls`."""
-    return ["Parameters", "----------", *kernel_and_seed_docs(cls, seed, seed_type),
+    return ["Parameters", "----------", *kernel_and_seed_docs(cls, seed, seed_type, gamma),
             *(p.numpydoc() for p in cls.params)]
 
 
@@ -100,4 +134,5 @@ def same_value(a, b) -> bool:
         return False
 
 
-__all__ = ["storing_init", "kernel_and_seed_docs", "parameters_doc", "same_value"]
+__all__ = ["storing_init", "kernel_arg_names", "surface_kernel", "kernel_and_seed_docs", "parameters_doc",
+           "same_value"]

@@ -17,11 +17,13 @@ Suites (``olk bench SUITE [options]``; ``olk bench SUITE --help`` lists a suite'
 * ``amkl`` (:mod:`olk.bench.amkl`): random-feature regression, time per example with 17 kernels.
 * ``canon`` (:mod:`olk.bench.canon`): FOGD, NOGD and BSGD (removal, projection, merging) against SPA on a9a at
   SPA's memory: time per example (and its ratio to SPA's, same run), accuracy, model size, peak memory.
+* ``river`` (:mod:`olk.bench.river`): olk's Perceptron and SPA inside River, examples per second through
+  ``progressive_val_score`` on Phishing, paired against River's PAClassifier in the same run.
 * ``all``: every suite in that order (``make bench``).
 """
 import argparse
 
-SUITES = ("core", "learners", "batch", "multi", "klr", "amkl", "canon")
+SUITES = ("core", "learners", "batch", "multi", "klr", "amkl", "canon", "river")
 
 
 class _Parser(argparse.ArgumentParser):

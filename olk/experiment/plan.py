@@ -167,6 +167,26 @@ def setting_suffix(pt: dict) -> str:
     return ",".join(own + inherited)
 
 
+def setting_display(pt: dict, matched: dict, name_of) -> str | None:
+    """How a row whose setting is inherited through matches reads: its own values, then for each parameter it
+    matches what that parameter is at this point ('budget=100; B = SPA's #SVs at beta=5' -- ``olk sweep --beta``
+    on a budget baseline that has no beta).  ``matched`` maps a parameter's shown name (its symbol) to the
+    MatchRef its value comes from (a ``match_tune`` target under the names of its grid); ``name_of(label, stat)``
+    gives (the entry's display name, the statistic's).  None when the point inherits nothing: the plain setting
+    (:func:`setting_suffix`) then reads right."""
+    refs = {lab: s for lab, s in getattr(pt, "refs", {}).items() if s}
+    if not refs:
+        return None
+    own = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in pt.items()]
+    notes = []
+    for shown, ref in matched.items():
+        if ref.label in refs:
+            who, stat = name_of(ref.label, ref.stat)
+            agg = "" if ref.agg == "mean" else f" ({ref.agg})"
+            notes.append(f"{shown} = {who}'s {stat}{agg} at {refs[ref.label].replace(',', ', ')}")
+    return "; ".join([", ".join(own)] + notes if own else notes) if notes else None
+
+
 def stat_of(rec: dict, stat: str):
     """A record's value for ``stat``; dotted names walk nested dicts (``kernel.gamma``, ``params.G``)."""
     val: Any = rec
@@ -264,6 +284,7 @@ class Planner:
             if cls.stochastic else None,
             seeds_of=a.seeds_of if cls.stochastic else None,
             setting=(setting_suffix(setting) if setting is not None else "") or None,
+            setting_display=self._setting_display(d, a, setting) if setting is not None else None,
             holdout=d.holdout if batch else None,
             test_part=(None if d.holdout is not None or d.folds else (d.test or "test")) if batch else None,
             eval_folds=d.folds if batch else None,
@@ -272,6 +293,21 @@ class Planner:
             epochs=a.epochs if batch else None,
             fold=fold if batch else None,
             cv={"folds": self.cfg.cv_folds, "max_rows": self.cfg.cv_max_rows} if batch and fold is not None else None)
+
+    def _setting_display(self, d, a, pt: dict) -> str | None:
+        """:func:`setting_display` of entry a's point pt on dataset d: its matched parameters by their symbols
+        (olk.algorithms.registry.Param.symbol), the matched entry by its display name, the statistic by its
+        table header."""
+        from ..report.metrics import METRICS
+        specs = {p.name: p for p in algo_registry.REGISTRY[a.name].params}
+        matched = {(specs[k].symbol or k) if k in specs else k: v
+                   for k, v in self._base_params(d, a).items() if isinstance(v, MatchRef)}
+        if isinstance(a.kernel, dict):
+            matched.update({f"kernel.{k}": v for k, v in a.kernel.items() if isinstance(v, MatchRef)})
+        if a.match_tune:
+            matched["/".join(a.match_tune["grid"])] = a.match_tune["target"]
+        return setting_display(pt, matched, lambda lab, stat: (self.cfg.algorithm(lab).display,
+                                                                METRICS.get(stat, (stat,))[0]))
 
     def _kernel_for(self, d, a, pt: Any, values: dict | None = None):
         """The run's kernel, built (a Kernel or KernelSet): dataset's, else algorithm's (matches resolved), else the
@@ -426,15 +462,20 @@ class Planner:
         specs = []
         for d in datasets:
             for a in algos:
-                cls = algo_registry.REGISTRY[a.name]
-                reps = self.cfg.repeats if self.cfg.shuffle or d.folds or cls.stochastic else 1
-                if cls.order_free and not cls.stochastic and not d.folds:
-                    reps = 1                # (with k-fold evaluation every repeat has its own test fold)
+                reps = main_repeats(self.cfg, d, a)
                 for pt in self._settings(d, a):
                     point, kern = self._point(d, a, pt, chosen.get((d.name, a.label, setting_suffix(pt))) or {})
                     p = algo_registry.validate_params(a.name, point, self._where(d, a))
                     specs += [self.spec("main", d, a, p, r, kernel=kern, setting=pt) for r in range(reps)]
         return specs
+
+
+def main_repeats(cfg: ExperimentConfig, d, a) -> int:
+    """Main runs of entry ``a`` on dataset ``d`` per sweep point (see :meth:`Planner.main`)."""
+    cls = algo_registry.REGISTRY[a.name]
+    if cls.order_free and not cls.stochastic and not d.folds:
+        return 1                    # (with k-fold evaluation every repeat has its own test fold)
+    return cfg.repeats if cfg.shuffle or d.folds or cls.stochastic else 1
 
 
 def _candidates(grid_spec: dict):

@@ -78,11 +78,12 @@ def _reproducibility(algorithm: str):
 
 def _same_params(algorithm: str, current: dict, base: dict) -> bool:
     """The run's parameters equal the baseline's, where a parameter the learner declared after the baseline was
-    written counts as unchanged at its declared default (a new option whose default keeps the old behaviour)."""
+    written counts as unchanged at the value that keeps the old behaviour (``Param.before``: its default, or the
+    ``legacy`` value of an option whose default changed the behaviour)."""
     if current == base:
         return True
     cls = algo_registry.REGISTRY.get(algorithm)
-    defaults = {p.name: p.default for p in cls.params} if cls is not None else {}
+    defaults = {p.name: p.before for p in cls.params} if cls is not None else {}
     added = set(current) - set(base)
     return (set(base) <= set(current) and all(current[k] == base[k] for k in base)
             and all(k in defaults and current[k] == defaults[k] for k in added))

@@ -57,6 +57,7 @@ class RunSpec:
     checkpoints: int
     algo_seed: Optional[int]        # the learner's RNG seed (stochastic learners only)
     setting: Optional[str] = None   # sweep point, e.g. "beta=5"
+    setting_display: Optional[str] = None   # how an inherited point reads: "B = SPA's #SVs at beta=5" (not in the id)
     holdout: Optional[float] = None     # batch mode
     test_part: Optional[str] = None     # batch mode
     fold: Optional[int] = None          # batch mode: cross-validation fold
@@ -80,6 +81,8 @@ class RunSpec:
                "checkpoints": self.checkpoints, "algo_seed": self.algo_seed, "task": self.task}
         if self.setting:
             rec["setting"] = self.setting
+        if self.setting_display:
+            rec["setting_display"] = self.setting_display
         if self.seeds_of:
             rec["seeds_of"] = self.seeds_of
         if self.mode == "batch":

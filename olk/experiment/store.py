@@ -19,6 +19,8 @@ RUN_COLUMNS = ["run_id", "experiment", "phase", "dataset", "algorithm", "label",
 #: the other tasks' metrics (olk.tasks): columns of runs.csv only when some run has them, so a classification
 #: experiment's runs.csv keeps RUN_COLUMNS exactly
 TASK_COLUMNS = ["mse", "test_mse", "log_loss", "n_labels", "label_efficiency"]
+#: columns of runs.csv only when some run has them: how a sweep point inherited through a match reads
+OPTIONAL_COLUMNS = ["setting_display"]
 #: learning-curve values by task (olk.tasks.Task.curve): curves.csv has run_id, t and the ones present
 CURVE_VALUES = ["mistake_rate", "mse"]
 
@@ -125,7 +127,7 @@ class RunStore:
         for rid in run_ids:
             rec = self._records[rid]
             row = {k: rec.get(k) for k in RUN_COLUMNS}
-            row.update({k: rec[k] for k in TASK_COLUMNS if rec.get(k) is not None})
+            row.update({k: rec[k] for k in TASK_COLUMNS + OPTIONAL_COLUMNS if rec.get(k) is not None})
             if rec.get("task") == "regression":     # the report picks its metrics from it (classification: absent)
                 row["task"] = rec["task"]
             row["params"] = json.dumps(rec.get("params", {}), sort_keys=True)

@@ -163,6 +163,9 @@ def _build_estimator(meta: dict, dec: "Decoder", learner, where: str):
                              f"({type(e).__name__}: {' '.join(str(e).split())[:120]})") from None
     if state.get("learner_") is not learner:
         raise ModelFileError(f"{where}: corrupted olk model file (the estimator does not hold the file's learner)")
+    from ..algorithms.surface import kernel_arg_names
+    for arg in kernel_arg_names(cls.learner_class()).values():
+        state.setdefault(arg, None)     # a file from before the SVC-style arguments: its kernel says it all
     missing = sorted(set(cls().get_params()) - set(state))
     if missing:
         raise ModelFileError(f"{where}: its {name} lacks the parameter(s) {', '.join(missing[:5])}, which this olk's "

@@ -22,7 +22,7 @@ import hashlib
 import math
 import re
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -30,11 +30,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from olk.errors import OlkError, did_you_mean
+from olk.report.metrics import PLUS_MINUS
 from olk.report.results import METRICS, Results, aggregate, load_results
 from olk.tasks import TASKS
 
 FIG_DIR = "figures"
-PANEL_W, PANEL_H = 4.2, 3.2
+PANEL_W, PANEL_H = 4.2, 3.6
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -59,14 +60,25 @@ def _save(fig: Figure, res: Results, stem: str, out_dir: str | Path | None) -> l
 
 
 # ----------------------------------------------------------------------------- styles
-# One (colour, marker) per registered learner, declared by the learner itself (its ``style`` class attribute,
-# see olk/algorithms/DEVELOPING.md): an algorithm looks the same in every figure, whichever other algorithms
-# are plotted.  tests/test_registry_declarations.py checks that every colour is used once (markers may repeat).
-def algorithm_styles() -> dict[str, tuple[str, str]]:
-    """registry name -> (colour, marker) of every registered learner that declares a style."""
+#: The colours of every figure: Okabe & Ito's colour-blind-safe set ("Color Universal Design", 2008; Wong, "Points of
+#: view: Color blindness", Nature Methods 8:441, 2011) without its yellow, too pale on white, and with a mid grey.
+#: A learner declares its colour by name (its ``style``); the report resolves the name here and nowhere else.
+PALETTE = {"black": "#000000", "orange": "#e69f00", "skyblue": "#56b4e9", "green": "#009e73", "blue": "#0072b2",
+           "vermillion": "#d55e00", "purple": "#cc79a7", "grey": "#8c8c8c"}
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "p", "h", "d", "*", "H", "8")
+LINESTYLES = ("-", "--", "-.", ":")
+
+
+# One (colour, marker, line style) per registered learner, declared by the learner itself (its ``style`` class
+# attribute, see olk/algorithms/DEVELOPING.md): an algorithm looks the same in every figure, whichever other algorithms
+# are plotted.  tests/test_registry_declarations.py checks that every triple is used once and that the learners of
+# every config differ pairwise in (colour, line style) and in (colour, marker): 8 colours serve the 11 curves of SPA's
+# Table 2 because a colour's second learner has another line and another marker.
+def algorithm_styles() -> dict[str, tuple[str, str, str]]:
+    """registry name -> (colour as hex, marker, line style) of every registered learner that declares a style."""
     from olk.algorithms.registry import REGISTRY, available
     available()
-    return {name: tuple(cls.style) for name, cls in REGISTRY.items() if cls.style}
+    return {name: (PALETTE[cls.style[0]], *cls.style[1:]) for name, cls in REGISTRY.items() if cls.style}
 
 
 def kernel_ground_truth_algorithms() -> set[str]:
@@ -81,60 +93,60 @@ def kernel_ground_truth_algorithms() -> set[str]:
             if cls.kernel_ground_truth}
 
 
-MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "p", "h", "d", "*", "H", "8")
-
-
 def _stable_index(key: str, n: int) -> int:
     """A deterministic index in range(n) (not Python's hash(), which changes between processes)."""
     return int(hashlib.sha1(key.encode()).hexdigest(), 16) % n
 
 
-def _fallback_colours() -> list[str]:
-    """Colours for learners without a declared style: tab20b + tab20c without the table's colours and
-    the pale shades (too faint on white)."""
-    import matplotlib as mpl
-    from matplotlib.colors import to_hex, to_rgb
-
-    taken = {c.lower() for c, _ in algorithm_styles().values()}
-    maps: list[Any] = [mpl.colormaps[name] for name in ("tab20b", "tab20c")]       # ListedColormaps
-    cols = [to_hex(c) for m in maps for c in m.colors]
-    return [c for c in dict.fromkeys(cols)
-            if c not in taken and float(np.dot(to_rgb(c), (0.2126, 0.7152, 0.0722))) < 0.7]
-
-
-def algorithm_style(label: str, algorithm: str | None = None) -> tuple[str, str]:
-    """(colour, marker) of a result label whose learner is ``algorithm`` (registry name; default: the label).
+def algorithm_style(label: str, algorithm: str | None = None) -> tuple[str, str, str]:
+    """(colour, marker, line style) of a result label whose learner is ``algorithm`` (registry name; default: the
+    label).
 
     A learner's own label gets its declared ``style``.  Another label of a known learner (``spa_last``,
-    ``spa@beta=5``) keeps the learner's colour with another marker; an unknown learner gets a colour outside
-    the table.  So no fallback style equals a table style, and each depends on the label alone."""
+    ``spa@beta=5``) keeps the learner's colour with another marker and line style; an unknown learner gets a palette
+    colour, marker and line style from its name.  No fallback style equals a declared one, and each depends on the
+    label alone."""
     algorithm = algorithm or label
-    base = algorithm_styles().get(algorithm)
+    table = algorithm_styles()
+    base = table.get(algorithm)
     if base is not None and label == algorithm:
         return base
-    if base is not None:
-        others = [m for m in MARKERS if m != base[1]]
-        return base[0], others[_stable_index(label, len(others))]
-    cols = _fallback_colours()
-    return cols[_stable_index(algorithm, len(cols))], MARKERS[_stable_index(label, len(MARKERS))]
+    taken = set(table.values())
+    colours = [base[0]] if base is not None else list(PALETTE.values())
+    markers = [m for m in MARKERS if base is None or m != base[1]]
+    lines = [ls for ls in LINESTYLES if base is None or ls != base[2]]
+    colour = colours[_stable_index(algorithm, len(colours))]
+    i, j = _stable_index(label, len(markers)), _stable_index(label + "/line", len(lines))
+    for k in range(len(markers) * len(lines)):
+        style = (colour, markers[(i + k) % len(markers)], lines[(j + k // len(markers)) % len(lines)])
+        if style not in taken:
+            return style
+    return colour, markers[i], lines[j]         # pragma: no cover - every combination of a colour declared
 
 
-def _styles(res: Results) -> dict[str, tuple[str, str]]:
-    """label -> (colour, marker) for the labels of ``res`` (see :func:`algorithm_style`).  Two fallback
-    styles that meet in one figure are told apart by moving the later one to the next free marker."""
+def _styles(res: Results) -> dict[str, tuple[str, str, str]]:
+    """label -> (colour, marker, line style) for the labels of ``res`` (see :func:`algorithm_style`).  A learner's own
+    label keeps its declared style; another label that would share a colour and a line style with one of the figure
+    (e.g. SPA-avg and SPA-last) moves to the next free line style; the same for a shared (colour, marker)."""
     algo: dict[str, str] = {}
     if "algorithm" in res.runs.columns:
         for lab, a in zip(res.runs["label"], res.runs["algorithm"]):
             if isinstance(a, str) and a:
                 algo.setdefault(str(lab), a)
-    table = set(algorithm_styles().values())
-    out: dict[str, tuple[str, str]] = {}
-    for lab in dict.fromkeys(lab for lab, _ in res.rows):
-        colour, marker = algorithm_style(lab, algo.get(lab))
-        if (colour, marker) in out.values():
-            free = [m for m in MARKERS if (colour, m) not in table and (colour, m) not in out.values()]
-            marker = free[0] if free else marker
-        out[lab] = (colour, marker)
+    table = algorithm_styles()
+    labels = list(dict.fromkeys(lab for lab, _ in res.rows))
+    out = {lab: table[lab] for lab in labels if algo.get(lab, lab) == lab and lab in table}   # declared: as they are
+    for lab in labels:
+        if lab in out:
+            continue
+        colour, marker, line = algorithm_style(lab, algo.get(lab))
+        used_lines = {ls for c, _, ls in out.values() if c == colour}
+        used_markers = {m for c, m, _ in out.values() if c == colour}
+        if line in used_lines:
+            line = next((ls for ls in LINESTYLES if ls not in used_lines), line)
+        if marker in used_markers:
+            marker = next((m for m in MARKERS if m not in used_markers), marker)
+        out[lab] = (colour, marker, line)
     return out
 
 
@@ -190,11 +202,15 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
     y = "mistake_rate" if data.get("mistake_rate") is not None and data["mistake_rate"].notna().any() else "mse"
     u = res.layout.unit(y) if y == "mse" else 1.0
     off: dict[str, list[str]] = {}             # legend name -> "dataset: final value" of each diverged panel
+    t0: float = START_EXAMPLES
+    banded = False
     for ax, ds in zip(axes, datasets):
         lines = _mean_curves(res, data[data["dataset"] == ds], "t", y)
+        t0, banded = min(t0, _start(lines)), banded or any(c.n > 1 for c in lines)
+        lines = [c.after(_start(lines)) for c in lines]
         lo = hi = None
         if y == "mse":
-            lines = [(lab, st, xs, ys / u) for lab, st, xs, ys in lines]
+            lines = [c.scaled(1.0 / u) for c in lines]
             lo, hi, diverged = _mse_range(lines)
             for (lab, st), v in diverged.items():
                 off.setdefault(res.display(lab, st), []).append(
@@ -214,7 +230,22 @@ def plot_learning_curves(results_dir: str | Path | Results, out_dir: str | Path 
                 ax.set_ylim(lo, hi)
         ax.grid(True, which="major", alpha=0.3)
     _legend(fig, axes, rename={name: f"{name} (diverged on {'; '.join(v)})" for name, v in off.items()})
+    moves = "rate by more than 1 point" if y == "mistake_rate" else "average by more than 1%"
+    _stamp(fig, res, (BAND_NOTE + "; " if banded else "") +
+           f"x from {t0:g} examples: before, one example moves the running {moves}")
     return _save(fig, res, "learning_curves", out_dir)
+
+
+#: a learning curve (a running average over the first t examples) is drawn from t = START_EXAMPLES, where one more
+#: example moves a running mistake rate by at most 100/t = 1 point (before, the first few examples' luck); from a
+#: tenth of the stream when that is shorter (a quick run of a few hundred examples keeps a decade of its curve)
+START_EXAMPLES = 100
+
+
+def _start(lines: list) -> float:
+    """The first x of a panel of learning curves: :data:`START_EXAMPLES`, or a tenth of the longest curve."""
+    longest = max((float(c.xs[-1]) for c in lines if len(c.xs)), default=0.0)
+    return min(float(START_EXAMPLES), max(1.0, math.floor(longest / 10.0)))
 
 
 #: an MSE curve whose final value exceeds this multiple of the panel's median final value (or is not finite) is
@@ -227,68 +258,122 @@ def _mse_range(lines: list) -> tuple[float | None, float | None, dict]:
     of each curve above :data:`DIVERGED` x the median final value (or not finite); the range covers the other
     curves after their first 1% of examples (a running average starts from a handful of examples): from half
     their smallest value to twice their largest."""
-    finals = {(lab, st): float(ys[-1]) for lab, st, xs, ys in lines if len(ys)}
+    finals = {(c.label, c.setting): float(c.ys[-1]) for c in lines if len(c.ys)}
     ok = [v for v in finals.values() if math.isfinite(v) and v > 0]
     if not ok:
         return None, None, {}
     med = float(np.median(ok))
     diverged = {k: v for k, v in finals.items() if not math.isfinite(v) or v > DIVERGED * med}
     vals = []
-    for lab, st, xs, ys in lines:
-        if (lab, st) in diverged or not len(xs):
+    for c in lines:
+        if (c.label, c.setting) in diverged or not len(c.xs):
             continue
-        keep = (xs >= xs[-1] / 100.0) & np.isfinite(ys) & (ys > 0)
-        vals.append(ys[keep])
+        keep = (c.xs >= c.xs[-1] / 100.0) & np.isfinite(c.ys) & (c.ys > 0)
+        vals.append(c.ys[keep])
     v = np.concatenate(vals) if vals else np.array(ok)
     return float(v.min()) / 2.0, float(v.max()) * 2.0, diverged
 
 
-def _mean_curves(res: Results, d: pd.DataFrame, x: str, y: str) -> list[tuple[str, str, np.ndarray, np.ndarray]]:
-    """(label, setting, xs, ys): the mean curve (:func:`_mean_curve`) of every (label, setting) of ``res`` that has
-    curve rows in ``d``, in the table's row order."""
+class Curve(NamedTuple):
+    """A mean curve of one (label, setting) over its ``n`` runs, and its band: mean +- one sample std, within the
+    runs' own range (a band never leaves the values the runs took, e.g. a mistake rate's 0-100)."""
+    label: str
+    setting: str
+    xs: np.ndarray
+    ys: np.ndarray
+    sd: np.ndarray
+    low: np.ndarray           # the smallest run value at each x
+    high: np.ndarray          # the largest
+    n: int
+
+    @property
+    def band(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.maximum(self.ys - self.sd, self.low), np.minimum(self.ys + self.sd, self.high)
+
+    def after(self, x0: float) -> "Curve":
+        """The part from x = x0 on."""
+        keep = self.xs >= x0
+        return self._replace(**{k: getattr(self, k)[keep] for k in ("xs", "ys", "sd", "low", "high")})
+
+    def scaled(self, f: float) -> "Curve":
+        return self._replace(**{k: getattr(self, k) * f for k in ("ys", "sd", "low", "high")})
+
+
+def _mean_curves(res: Results, d: pd.DataFrame, x: str, y: str) -> list[Curve]:
+    """The mean curve (:func:`_mean_curve`) of every (label, setting) of ``res`` that has curve rows in ``d``, in the
+    table's row order."""
     out = []
     for lab, st in res.rows:
         g = d[(d["label"] == lab) & (d["setting"] == st)].dropna(subset=[x, y])
         if g.empty:
             continue
-        xs, ys = _mean_curve(g, x, y)
-        out.append((lab, st, xs, ys))
+        out.append(Curve(lab, st, *_mean_curve(g, x, y)))
     return out
 
 
-def _draw_lines(ax, res: Results, style: dict, lines: list, markersize: float, spread_marks: bool = False,
+def _draw_lines(ax, res: Results, style: dict, lines: list[Curve], markersize: float, spread_marks: bool = False,
                 clip: float | None = None) -> None:
-    """Draw mean curves in the label's colour and marker; a label's settings differ by line style; values above
-    ``clip`` (and infinite ones) are drawn at ``clip``, outside a y range that ends below it."""
-    dashes = ["-", "--", ":", "-."]
-    for lab, st, xs, ys in lines:
-        k = [s for lb, s in res.rows if lb == lab].index(st)
-        colour, marker = style[lab]
-        name = res.display(lab, st)
+    """Draw mean curves in the label's colour, marker and line style (a label's further settings: the next line
+    styles), each with a band of +- one std over its runs in its colour; values above ``clip`` (and infinite ones)
+    are drawn at ``clip``, outside a y range that ends below it."""
+    for c in lines:
+        colour, marker, line = style[c.label]
+        k = [s for lb, s in res.rows if lb == c.label].index(c.setting)
+        ys, (lo, hi) = c.ys, c.band
         if clip is not None:
-            ys = np.where(np.isnan(ys), np.nan, np.minimum(ys, clip))
-        ax.plot(xs, ys, label=name, linewidth=1.4, color=colour,
-                linestyle=dashes[k % len(dashes)], marker=marker, markersize=markersize,
-                markevery=(0.012 * (_stable_index(lab, 8)), 0.1) if spread_marks else None)
+            ys, lo, hi = (np.where(np.isnan(v), np.nan, np.minimum(v, clip)) for v in (ys, lo, hi))
+        if c.n > 1:
+            ax.fill_between(c.xs, lo, hi, color=colour, alpha=0.12, linewidth=0)
+        ax.plot(c.xs, ys, label=res.display(c.label, c.setting), linewidth=1.4, color=colour,
+                linestyle=LINESTYLES[(LINESTYLES.index(line) + k) % len(LINESTYLES)], marker=marker,
+                markersize=markersize, markevery=(0.012 * (_stable_index(c.label, 8)), 0.1) if spread_marks else None)
 
 
-def _mean_lines(ax, res: Results, style: dict, d: pd.DataFrame, x: str, y: str, markersize: float,
-                spread_marks: bool = False) -> None:
-    """One panel's lines: the mean curve (:func:`_mean_curve`) of every (label, setting) of ``res`` in the
-    curve rows ``d``, in the label's colour and marker; a label's settings differ by line style."""
-    _draw_lines(ax, res, style, _mean_curves(res, d, x, y), markersize, spread_marks)
-
-
-def _mean_curve(g: pd.DataFrame, x: str = "t", y: str = "mistake_rate") -> tuple[np.ndarray, np.ndarray]:
-    """Mean of the runs' curves ``y`` vs ``x`` on the union of their x values (linear interpolation),
-    restricted to the x range every run covers."""
+def _mean_curve(g: pd.DataFrame, x: str = "t", y: str = "mistake_rate") -> tuple:
+    """(x grid, mean, sample std (0 for one run), smallest and largest run value, number of runs) of the runs'
+    curves ``y`` vs ``x`` on the union of their x values (linear interpolation), restricted to the x range every run
+    covers."""
     runs = [r.sort_values(x, kind="stable") for _, r in g.groupby("run_id", sort=False)]
     lo = max(r[x].iloc[0] for r in runs)
     hi = min(r[x].iloc[-1] for r in runs)
     grid = np.unique(np.concatenate([r[x].to_numpy(float) for r in runs]))
     grid = grid[(grid >= lo) & (grid <= hi)]
-    ys = [np.interp(grid, r[x].to_numpy(float), r[y].to_numpy(float)) for r in runs]
-    return grid, np.mean(ys, axis=0)
+    ys = np.array([np.interp(grid, r[x].to_numpy(float), r[y].to_numpy(float)) for r in runs])
+    sd = ys.std(axis=0, ddof=1) if len(runs) > 1 else np.zeros(len(grid))
+    return grid, ys.mean(axis=0), sd, ys.min(axis=0), ys.max(axis=0), len(runs)
+
+
+# ----------------------------------------------------------------------------- provenance on the figure
+BAND_NOTE = f"band: {PLUS_MINUS}1 std over the runs"
+
+
+def _runs_text(res: Results) -> str:
+    """'mean of 3 permutations' (or 'of 1-5 runs' when curves differ; 'runs' when the data kept its file order and
+    a run index is a learner's seed)."""
+    main = res.main
+    n = main.groupby(["dataset", "label", "setting"], sort=False).size() if len(main) else pd.Series([0])
+    what = "permutations" if res.shuffled else "runs (file order, the learners' seeds)"
+    lo, hi = int(n.min()), int(n.max())
+    return f"mean of {lo} {what}" if lo == hi else f"mean of {lo}-{hi} {what} per curve"
+
+
+def stamp_text(res: Results) -> str:
+    """What every figure says about the results it shows: the experiment, the data scale, the runs per curve, the
+    olk version and commit (experiment.json)."""
+    meta = res.meta
+    scale = float(meta.get("scale") or 1.0)
+    data = "full data" if scale >= 1.0 else f"{scale * 100:.3g}% of each dataset (quick mode)"
+    commit = str(meta.get("git_commit") or "").strip()
+    version = f"olk {meta.get('olk_version')}" if meta.get("olk_version") else "olk"
+    return f"{res.name}: {data}, {_runs_text(res)}; {version}" + (f", commit {commit}" if commit else "")
+
+
+def _stamp(fig: Figure, res: Results, note: str = "", title: str = "") -> None:
+    """``title`` (if any) over the figure, then :func:`stamp_text` and ``note`` in small grey type."""
+    small = stamp_text(res) + (f"; {note}" if note else "")
+    if title:
+        fig.suptitle(title)
+    fig.supxlabel(small, fontsize=7, color="#555555", wrap=True)
 
 
 # ----------------------------------------------------------------------------- held-out curves
@@ -312,9 +397,12 @@ def plot_test_curves(results_dir: str | Path | Results, x: str = "t", out_dir: s
     datasets = [d for d in res.datasets if (data["dataset"] == d).any()]
     fig, axes = _figure(len(datasets))
     style = _styles(res)
+    banded = False
     for ax, ds in zip(axes, datasets):
         d = data[data["dataset"] == ds]
-        _mean_lines(ax, res, style, d, x, y, markersize=4)
+        lines = _mean_curves(res, d, x, y)
+        banded = banded or any(c.n > 1 for c in lines)
+        _draw_lines(ax, res, style, lines, markersize=4)
         if x == "train_time_s":
             xs = d[x][d[x] > 0]
             if len(xs) and xs.max() / xs.min() >= 20:
@@ -324,6 +412,7 @@ def plot_test_curves(results_dir: str | Path | Results, x: str = "t", out_dir: s
         ax.set_ylabel(_label(y))
         ax.grid(True, alpha=0.3)
     _legend(fig, axes)
+    _stamp(fig, res, BAND_NOTE if banded else "")
     return _save(fig, res, f"{_slug(y)}_vs_{_slug(x)}", out_dir)
 
 
@@ -354,9 +443,9 @@ def plot_sparsity_tradeoff(results_dir: str | Path | Results, param: str = "gamm
             g = d[d["label"] == lab].groupby(param, sort=True)[["sparsity", metric]].mean()
             xv = g.index.to_numpy(float) - offset
             keep = xv > 0
-            colour, marker = _styles(res)[lab]
-            ax_s.plot(xv[keep], g["sparsity"].to_numpy()[keep], marker=marker, color=colour, label=res.display(lab))
-            ax_r.plot(xv[keep], g[metric].to_numpy()[keep] / ref, marker=marker, color=colour, label=res.display(lab))
+            colour, marker, line = _styles(res)[lab]
+            for ax, v in ((ax_s, g["sparsity"].to_numpy()), (ax_r, g[metric].to_numpy() / ref)):
+                ax.plot(xv[keep], v[keep], marker=marker, color=colour, linestyle=line, label=res.display(lab))
         for ax, ylab in ((ax_s, "Sparsity"),
                          (ax_r, f"Relative accuracy (vs {res.display(reference) if reference else 'best'})")):
             ax.set_xscale("log")
@@ -365,6 +454,7 @@ def plot_sparsity_tradeoff(results_dir: str | Path | Results, param: str = "gamm
             ax.set_title(ds)
             ax.grid(True, alpha=0.3)
     _legend(fig, axes[:2])
+    _stamp(fig, res)
     return _save(fig, res, f"sparsity_tradeoff_{_slug(param)}", out_dir)
 
 
@@ -392,8 +482,8 @@ def plot_accuracy_vs_time(results_dir: str | Path | Results, y: str | None = Non
             g = d[d["algorithm"] == lab].dropna(subset=[x, y]).sort_values(x, kind="stable")
             if g.empty:
                 continue
-            colour, marker = style[lab]
-            line, = ax.plot(g[x], g[y], marker=marker, markersize=6, linewidth=1.2,
+            colour, marker, dash = style[lab]
+            line, = ax.plot(g[x], g[y], marker=marker, markersize=6, linewidth=1.2, linestyle=dash,
                             label=res.display(lab), color=colour)
             if len(g) > 1:
                 for xv, yv, st in zip(g[x], g[y], g["setting"]):
@@ -407,6 +497,7 @@ def plot_accuracy_vs_time(results_dir: str | Path | Results, y: str | None = Non
         ax.set_ylabel(_label(y))
         ax.grid(True, alpha=0.3)
     _legend(fig, axes)
+    _stamp(fig, res, "one point per setting: the mean over its runs")
     return _save(fig, res, f"{_slug(y)}_vs_{_slug(x)}", out_dir)
 
 
@@ -449,14 +540,16 @@ def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", 
             continue
         fig, axes = _figure(len(metrics), ncols=len(metrics))
         groups = g.groupby(series, sort=True, dropna=False) if series else [(None, g)]
-        for sval, sg in groups:
+        colours = list(PALETTE.values())
+        for j, (sval, sg) in enumerate(groups):
             stats = sg.groupby(x, sort=True)[list(metrics)].agg(["mean", "std"])
             for ax, m in zip(axes, metrics):
                 name = f"{series}={sval:g}" if isinstance(sval, (int, float)) and series else \
                     (f"{series}={sval}" if series else res.display(lab))
                 u = res.layout.unit(m)                 # the table's unit (e.g. MSE x 1e-3)
                 ax.errorbar(stats.index.to_numpy(), stats[(m, "mean")] / u, yerr=stats[(m, "std")].fillna(0) / u,
-                            marker="o", markersize=3, capsize=2, linewidth=1.2, label=name)
+                            marker=MARKERS[j % len(MARKERS)], markersize=4, capsize=2, linewidth=1.2, label=name,
+                            color=colours[j % len(colours)], linestyle=LINESTYLES[(j // len(colours)) % 4])
         xv = pd.to_numeric(g[x], errors="coerce").dropna()
         for ax, m in zip(axes, metrics):
             if len(xv) and xv.min() > 0 and xv.max() / xv.min() >= 20:
@@ -465,7 +558,7 @@ def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", 
             ax.set_ylabel(res.layout.header(m) if m in METRICS else m)
             ax.grid(True, alpha=0.3)
         _legend(fig, axes[:1])
-        fig.suptitle(f"{res.display(lab)} on {ds}")
+        _stamp(fig, res, f"bars: {PLUS_MINUS}1 std over the runs", title=f"{res.display(lab)} on {ds}")
         stem = f"sensitivity_{_slug(x)}" + (f"_{_slug(series)}" if series else "") + f"_{_slug(ds)}_{_slug(lab)}"
         written += _save(fig, res, stem, out_dir)
     if not written:
@@ -524,7 +617,7 @@ def plot_kernel_selection(results_dir: str | Path | Results, selections: str | P
         for j, lab in enumerate(labels):
             ks = picks[(picks["dataset"] == ds) & (picks["label"] == lab)]["selected_kernel"].astype(int) + 1
             counts = ks.value_counts()
-            colour, marker = styles.get(lab, ("#000000", "o"))
+            colour, marker, _ = styles.get(lab, (PALETTE["black"], "o", "-"))
             yv = [float(g.get(k, lo)) + 0.6 * (j + 1) for k in counts.index]
             ax.scatter(counts.index, yv, s=30 + 25 * counts.to_numpy(), marker=marker, color=colour,
                        label=sel.display(lab), zorder=3)
@@ -537,6 +630,7 @@ def plot_kernel_selection(results_dir: str | Path | Results, selections: str | P
         ax.grid(True, axis="y", alpha=0.3)
     fig.set_size_inches(max(PANEL_W, 0.35 * truth["kernel_no"].nunique() + 2), PANEL_H * len(datasets))
     _legend(fig, axes[:1])
+    _stamp(fig, res)
     return _save(fig, res, "kernel_selection", out_dir)
 
 

@@ -107,9 +107,15 @@ class Results:
 
     def display(self, label: str, setting: str = "") -> str:
         """Pretty row name, e.g. 'SPA-last' or 'SPA (budget=100)'; with ``table_layout: {gaussian_width: sigma}``
-        a swept Gaussian width reads 'KL-RBF (σ=0.1)' instead of 'KL-RBF (kernel.gamma=50)'."""
+        a swept Gaussian width reads 'KL-RBF (σ=0.1)' instead of 'KL-RBF (kernel.gamma=50)'; a point inherited
+        through a match reads as the run recorded it (``setting_display``: 'RBP (B = SPA's #SVs at beta=5)')."""
         hit = self.runs.loc[self.runs["label"] == label, "display"]
         name = str(hit.iloc[0]) if len(hit) else label
+        if setting and "setting_display" in self.runs.columns:     # a point inherited through a match (olk sweep)
+            shown = self.runs.loc[(self.runs["label"] == label) & (self.runs["setting"] == setting), "setting_display"]
+            shown = [str(v) for v in shown if isinstance(v, str) and v.strip()]
+            if shown:
+                return f"{name} ({shown[0]})"
         if setting and self.layout.gaussian_width == "sigma":
             setting = ", ".join(_as_sigma(part) for part in setting.split(", "))
         return f"{name} ({setting})" if setting else name

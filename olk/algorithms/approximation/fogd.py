@@ -88,7 +88,7 @@ class FOGD(RandomFeatureLearner):
 
     name = "fogd"
     display = "FOGD"
-    style = ("#0570b0", "h")
+    style = ("skyblue", "h", "-.")
     params = (Param("n_rf", 400, "D: random Fourier components (z has 2D entries); the authors' code: D = 4B",
                     type=int, check=lambda v: v >= 1, requirement=">= 1"),
               ETA, LOSS,

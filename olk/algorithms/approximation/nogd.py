@@ -94,7 +94,7 @@ class NOGD(OnlineKernelLearner):
 
     name = "nogd"
     display = "NOGD"
-    style = ("#cc4c02", "d")
+    style = ("black", "d", "-.")
     params = (budget_param(1), RANK, ETA, LOSS)
     reproducibility = APPROX_REPRODUCIBILITY
     structural_params = ("budget", "rank")      # the map depends on them: set_params restarts the learner

@@ -47,7 +47,7 @@ class LibSVM(BatchKernelLearner):
 
     name = "libsvm"
     display = "LIBSVM"
-    style = ("#000000", "d")
+    style = ("blue", "d", ":")
     stochastic = False
     order_free = True
     # LIBSVM's SMO runs in scikit-learn's compiled libsvm, whose RBF kernel calls libm's exp(): glibc picks

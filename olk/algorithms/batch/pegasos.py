@@ -59,7 +59,7 @@ class Pegasos(KernelExpansion, BatchKernelLearner):
 
     name = "pegasos"
     display = "Pegasos"
-    style = ("#9467bd", "v")
+    style = ("purple", "v", "-.")
     stochastic = True
     order_free = False
     params = (Param("lam", 1e-4, "regularisation parameter lambda of the SVM objective", **POSITIVE),

@@ -55,7 +55,7 @@ class BOGD(OnlineKernelLearner):
 
     name = "bogd"
     display = "BOGD"
-    style = ("#393b79", "p")
+    style = ("green", "p", "--")
     stochastic = True
     params = BOGD_PARAMS
 

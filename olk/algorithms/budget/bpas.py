@@ -64,7 +64,7 @@ class BPAS(OnlineKernelLearner):
 
     name = "bpas"
     display = "BPAS"
-    style = ("#17becf", ">")
+    style = ("blue", ">", "--")
     aliases = ("bpa_s", "bpa")
     params = (budget_param(1), Param("C", 1.0, "aggressiveness (PA-I's soft-margin parameter)", **POSITIVE))
     structural_params = ("budget",)      # a new budget restarts the learner

@@ -135,7 +135,7 @@ class BSGD(OnlineKernelLearner):
 
     name = "bsgd"
     display = "BSGD"
-    style = ("#0868ac", "h")
+    style = ("purple", "H", ":")
     structural_params = ("maintenance",)     # projection's K^-1 exists only if it was kept from the start
     params = (budget_param(1),
               Param("lam", 1e-4, "regularisation lambda: Pegasos step eta_t = 1/(lam t)", **POSITIVE),

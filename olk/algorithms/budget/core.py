@@ -45,7 +45,7 @@ from ..registry import POSITIVE, Param, value_type
 def budget_param(minimum: int = 1) -> Param:
     """The ``budget`` parameter B (an int >= `minimum`, default 100) of the removal-based learners."""
     return Param("budget", 100, "maximum number of support vectors B (engine: SPA's mean #SV)", type=int,
-                 check=lambda v: v >= minimum, requirement=f">= {minimum}")
+                 check=lambda v: v >= minimum, requirement=f">= {minimum}", symbol="B")
 
 
 #: BOGD's parameters (binary and multi-class): the budget B >= 2 (B/(B-1)), the step eta and the regulariser lambda

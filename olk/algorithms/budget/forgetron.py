@@ -63,7 +63,7 @@ class Forgetron(ForgetronLearner, OnlineKernelLearner):
 
     name = "forgetron"
     display = "Forgetron"
-    style = ("#8c564b", "D")
+    style = ("purple", "D", "--")
     # budget, state (M, Q, phi_last and the SVs' labels oldest first): ForgetronLearner
 
     def step(self, i, y):

@@ -67,7 +67,7 @@ PROJECTRON_PARAMS = (
     Param("eta", 0.1, "projection threshold on delta = ||P k(x_t,.) - k(x_t,.)||: project when delta <= eta",
           check=lambda v: v >= 0, requirement=">= 0"),
     Param("budget", 100, "hard cap B on #SV (once full, every update is a projection)", type=int,
-          check=lambda v: v >= 1, requirement=">= 1"),
+          check=lambda v: v >= 1, requirement=">= 1", symbol="B"),
     Param("span_tol", IN_SPAN_TOL, "in-span floor: delta^2 <= span_tol * k(x,x) counts as k(x,.) in span(S) "
           "(default 1e-4 keeps K^-1 sound; 1e-10 lets it break down, as the SPA paper's codrna/covtype rows do)",
           check=lambda v: 0 <= v < 1, requirement="in [0, 1)"),

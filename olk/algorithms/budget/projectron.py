@@ -78,7 +78,7 @@ class Projectron(ProjectronCore):
 
     name = "projectron"
     display = "Projectron"
-    style = ("#e377c2", "P")
+    style = ("grey", "P", "--")
 
     def step(self, i, y):
         self.t += 1

@@ -58,7 +58,7 @@ class ProjectronPP(ProjectronCore):
     name = "projectronpp"
     display = "Projectron++"
     aliases = ("projectron++", "projectron_pp")
-    style = ("#7f7f7f", "X")
+    style = ("black", "X", "--")
 
     def step(self, i, y):
         self.t += 1

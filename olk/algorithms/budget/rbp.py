@@ -44,7 +44,7 @@ class RBP(OnlineKernelLearner):
     display = "RBP"
     aliases = ("randomized_budget_perceptron",)
     stochastic = True
-    style = ("#bcbd22", "<")
+    style = ("skyblue", "<", "--")
     params = (budget_param(1),)
 
     def step(self, i, y):

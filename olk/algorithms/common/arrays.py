@@ -283,12 +283,18 @@ class ArrayAPI:
         src = self._one_row(x)
         (yv,), classes = self._encode_y(np.asarray([y]), 1, self.classes_ if self.classes_ is not None
                                          else np.array([-1.0, 1.0]))
+        self.learn_row(src, float(yv))          # a Python float, as the indexed pass's y.tolist()
+        return self
+
+    def learn_row(self, src, yv):
+        """The update of :meth:`learn_one` on one row already checked (a one-row RowSource) with its label already
+        encoded (the task's value: ±1 for a binary classifier): bind, fix the width at the first row, step.  For a
+        caller that has checked both itself (the River surface's fast path, olk/river.py)."""
         self.bind(src)
         if getattr(self, "n_features_in_", None) is None:
             self.n_features_in_ = n_features(src)
         self.step(0, yv)
         self.src = None
-        return self
 
     @online_only
     def decision_one(self, x) -> float:

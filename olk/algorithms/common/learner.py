@@ -68,9 +68,13 @@ class KernelEstimator:
     #: the named output classifiers it offers, e.g. ("avg", "last") for SPA and OSKL: exactly the choices of
     #: its ``output`` parameter, which picks the default one; () = a single output classifier, no parameter
     outputs: tuple[str, ...] = ()
-    #: (colour, marker) of its lines and points in plots (matplotlib colour and marker codes); every
-    #: registered learner declares its own, distinct in both; None = the report picks a free fallback style
-    style: tuple[str, str] | None = None
+    #: (colour, marker, line style) of its lines and points in plots: a colour named in olk.report.plots.PALETTE,
+    #: a matplotlib marker and line style; every registered learner declares its own triple (tests/
+    #: test_registry_declarations.py); None = the report picks a free fallback style
+    style: tuple[str, str, str] | None = None
+    #: the kernel when none is given (a spec :meth:`~olk.kernels.KernelSet.of` reads, e.g. a preset name for a
+    #: multi-kernel learner whose paper fixes its dictionary); None: Gaussian with gamma = 1 (olk.kernels.Kernel())
+    default_kernel: Any = None
     n_cols = 1                      # coefficient columns per SV (SPA uses 2 for its exact average)
     max_kernels = 1                 # how many kernels it learns with at once (a multi-kernel learner: more)
     stochastic = False              # uses its RNG (so results depend on the run's algorithm seed)
@@ -123,7 +127,8 @@ class KernelEstimator:
                             f"and no others may be given with it")
         else:
             params = checked                                        # a run spec's: checked by the planner
-        self.kernels = KernelSet.of(kernel, "kernel")      # one kernel, or several for a multi-kernel learner
+        # one kernel, or several for a multi-kernel learner
+        self.kernels = KernelSet.of(self.default_kernel if kernel is None else kernel, "kernel")
         if len(self.kernels) > self.max_kernels:
             raise ConfigError(f"{where or self.name}: {self.name} takes {self.max_kernels} kernel(s), got "
                               f"{len(self.kernels)} ({self.kernels.label()})")

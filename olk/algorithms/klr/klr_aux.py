@@ -58,7 +58,7 @@ class Auxiliary(OnlineKLR):
 
     name = "klr_aux"
     display = "Auxiliary"
-    style = ("#006837", "D")
+    style = ("blue", "D", "-")
     reproducibility = Reproducibility(exact=False, mistakes=3, accuracy=0.05, n_sv=0.01,
                                       reason="the sampling probability uses the C library's log and log1p")
     params = KLR_PARAMS + (

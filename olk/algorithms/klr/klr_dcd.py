@@ -109,7 +109,7 @@ class KLRDCD(KLRBatchLearner):
 
     name = "klr_dcd"
     display = "DCD"
-    style = ("#e7ba52", "o")
+    style = ("black", "^", "--")
     params = KLR_PARAMS + (
         Param("tol", 1e-3, "stop when the duality gap P + D is at most tol * |P|", **POSITIVE),)
 

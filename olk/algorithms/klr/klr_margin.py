@@ -39,7 +39,7 @@ class Margin(OnlineKLR):
 
     name = "klr_margin"
     display = "Margin"
-    style = ("#a6d96a", "s")
+    style = ("orange", "v", "-")
     params = KLR_PARAMS
 
     @classmethod

@@ -42,7 +42,7 @@ class NC(OnlineKLR):
     name = "klr_nc"
     display = "NC"
     stochastic = False
-    style = ("#1a9850", "o")
+    style = ("green", "o", "-")
     params = KLR_PARAMS
 
     def sample_prob(self, z):

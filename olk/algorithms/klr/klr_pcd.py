@@ -78,7 +78,7 @@ class KLRPCD(KLRBatchLearner):
 
     name = "klr_pcd"
     display = "PCD"
-    style = ("#8c6d31", "s")
+    style = ("purple", "s", "--")
     params = KLR_PARAMS + (
         Param("tol", 1e-3, "stop when a sweep decreases the primal objective by at most tol * |P|", **POSITIVE),)
 

@@ -51,7 +51,7 @@ class MulticlassBOGD(MulticlassKernelLearner):
     name = "mc_bogd"
     display = "MC-BOGD"
     stochastic = True
-    style = ("#5254a3", "p")
+    style = ("green", "h", "--")
     params = BOGD_PARAMS
 
     check_params = classmethod(check_shrinkage)

@@ -58,7 +58,7 @@ class MulticlassBPAS(MulticlassKernelLearner):
     name = "mc_bpas"
     display = "MC-BPAS"
     aliases = ("mc_bpa_s",)
-    style = ("#9edae5", ">")
+    style = ("blue", "<", "--")
     params = (budget_param(1), Param("C", 1.0, "aggressiveness (PA-I's soft-margin parameter)", **POSITIVE))
     structural_params = ("budget",)      # sizes the kernel-value buffer: a new budget restarts the learner
 

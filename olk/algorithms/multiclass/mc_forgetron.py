@@ -57,7 +57,7 @@ class MulticlassForgetron(ForgetronLearner, MulticlassKernelLearner):
 
     name = "mc_forgetron"
     display = "MC-Forgetron"
-    style = ("#843c39", "D")
+    style = ("purple", "o", "--")
     # budget, state (M, Q, phi_last; its label queue is unused: the pool's rows tell): ForgetronLearner
 
     def step(self, i, y):

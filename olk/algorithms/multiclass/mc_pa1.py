@@ -46,7 +46,7 @@ class MulticlassPA1(MulticlassKernelLearner):
     name = "mc_pa1"
     display = "MC-PA-I"
     aliases = ("mc_pa",)
-    style = ("#fd8d3c", "s")
+    style = ("orange", "D", "-")
     params = (Param("C", 1.0, "aggressiveness (soft-margin) parameter", **POSITIVE),)
 
     def step(self, i, y):

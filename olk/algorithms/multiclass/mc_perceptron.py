@@ -40,7 +40,7 @@ class MulticlassPerceptron(MulticlassKernelLearner):
 
     name = "mc_perceptron"
     display = "MC-Perceptron"
-    style = ("#3182bd", "o")
+    style = ("black", "8", "-")
 
     def step(self, i, y):
         self.t += 1

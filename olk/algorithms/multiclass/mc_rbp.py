@@ -44,7 +44,7 @@ class MulticlassRBP(MulticlassKernelLearner):
     name = "mc_rbp"
     display = "MC-RBP"
     stochastic = True
-    style = ("#dbdb8d", "<")
+    style = ("skyblue", ">", "--")
     params = (budget_param(1),)
 
     def step(self, i, y):

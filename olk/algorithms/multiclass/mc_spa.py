@@ -56,7 +56,7 @@ class MulticlassSPA(MulticlassKernelLearner):
     name = "mc_spa"
     display = "MC-SPA"
     stochastic = True
-    style = ("#e31a1c", "*")
+    style = ("vermillion", "X", "-")
     cols_per_class = 2
     outputs = OUTPUT.choices
     params = SPA_PARAMS + (OUTPUT,)

@@ -55,7 +55,7 @@ class BOMKCDD(BoundedOMKC):
 
     name = "bomkc_dd"
     display = "BOMKC(DD)"
-    style = ("#6b6ecf", "v")
+    style = ("blue", "v", "--")
     params = (MAINTENANCE, TOTAL_BUDGET, DISCOUNT, ETA, LAM, C_PA, HEDGE)
 
     def _check_budget(self, m, where):

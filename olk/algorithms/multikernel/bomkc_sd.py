@@ -50,7 +50,7 @@ class BOMKCSD(BoundedOMKC):
 
     name = "bomkc_sd"
     display = "BOMKC(SD)"
-    style = ("#9c9ede", "^")
+    style = ("green", "^", "--")
     stochastic_update = True
     params = (MAINTENANCE, TOTAL_BUDGET, DISCOUNT, DELTA, ETA, LAM, C_PA, HEDGE)
 

@@ -81,7 +81,7 @@ class BOMKCSPADD(OMKCCore):
 
     name = "bomkc_spa_dd"
     display = "BOMKC(SPA)"
-    style = ("#ad494a", "*")
+    style = ("vermillion", "P", "--")
     stochastic = True
     params = (
         replace(ALPHA, doc="cap on the loss in the sampling probability rho_i = min(alpha, l_i)/beta"),

@@ -29,7 +29,7 @@ MAINTENANCE = Param("maintenance", "rbp", "budget algorithm of every kernel clas
 
 #: B, the total number of SVs over the m kernel classifiers
 TOTAL_BUDGET = Param("budget", 1600, "total SVs B over the m kernel classifiers (engine: BOMKC(SPA)'s mean #SV)",
-                     type=int, check=lambda v: v >= 1, requirement=">= 1")
+                     type=int, check=lambda v: v >= 1, requirement=">= 1", symbol="B")
 
 
 #: BOGD's step and regulariser (SPA Section 6.2.4 searches both in {1, 0.1, ..., 1e-4})

@@ -58,5 +58,5 @@ class OMKCDD(OMKCCore):
 
     name = "omkc_dd"
     display = "OMKC(DD)"
-    style = ("#aec7e8", "H")
+    style = ("blue", "H", "-")
     params = (DISCOUNT, COMPONENT, ETA, COMBINE)

@@ -25,6 +25,6 @@ class OMKCDDPA(OMKCCore):
 
     name = "omkc_ddpa"
     display = "OMKC(DDPA)"
-    style = ("#c49c94", "s")
+    style = ("green", "s", "-.")
     params = (DISCOUNT, ETA, COMBINE)
     fixed = {"component": "pa"}     # PA-I steps (eta = C)

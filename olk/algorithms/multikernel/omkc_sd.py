@@ -49,6 +49,6 @@ class OMKCSD(OMKCCore):
 
     name = "omkc_sd"
     display = "OMKC(SD)"
-    style = ("#98df8a", "8")
+    style = ("orange", "8", "--")
     stochastic = True
     params = (DISCOUNT, DELTA, COMPONENT, ETA, COMBINE)

@@ -28,7 +28,7 @@ class OMKCSDPA(OMKCCore):
 
     name = "omkc_sdpa"
     display = "OMKC(SDPA)"
-    style = ("#f7b6d2", "8")
+    style = ("purple", "8", ":")
     stochastic = True
     params = (DISCOUNT, DELTA, ETA, COMBINE, HEDGE)
     fixed = {"component": "pa"}     # PA-I steps (eta = C)

@@ -24,7 +24,7 @@ class OMKCU(OMKCCore):
 
     name = "omkc_u"
     display = "OMKC(U)"
-    style = ("#c5b0d5", "H")
+    style = ("skyblue", "8", "-")
     params = (COMBINE,)
     #: OMKC(DD) with theta_i <- theta_i * 1 (the weights stay 1/m) and kernel Perceptrons (eta unused)
     fixed = {"discount": 1.0, "component": "perceptron", "eta": ETA.default}

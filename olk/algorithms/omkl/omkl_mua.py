@@ -43,7 +43,7 @@ class OMKLMUA(ALTCore):
 
     name = "omkl_mua"
     display = "OMKL-P Alg.4 (MUA)"
-    style = ("#e7298a", "v")
+    style = ("purple", "v", "-")
     params = (BETA, DELTA, BOUND)
     stochastic = True
     theorem = "7"

@@ -53,7 +53,7 @@ class OMKLO(OMKLOCore, ALTCore):
 
     name = "omkl_o"
     display = "OMKL-O Alg.5 (DA)"
-    style = ("#66a61e", "D")
+    style = ("vermillion", "D", "-")
     params = (BETA, RADIUS, BOUND)
     theorem = "8"
 

@@ -68,7 +68,7 @@ class OMKLOSUA(OMKLOCore, ALTCore):
 
     name = "omkl_o_sua"
     display = "OMKL-O Alg.6 (SUA)"
-    style = ("#e6ab02", "P")
+    style = ("black", "P", "-")
     params = (BETA, RADIUS, DELTA, ETA, BOUND)
     stochastic = True
     theorem = "10"

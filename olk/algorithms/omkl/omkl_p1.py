@@ -64,7 +64,7 @@ class OMKLP1(ALTCore):
 
     name = "omkl_p1"
     display = "OMKL-P Alg.1 (DA)"
-    style = ("#1b9e77", "o")
+    style = ("green", "P", "-")
     params = (BETA, SCHEDULE, BOUND)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):

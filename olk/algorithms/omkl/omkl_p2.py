@@ -45,7 +45,7 @@ class OMKLP2(ALTCore):
 
     name = "omkl_p2"
     display = "OMKL-P Alg.2 (DA)"
-    style = ("#d95f02", "s")
+    style = ("orange", "p", "-")
     params = (BETA, GAMMA, BOUND)
     theorem = "3"
 

@@ -41,7 +41,7 @@ class OMKLSUA(ALTCore):
 
     name = "omkl_sua"
     display = "OMKL-P Alg.3 (SUA)"
-    style = ("#7570b3", "^")
+    style = ("blue", "^", "-")
     params = (BETA, DELTA, BOUND)
     stochastic = True
     theorem = "6"

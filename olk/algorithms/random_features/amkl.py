@@ -18,7 +18,7 @@ return value); ``n_labels`` / T is the labelling efficiency rho (34), recorded w
 >>> X = rng.random((3000, 3))
 >>> y = 0.5 + 0.3 * np.sin(4 * X[:, 0]) + 0.2 * X[:, 1] ** 2 + 0.02 * rng.standard_normal(3000)
 >>> ks = [{"type": "gaussian", "gamma": g} for g in (0.5, 5, 50)]      # 3 widths around the right one
->>> m = make("amkl", kernel=ks, random_state=0)                       # epsilon = 0.005, M = 1
+>>> m = make("amkl", kernel=ks, random_state=0, step_size="sqrt_T", standardize_y=False)   # eq. (57); eps 0.005, M 1
 >>> m.bind(X).shape
 (3000, 3)
 >>> err = [(m.step(i, y[i]) - y[i]) ** 2 for i in range(3000)]          # every round counts, labelled or not
@@ -99,6 +99,7 @@ class ActiveMKL:
         f = self._outputs(Z)                                  # f_t,k(x_t), every kernel
         q = self.weights_                                     # q~_t (39)
         y_hat, q_bar, f_s = combine(q, f, self._subset(q))    # predict with S_t (43)-(44), before any label
+        y_hat = self.targets.out(y_hat)                       # (in y's units: standardize_y)
         c = confidence(f_s, q_bar)
         if self._skipped < self.M and (c < self.epsilon if self.confidence_test == "<" else c <= self.epsilon):
             self._skipped += 1                                # b_t = 0: confident, no label, no update
@@ -130,4 +131,4 @@ class AMKL(ActiveMKL, RandomFeatureMKL):
 
     name = "amkl"
     display = "AMKL"
-    style = ("#238b45", "^")
+    style = ("green", "v", "--")

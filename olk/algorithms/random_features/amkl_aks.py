@@ -13,7 +13,7 @@ the kernels of S_t (weights renormalised on it), and a labelled round updates ev
 >>> X = rng.random((3000, 3))
 >>> y = 0.5 + 0.3 * np.sin(4 * X[:, 0]) + 0.2 * X[:, 1] ** 2 + 0.02 * rng.standard_normal(3000)
 >>> ks = [{"type": "gaussian", "gamma": g} for g in (0.5, 5, 50)]      # 3 widths around the right one
->>> m = make("amkl_aks", kernel=ks, random_state=0)                       # epsilon = 0.005, M = 1
+>>> m = make("amkl_aks", kernel=ks, random_state=0, step_size="sqrt_T", standardize_y=False)   # eq. (57)
 >>> m.bind(X).shape
 (3000, 3)
 >>> err = [(m.step(i, y[i]) - y[i]) ** 2 for i in range(3000)]          # AMKL on this stream: 0.0069, rho 0.88
@@ -45,7 +45,7 @@ class AMKLAKS(AKSSubsets, ActiveMKL, RandomFeatureMKL):
 
     name = "amkl_aks"
     display = "AMKL-AKS"
-    style = ("#a50f15", "v")
+    style = ("vermillion", "^", "--")
     params = ActiveMKL.params + (DELTA, R)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):

@@ -53,6 +53,7 @@ from ...errors import ConfigError, DataError
 from ..common.arrays import ArrayAPI
 from ..common.inputs import check_finite_X, n_rows
 from ..common.learner import KernelEstimator
+from ..common.regressor import STANDARDIZE_Y, STEP_SIZE, TargetScale, step_of
 from ..registry import NumberOr, Param, Reproducibility
 
 AUTO = "auto"
@@ -141,9 +142,9 @@ ETA_G = Param("eta_g", AUTO, f"global exponential-weights step eta_g >= 0, or '{
               "INFERRED)", type=NumberOr(AUTO), check=lambda v: v == AUTO or v >= 0, requirement=f">= 0 or '{AUTO}'")
 LAM = Param("lam", 0.01, "lambda: the ridge term of the local loss (18), eq. (57): 0.01", check=lambda v: v >= 0,
             requirement=">= 0")
-HORIZON = Param("horizon", 0, f"T of the '{AUTO}' steps; 0 = the rows of the data the learner is bound to (the "
-                "stream the engine runs; a multi-epoch run: epochs x rows); a learn_one stream needs it", type=int,
-                check=lambda v: v >= 0, requirement=">= 0")
+HORIZON = Param("horizon", 0, f"T of the '{AUTO}' steps 1/sqrt(T); 0 = none given: step_size=sqrt_T takes the rows "
+                "of the data the learner is bound to (the stream the engine runs; a multi-epoch run: epochs x rows), "
+                "step_size=auto the anytime step", type=int, check=lambda v: v >= 0, requirement=">= 0")
 ETA_CAP = Param("eta_cap", None, "optional cap on the local step: eta_l <- min(eta_l, eta_cap); none (default) = "
                 "the literal eq. (57) step.  Stability needs eta_l ||z||^2 = eta_l D < 1 (unnormalised z)",
                 type=NumberOr("none"), check=lambda v: v is None or v > 0, requirement="> 0 or none")
@@ -157,9 +158,9 @@ WEIGHT_LOSS = Param("weight_loss", "squared", "the loss of the exponential weigh
                     "Section 2, step 5: INFERRED)", type=str, choices=("squared", "regularised"))
 
 #: the parameters of the Raker core, shared by the four learners
-CORE_PARAMS = (N_RF, ETA_L, ETA_G, LAM, HORIZON, ETA_CAP, SAMPLER, NORMALIZE, WEIGHT_LOSS)
-#: parameters that fix V's or theta's shape: changing one with set_params restarts the learner untrained
-_STRUCTURAL = ("n_rf", "sampler", "normalize_features")
+CORE_PARAMS = (N_RF, ETA_L, ETA_G, LAM, HORIZON, ETA_CAP, SAMPLER, NORMALIZE, WEIGHT_LOSS, STEP_SIZE, STANDARDIZE_Y)
+#: parameters that fix V's or theta's shape (or its units): changing one with set_params restarts the learner untrained
+_STRUCTURAL = ("n_rf", "sampler", "normalize_features", "standardize_y")
 
 RF_REPRODUCIBILITY = Reproducibility(
     exact=False, mse=1e-3,
@@ -297,8 +298,12 @@ class RandomFeatureMKL(RandomFeatureLearner):
                    step: the local loss (18) at theta_t,k), as Ghari's Python Raker does.
 
     Parameters (57): D = 50, eta_l = eta_g = 1/sqrt(T), lambda = 0.01 (INFERRED from the authors' code and
-    Theorem 1's rates, spec Section 2).  T = ``horizon`` or, if 0, the rows of the data the learner is bound to
-    (the engine binds the whole stream once; ``partial_fit`` in chunks sees each chunk's rows: set ``horizon``).
+    Theorem 1's rates, spec Section 2): ``step_size='sqrt_T'`` with raw targets (``standardize_y=False``), what the
+    reproduction configs state.  T = ``horizon`` or, if 0, the rows of the data the learner is bound to (the engine
+    binds the whole stream once; ``partial_fit`` in chunks sees each chunk's rows: set ``horizon``).  olk's
+    defaults (:mod:`olk.algorithms.common.regressor`): ``step_size='auto'``, i.e. 1/sqrt(horizon) or, with no
+    horizon, the anytime 1/sqrt(t), with eta_l at most 1/(2 ||z||^2) (the stability note below: it never
+    overshoots), and ``standardize_y=True``: the running standardisation of the targets.
 
     Stability note (spec Section 2): with the unnormalised z, ||z_k||^2 = D exactly, and the update of f_k(x_t)
     is an LMS step with gain 2 eta_l D; it is stable only if eta_l D < 1, i.e. T > D^2 = 2,500 with eta_l =
@@ -310,6 +315,7 @@ class RandomFeatureMKL(RandomFeatureLearner):
 
     task = "regression"
     max_kernels = 1_000_000
+    default_kernel = "amkl17"           # the papers' dictionary (AMKL eq. (56)): the confidence test needs several
     reproducibility = RF_REPRODUCIBILITY
     params: tuple[Param, ...] = CORE_PARAMS
     structural_params = _STRUCTURAL     # V and theta depend on them: set_params restarts the learner
@@ -319,23 +325,29 @@ class RandomFeatureMKL(RandomFeatureLearner):
         K, D = len(self.kernels), self.n_rf
         self._theta = np.zeros((K, 2 * D))      # theta_k, one row per kernel
         self._logw = np.zeros(K)                # log w_k
+        self.targets = TargetScale(self.standardize_y)     # y -> what is learned, f -> the prediction
 
     def learn_one(self, x, y):
-        """As the base class; the 'auto' steps 1/sqrt(T) need the stream's length: set ``horizon`` for a stream."""
-        if self.horizon == 0 and AUTO in (self.eta_l, self.eta_g):
+        """As the base class; with ``step_size='sqrt_T'`` the 'auto' steps 1/sqrt(T) need the stream's length: set
+        ``horizon`` for a stream (the default ``step_size='auto'`` needs none: the anytime step)."""
+        if self.step_size == "sqrt_T" and self.horizon == 0 and AUTO in (self.eta_l, self.eta_g):
             raise ConfigError(f"{self.name}: learn_one cannot know the stream length T of eta = 1/sqrt(T) (eq. 57); "
-                              f"set horizon=T (or numeric eta_l and eta_g)")
+                              f"set horizon=T (or step_size='auto', the anytime step; or numeric eta_l and eta_g)")
         return super().learn_one(x, y)
 
     # ------------------------------------------------------------------------------------- the model
     def steps(self) -> tuple[float, float]:
-        """(eta_l, eta_g) now: the given numbers, or 1/sqrt(T) for 'auto' (T = ``horizon`` or the bound rows);
-        eta_l capped at ``eta_cap`` if set."""
-        T = self.horizon or self._rows
-        if AUTO in (self.eta_l, self.eta_g) and T < 1:
+        """(eta_l, eta_g) now: the given numbers, or for 'auto' the step of ``step_size``
+        (:func:`~olk.algorithms.common.regressor.step_of`: 1/sqrt(T), T = ``horizon`` or the bound rows, or the anytime
+        1/sqrt(t)); with ``step_size='auto'`` eta_l is at most 1/(2 ||z||^2), the step that never overshoots (the
+        module :mod:`~olk.algorithms.common.regressor`); eta_l capped at ``eta_cap`` if set."""
+        cap = 0.5 / (1.0 if self.normalize_features else self.n_rf)      # 1/(2 ||z_k||^2): ||z_k||^2 = D, or 1
+        eta_l = step_of(self.step_size, self.horizon, self._rows, max(self.t, 1), cap) if self.eta_l == AUTO \
+            else self.eta_l
+        eta_g = step_of(self.step_size, self.horizon, self._rows, max(self.t, 1)) if self.eta_g == AUTO \
+            else self.eta_g
+        if eta_l is None or eta_g is None:
             raise ConfigError(f"{self.name}: eta = '{AUTO}' (1/sqrt(T)) needs the number of examples T; set horizon=T")
-        eta_l = 1.0 / math.sqrt(T) if self.eta_l == AUTO else self.eta_l
-        eta_g = 1.0 / math.sqrt(T) if self.eta_g == AUTO else self.eta_g
         if self.eta_cap is not None and eta_l > self.eta_cap:
             eta_l = self.eta_cap
         return eta_l, eta_g
@@ -359,7 +371,9 @@ class RandomFeatureMKL(RandomFeatureLearner):
         return np.einsum("kj,kj->k", self._theta, Z)
 
     def _update(self, Z: np.ndarray, f: np.ndarray, y: float, eta_g: float | None = None) -> None:
-        """Local OGD (17) on every kernel and the global exponential weights (21); ``eta_g`` overrides the step."""
+        """Local OGD (17) on every kernel and the global exponential weights (21) on the learned target
+        (``targets.learn(y)``: y, or (y - m)/s); ``eta_g`` overrides the step."""
+        y = self.targets.learn(y)
         eta_l, eta_g0 = self.steps()
         e = f - y
         loss = e * e
@@ -373,7 +387,11 @@ class RandomFeatureMKL(RandomFeatureLearner):
 
     # --------------------------------------------------------------------------- batch scoring
     def kernel_outputs(self, X) -> np.ndarray:
-        """f_k(x) of every row of X and every kernel, (n, K) (rows in blocks: one matrix product per block)."""
+        """f_k(x) of every row of X and every kernel, (n, K), in the targets' units (``targets.out``)."""
+        return self.targets.out(self._learned_outputs(X))
+
+    def _learned_outputs(self, X) -> np.ndarray:
+        """f_k(x) in the units learned, (n, K) (rows in blocks: one matrix product per block)."""
         A = self._source_for(X)
         K = len(self.kernels)
         if self._V is None:
@@ -389,20 +407,23 @@ class RandomFeatureMKL(RandomFeatureLearner):
         combination; for the subset learners it is the expectation of their randomised prediction)."""
         if self._V is None:
             check_finite_X(X)
-            return np.zeros(n_rows(X))
-        return self.kernel_outputs(X) @ self.weights_
+            return self.targets.out(np.zeros(n_rows(X)))
+        return self.targets.out(self._learned_outputs(X) @ self.weights_)
 
     # ------------------------------------------------------------------------------ inspection
     @classmethod
     def fitted_names(cls) -> tuple[str, ...]:
-        return ("coef_", "kernel_weights_")
+        return ("coef_", "intercept_", "kernel_weights_")
 
     def fitted_attributes(self) -> dict:
-        """Not a kernel expansion: ``coef_`` = theta (K x 2D, one row per kernel, the sin part first) and
-        ``kernel_weights_`` = q (kernel order); nothing before the first example."""
+        """Not a kernel expansion: ``coef_`` = s theta (K x 2D, one row per kernel, the sin part first; theta in the
+        targets' units, s of ``standardize_y``, 1 when off), ``intercept_`` = (m,) (0 when off) and
+        ``kernel_weights_`` = q (kernel order): prediction = sum_k q_k coef_[k]' z_k(x) + intercept_; nothing before
+        the first example."""
         if self._V is None:
             return {}
-        return {"coef_": self.theta_, "kernel_weights_": self.weights_}
+        return {"coef_": self.theta_ if not self.targets.on else self.targets.scale * self.theta_,
+                "intercept_": np.array([self.targets.shift]), "kernel_weights_": self.weights_}
 
     def run_summary(self) -> dict:
         """The final kernel weights q_T (kernel order)."""

@@ -21,7 +21,7 @@ squared loss (spec Section 3, Caveat): the published gains of Table II are not r
 >>> rng = np.random.default_rng(0)
 >>> X = rng.random((3000, 3))
 >>> y = 0.5 + 0.3 * np.sin(4 * X[:, 0]) + 0.2 * X[:, 1] ** 2 + 0.02 * rng.standard_normal(3000)
->>> m = make("omkl_aks", kernel="amkl17", random_state=0)
+>>> m = make("omkl_aks", kernel="amkl17", random_state=0, step_size="sqrt_T", standardize_y=False)   # eq. (57)
 >>> m.bind(X).shape
 (3000, 3)
 >>> mse = np.mean([(m.step(i, y[i]) - y[i]) ** 2 for i in range(3000)])      # Raker on this stream: 0.015
@@ -146,7 +146,7 @@ class OMKLAKS(AKSSubsets, RandomFeatureMKL):
 
     name = "omkl_aks"
     display = "OMKL-AKS"
-    style = ("#f16913", "s")
+    style = ("orange", "s", "--")
     params = CORE_PARAMS + (DELTA, R, ETA_G_SCHEDULE)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
@@ -159,6 +159,7 @@ class OMKLAKS(AKSSubsets, RandomFeatureMKL):
         f = self._outputs(Z)                             # f_t,k(x_t), every kernel
         q = self.weights_
         y_hat, _, _ = combine(q, f, self._subset(q))     # predict with S_t, before seeing y_t
+        y_hat = self.targets.out(y_hat)                  # (in y's units: standardize_y)
         eta_g = None if self.eta_g_schedule == "fixed" else math.log(len(self.kernels)) / math.sqrt(self.t)
         self._update(Z, f, y, eta_g)                      # every kernel learns
         return y_hat

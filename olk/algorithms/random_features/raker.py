@@ -12,7 +12,8 @@ A small synthetic stream (3,000 rows, so that eta_l D < 1 with the literal eq. 5
 >>> rng = np.random.default_rng(0)
 >>> X = rng.random((3000, 3))
 >>> y = 0.5 + 0.3 * np.sin(4 * X[:, 0]) + 0.2 * X[:, 1] ** 2 + 0.02 * rng.standard_normal(3000)
->>> m = make("raker", kernel="amkl17", random_state=0)        # 17 Gaussians, D = 50, eta = 1/sqrt(3000)
+>>> paper = dict(step_size="sqrt_T", standardize_y=False)     # eq. (57)'s step 1/sqrt(T), y as it is
+>>> m = make("raker", kernel="amkl17", random_state=0, **paper)        # 17 Gaussians, D = 50, eta = 1/sqrt(3000)
 >>> m.bind(X).shape
 (3000, 3)
 >>> err = [(m.step(i, y[i]) - y[i]) ** 2 for i in range(3000)]    # predict, then learn
@@ -22,6 +23,10 @@ A small synthetic stream (3,000 rows, so that eta_l D < 1 with the literal eq. 5
 (3000, 0, 0, 17)
 >>> m.kernels[int(np.argmax(m.weights_))].label()             # the heaviest kernel: sigma = 10^-0.5
 'gaussian(gamma=5)'
+>>> d = make("raker", kernel="amkl17", random_state=0)        # olk's defaults: the anytime step, standardised y
+>>> _ = d.bind(X); err = [(d.step(i, y[i]) - y[i]) ** 2 for i in range(3000)]
+>>> round(float(np.mean(err)), 3), round(float(np.mean(err[-1000:])), 4)
+(0.003, 0.0015)
 """
 from __future__ import annotations
 
@@ -46,12 +51,12 @@ class Raker(RandomFeatureMKL):
 
     name = "raker"
     display = "Raker"
-    style = ("#08306b", "o")
+    style = ("blue", "o", "--")
 
     def step(self, i, y):
         self.t += 1
         Z = self._features(i)
         f = self._outputs(Z)                    # f_t,k(x_t), every kernel
-        y_hat = float(self.weights_ @ f)        # predict before seeing y_t
+        y_hat = self.targets.out(float(self.weights_ @ f))     # predict before seeing y_t (in y's units)
         self._update(Z, f, y)                    # local OGD + global exponential weights, every kernel
         return y_hat

@@ -1,6 +1,7 @@
 """The core of online kernel regression on the SV pool: m kernel regressors on one pool (one coefficient column
 each) trained by online gradient descent on the squared loss, with the shrinkage lam and the step size (a
-number, or 1/sqrt(T) with T the horizon).  KOGD (:mod:`~olk.algorithms.regression.kogd_reg`, one kernel) and OMKR
+the papers' 1/sqrt(T) with T the horizon, or the anytime 1/sqrt(t): :mod:`olk.algorithms.common.regressor`), on the
+targets or on their running standardisation.  KOGD (:mod:`~olk.algorithms.regression.kogd_reg`, one kernel) and OMKR
 (:mod:`~olk.algorithms.regression.omkr`, several kernels and their Hedge combination; Sahoo, Hoi & Li, KDD 2014)
 subclass :class:`KernelRegressionCore`.
 
@@ -10,29 +11,19 @@ True
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ...errors import ConfigError
 from ..common.inputs import check_finite_X, n_rows
 from ..common.learner import OnlineKernelLearner
+from ..common.regressor import HORIZON, STANDARDIZE_Y, STEP_SIZE, TargetScale, step_of
 from ..registry import Param
+
+__all__ = ["HORIZON", "LAM", "STANDARDIZE_Y", "STEP_SIZE", "KernelRegressionCore"]
 
 #: L2 regularisation (spec Section 5: lambda = 0.01).  < 1 keeps the shrink 1 - eta lam > 0 (eta <= 1 always)
 LAM = Param("lam", 0.01, "L2 regularisation lambda: f <- (1 - eta lam) f every round",
             check=lambda v: 0.0 <= v < 1.0, requirement="in [0, 1)")
-
-
-#: T of the step 1/sqrt(T)
-HORIZON = Param("horizon", 0, "T of the step eta = 1/sqrt(T) (step_size=sqrt_T); 0 = the rows of the data the "
-                "first update sees (the engine's online pass: the stream length)", type=int,
-                check=lambda v: v >= 0, requirement=">= 0")
-
-
-#: the step schedule (named step_size: a parameter may not shadow the learner's ``step`` method)
-STEP_SIZE = Param("step_size", "sqrt_T", "step schedule: sqrt_T (eta = 1/sqrt(T) every round: the spec) or "
-                  "sqrt_t (eta_t = 1/sqrt(t): Ghari-Shen's OMKR code)", type=str, choices=("sqrt_T", "sqrt_t"))
 
 
 class KernelRegressionCore(OnlineKernelLearner):
@@ -49,6 +40,7 @@ class KernelRegressionCore(OnlineKernelLearner):
 
     task = "regression"
     max_kernels = 64
+    structural_params = ("standardize_y",)     # the model is in the learned targets' units: a change restarts it
     #: fold sigma into the stored coefficients when it gets this small (the function is unchanged)
     renormalise_below = 1e-4
 
@@ -59,6 +51,7 @@ class KernelRegressionCore(OnlineKernelLearner):
         self._buf = np.zeros(m, dtype=np.float64)
         self._sigma = 1.0          # f_k = sigma * column k
         self._rows = 0             # the data's rows, fixed at the first update (horizon = 0)
+        self.targets = TargetScale(self.standardize_y)     # y -> what is learned, f -> the prediction
         self.eta_ = 0.0            # the step size of the last update
         self.n_folds = 0           # times sigma was folded into the coefficients
 
@@ -72,12 +65,12 @@ class KernelRegressionCore(OnlineKernelLearner):
 
     # ------------------------------------------------------------------ the algorithm
     def _eta(self) -> float:
-        """Step t's eta: 1/sqrt(T) (sqrt_T) or 1/sqrt(t) (sqrt_t; ``self.t`` already counts step t)."""
-        if self.step_size == "sqrt_t":
-            return 1.0 / math.sqrt(self.t)
-        if not self._rows:
+        """Step t's eta (:func:`~olk.algorithms.common.regressor.step_of`; ``self.t`` already counts step t)."""
+        if not self._rows and self.step_size == "sqrt_T":
             self._rows = self.src.n_rows
-        return 1.0 / math.sqrt(self.horizon_)
+        eta = step_of(self.step_size, self.horizon, self._rows, self.t)
+        assert eta is not None                  # T >= 1: the bound rows at the latest
+        return eta
 
     def _predict_all(self, i: int) -> np.ndarray:
         """Start step t: f_k(x_t) for every kernel k (a new array), one pass over the pool."""
@@ -86,8 +79,9 @@ class KernelRegressionCore(OnlineKernelLearner):
         return self._sigma * self._buf
 
     def _gradient_step(self, i: int, y: float, f: np.ndarray) -> np.ndarray:
-        """f_k <- (1 - eta lam) f_k + a_k k_k(x_t, .) with a_k = -eta 2 (f_k(x_t) - y_t), every k.  Returns a
-        (the new SV's coefficients; x_t is stored iff some a_k != 0, as the pool's newest slot)."""
+        """f_k <- (1 - eta lam) f_k + a_k k_k(x_t, .) with a_k = -eta 2 (f_k(x_t) - y_t), every k, on the learned
+        target y (``targets.learn``'s).  Returns a (the new SV's coefficients; x_t is stored iff some a_k != 0, as the
+        pool's newest slot)."""
         eta = self._eta()
         self.eta_ = eta
         self._sigma *= 1.0 - eta * self.lam
@@ -107,12 +101,12 @@ class KernelRegressionCore(OnlineKernelLearner):
         self.n_folds += 1
 
     def learn_one(self, x, y):
-        """Learn from one example (see the base class).  With eta = 1/sqrt(T) the stream's length T must be
-        known: give ``horizon`` (or ``step_size='sqrt_t'``), unless an earlier ``partial_fit`` fixed it; a lone
-        example is not taken as a stream of T = 1."""
+        """Learn from one example (see the base class).  With ``step_size='sqrt_T'`` the stream's length T must be
+        known: give ``horizon``, unless an earlier ``partial_fit`` fixed it; a lone example is not taken as a stream
+        of T = 1.  The default ``step_size='auto'`` needs no T (the anytime step)."""
         if self.step_size == "sqrt_T" and not self.horizon_:
             raise ConfigError(f"{self.name}.learn_one: the step 1/sqrt(T) needs the stream length T; set "
-                              f"horizon=T (or step_size='sqrt_t')")
+                              f"horizon=T (or step_size='auto', the anytime step)")
         return super().learn_one(x, y)
 
     # ------------------------------------------------------------------ outputs
@@ -124,10 +118,28 @@ class KernelRegressionCore(OnlineKernelLearner):
         return self._sigma * self.pool.coefs
 
     def _expansion_coefs(self) -> np.ndarray:
-        return self.coef_
+        """The coefficients in the targets' units: s alpha (``standardize_y``; alpha itself when off)."""
+        return self.coef_ if not self.targets.on else self.targets.scale * self.coef_
+
+    @classmethod
+    def fitted_names(cls) -> tuple[str, ...]:
+        return super().fitted_names() + ("intercept_",)
+
+    def fitted_attributes(self) -> dict:
+        """The kernel expansion (base class) in the targets' units, and ``intercept_`` = (m,): the running mean the
+        standardised model adds (0 when ``standardize_y`` is off): prediction = dual_coef_' k(SV, x) + intercept_."""
+        out = super().fitted_attributes()
+        if out:
+            out["intercept_"] = np.array([self.targets.shift])
+        return out
 
     def kernel_predictions(self, X) -> np.ndarray:
-        """(n_rows, m) predictions f_k(x) of the m kernel regressors on every row of X."""
+        """(n_rows, m) predictions of the m kernel regressors on every row of X, in the targets' units
+        (``targets.out`` of f_k(x))."""
+        return self.targets.out(self._learned_predictions(X))
+
+    def _learned_predictions(self, X) -> np.ndarray:
+        """(n_rows, m) f_k(x) in the units learned (the standardised targets with ``standardize_y``)."""
         if self.pool is None:
             check_finite_X(X)
             return np.zeros((n_rows(X), len(self.kernels)))

@@ -37,16 +37,25 @@ when it falls below ``renormalise_below``, which leaves f unchanged.  What it sh
 >>> rng = np.random.default_rng(0)
 >>> X = rng.uniform(-1.0, 1.0, size=(400, 2))
 >>> y = 0.5 + 0.4 * X[:, 0] * X[:, 1] + 0.05 * rng.normal(size=400)     # a small synthetic regression stream
->>> model = make("kogd_reg", kernel={"type": "gaussian", "gamma": 0.5})   # KL-RBF(sigma = 1)
+>>> paper = dict(step_size="sqrt_T", standardize_y=False)                # the spec's step 1/sqrt(T), y as it is
+>>> model = make("kogd_reg", kernel={"type": "gaussian", "gamma": 0.5}, **paper)   # KL-RBF(sigma = 1)
 >>> model.partial_fit(X[:300], y[:300]).n_sv, model.horizon_, round(model.eta_, 5)   # eta = 1/sqrt(300)
 (300, 300, 0.05774)
 >>> round(float(np.var(y[300:])), 4), round(float(np.mean((model.predict(X[300:]) - y[300:]) ** 2)), 4)
 (0.0229, 0.009)
+>>> d = make("kogd_reg", kernel={"type": "gaussian", "gamma": 0.5})     # olk's defaults: anytime step, standardised y
+>>> d.learn_one(X[0], 40.0).predict_one(X[0]) == 40.0                 # a stream of unknown length, targets near 40
+True
+>>> round(float(np.mean((d.partial_fit(X[1:300], y[1:300] + 40.0).predict(X[300:]) - y[300:] - 40.0) ** 2)), 4)
+0.0055
+>>> p = make("kogd_reg", kernel={"type": "gaussian", "gamma": 0.5}, **paper).partial_fit(X[:300], y[:300] + 40.0)
+>>> round(float(np.mean((p.predict(X[300:]) - y[300:] - 40.0) ** 2)), 1)    # the paper's, from f = 0, on y ~ 40
+11.5
 """
 from __future__ import annotations
 
 from ..registry import register
-from .core import HORIZON, LAM, STEP_SIZE, KernelRegressionCore
+from .core import HORIZON, LAM, STANDARDIZE_Y, STEP_SIZE, KernelRegressionCore
 
 
 @register
@@ -63,24 +72,29 @@ class KernelOGDRegression(KernelRegressionCore):
       convention), i.e. the shrink 1 - eta lam with lam = 0.01, applied to f_t before the new term is added
       (NORMA's order).  (The spec's Raker writes lam ||theta||^2, whose gradient would shrink by 1 - 2 eta lam;
       with eta lam ~ 1e-4 the two differ negligibly; the update above is the one implemented);
-    * eta = 1/sqrt(T) every round (``step_size=sqrt_T``), T = ``horizon`` or, when 0, the rows of the data
-      the first update sees (the engine's stream length; further ``partial_fit`` calls and passes keep it);
-      ``step_size=sqrt_t`` gives eta_t = 1/sqrt(t); ``learn_one`` with neither is refused (a lone example is
-      not a stream of T = 1);
+    * eta = 1/sqrt(T) every round (``step_size=sqrt_T``, what the reproduction configs state), T = ``horizon``
+      or, when 0, the rows of the data the first update sees (the engine's stream length; further
+      ``partial_fit`` calls and passes keep it); ``step_size=sqrt_t`` gives eta_t = 1/sqrt(t); olk's default
+      ``step_size=auto`` is 1/sqrt(horizon), or with no horizon the anytime 1/sqrt(t)
+      (:mod:`olk.algorithms.common.regressor` derives it), so a stream of unknown length (``learn_one``) works;
+    * targets as they are (``standardize_y=False``, the spec); olk's default learns the running standardisation
+      (y - m)/s and predicts m + s f (:mod:`olk.algorithms.common.regressor`);
     * growing support set: every round with f_t(x_t) != y_t stores x_t (no budget); ``n_updates`` counts them;
     * the Table II rows are kernels of this learner (module docstring); POLY's b = 0 (spec, INFERRED).
     """
 
     name = "kogd_reg"
     display = "Kernel OGD (regression)"
-    style = ("#35978f", "d")
+    style = ("black", "s", "-")
     max_kernels = 1
-    params = (LAM, HORIZON, STEP_SIZE)
+    params = (LAM, HORIZON, STEP_SIZE, STANDARDIZE_Y)
 
     def step(self, i, y):
         self.t += 1
         f = self._sigma * self.pool.decision1(self.src, i)       # predict first ...
-        eta = self._eta()                                         # ... then learn
+        y_hat = self.targets.out(f)                               # (in y's units: m + s f, standardize_y)
+        y = self.targets.learn(y)                                 # ... then learn (y, or (y - m)/s)
+        eta = self._eta()
         self.eta_ = eta
         self._sigma *= 1.0 - eta * self.lam                       # f <- (1 - eta lam) f: O(1)
         a = -2.0 * eta * (f - y)                                  # f <- f + a k(x_t, .)
@@ -89,7 +103,7 @@ class KernelOGDRegression(KernelRegressionCore):
             self.n_updates += 1
         if self._sigma < self.renormalise_below:
             self._fold()
-        return f
+        return y_hat
 
     def run_summary(self) -> dict:
         """The T and eta the run used."""

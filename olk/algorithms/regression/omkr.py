@@ -22,14 +22,15 @@ Config labels: ``omkl`` = ``{name: omkr, kernel: amkl17}``, ``omkl_b`` = the sam
 >>> rng = np.random.default_rng(0)
 >>> X = rng.uniform(-1.0, 1.0, size=(300, 2))
 >>> y = 0.5 + 0.4 * X[:, 0] * X[:, 1] + 0.05 * rng.normal(size=300)     # a small synthetic regression stream
->>> model = make("omkr", kernel="amkl17").partial_fit(X[:200], y[:200])  # the AMKL paper's 17 Gaussians
+>>> paper = dict(step_size="sqrt_T", standardize_y=False)               # the spec's step 1/sqrt(T), y as it is
+>>> model = make("omkr", kernel="amkl17", **paper).partial_fit(X[:200], y[:200])   # the AMKL paper's 17 Gaussians
 >>> model.n_sv, model.n_sv_output                        # 200 rows stored once; 17 x 200 kernel SVs
 (200, 3400)
 >>> [model.kernels[k].label() for k in np.argsort(model.weights_)[::-1][:2]]    # the two heaviest kernels
 ['gaussian(gamma=0.5)', 'gaussian(gamma=0.05)']
 >>> round(float(np.mean((model.predict(X[200:]) - y[200:]) ** 2)), 4)          # held-out MSE
 0.0119
->>> b = make("omkr", kernel="amkl17", budget=50).partial_fit(X[:200], y[:200])   # "OMKL-B (=50)"
+>>> b = make("omkr", kernel="amkl17", budget=50, **paper).partial_fit(X[:200], y[:200])   # "OMKL-B (=50)"
 >>> b.n_sv, b.sv_per_kernel_.tolist() == [50] * 17           # the 50 newest rows, kept by every kernel
 (50, True)
 """
@@ -43,14 +44,14 @@ import numpy as np
 from ..._core.svpool import dot, exp_array
 from ..budget.core import forget, purge
 from ..registry import Param, register
-from .core import HORIZON, LAM, STEP_SIZE, KernelRegressionCore
+from .core import HORIZON, LAM, STANDARDIZE_Y, STEP_SIZE, KernelRegressionCore
 
 #: Hedge factor (spec Section 5: beta = 0.5, the AMKL authors' ``all_beta``)
 BETA = Param("beta", 0.5, "Hedge factor: w_k <- w_k beta^{(f_k(x_t) - y_t)^2}", check=lambda v: 0.0 < v <= 1.0,
              requirement="in (0, 1]")
 #: SVs per kernel (spec Section 5: OMKL-B, B = 50); 0 = unbounded (OMKL)
 BUDGET = Param("budget", 0, "maximum SVs per kernel regressor (the oldest is forgotten); 0 = unbounded", type=int,
-               check=lambda v: v >= 0, requirement=">= 0")
+               check=lambda v: v >= 0, requirement=">= 0", symbol="B")
 
 
 @register
@@ -71,7 +72,10 @@ class OMKR(KernelRegressionCore):
       1 - eta lam, lam = 0.01 (the spec's common baseline setting; Ghari-Shen's ``mkl_algorithms.py`` OMKR has
       neither: coefficient -eta (f_k - y), no shrink);
     * eta = 1/sqrt(T) (``step_size=sqrt_T``, the spec's "step 1/sqrt(T) for all baselines"; T = ``horizon`` or
-      the data's rows); ``step_size=sqrt_t`` is Ghari-Shen's eta_t = 1/sqrt(t);
+      the data's rows); ``step_size=sqrt_t`` is Ghari-Shen's eta_t = 1/sqrt(t); the targets as they are
+      (``standardize_y=False``).  olk's defaults, ``step_size=auto`` (the anytime step without a horizon) and
+      ``standardize_y=True``, are :mod:`olk.algorithms.common.regressor`'s; the reproduction configs state the
+      spec's;
     * Hedge loss: the plain squared error of kernel k's prediction made before the update (no lam ||f||^2
       term), beta = 0.5; the weights are kept as log w (log w_k += l_k ln beta, shifted so the largest is 0)
       and normalised with olk's portable exp: the same q as w / sum w without the underflow of beta^{sum l}.
@@ -87,8 +91,8 @@ class OMKR(KernelRegressionCore):
 
     name = "omkr"
     display = "OMKR"
-    style = ("#c51b7d", "p")
-    params = (LAM, HORIZON, STEP_SIZE, BETA, BUDGET)
+    style = ("purple", "p", "-")
+    params = (LAM, HORIZON, STEP_SIZE, BETA, BUDGET, STANDARDIZE_Y)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
@@ -122,7 +126,8 @@ class OMKR(KernelRegressionCore):
     # ------------------------------------------------------------------ the algorithm
     def step(self, i, y):
         f = self._predict_all(i)                            # f_k(x_t), every kernel: one pass over the pool
-        y_hat = dot(self.weights_, f)                       # predict sum_k q_k f_k(x_t) ...
+        y_hat = self.targets.out(dot(self.weights_, f))     # predict sum_k q_k f_k(x_t) (in y's units) ...
+        y = self.targets.learn(y)                           # (y, or (y - m)/s: standardize_y)
         a = self._gradient_step(i, y, f)                    # ... then learn: every f_k, x_t stored once
         if a.any():
             owners = a != 0.0
@@ -166,9 +171,10 @@ class OMKR(KernelRegressionCore):
 
     # ------------------------------------------------------------------ outputs
     def decision_function(self, X, output: str | None = None) -> np.ndarray:
-        """The combined prediction sum_k q_k f_k(x) on every row of X (the order of sums of ``step``)."""
-        F = self.kernel_predictions(X)
+        """The combined prediction sum_k q_k f_k(x) on every row of X (the order of sums of ``step``), in the targets'
+        units."""
+        F = self._learned_predictions(X)
         out = np.zeros(F.shape[0])
         for k, q in enumerate(self.weights_.tolist()):
             out += q * F[:, k]
-        return out
+        return self.targets.out(out)

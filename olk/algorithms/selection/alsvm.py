@@ -170,7 +170,7 @@ class AlSVM(KernelSelection):
 
     name = "alsvm"
     display = "AlSVM"
-    style = ("#8073ac", "*")
+    style = ("blue", "*", "-")
     order_free = True
 
     def fit(self, X, y, order=None):

@@ -31,7 +31,7 @@ class KernelSVM(KernelSelection):
     name = "kernel_svm"
     kernel_ground_truth = True
     display = "LIBSVM (kernel i)"
-    style = ("#4d4d4d", "o")
+    style = ("grey", "o", ":")
     order_free = True
     params = KernelSelection.params + (
         Param("kernel_id", 1, "which kernel of the set: its number, 1-based in the set's order (as the tables' "

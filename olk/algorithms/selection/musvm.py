@@ -34,7 +34,7 @@ class MuSVM(KernelSelection):
 
     name = "musvm"
     display = "MuSVM"
-    style = ("#252525", "*")
+    style = ("black", "*", "--")
     order_free = True
 
     def fit(self, X, y, order=None):

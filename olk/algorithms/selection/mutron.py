@@ -41,7 +41,7 @@ class MuTron(KernelSelection):
 
     name = "mutron"
     display = "MuTron"
-    style = ("#a63603", "*")
+    style = ("vermillion", "^", "-")
     online_output = True
     widens = True               # its returned online learner's pool widens to wider rows
 

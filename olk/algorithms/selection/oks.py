@@ -42,7 +42,7 @@ class OKS(OKSCore):
 
     name = "oks"
     display = "OKS"
-    style = ("#ce1256", "P")
+    style = ("vermillion", "o", "--")
 
     def loss_and_grad(self, y, f):
         z = 1.0 if y * f <= 0.0 else 0.0

@@ -37,7 +37,7 @@ class OKSConvex(OKSCore):
 
     name = "oks_convex"
     display = "OKS (Alg. 1)"
-    style = ("#4d9221", "X")
+    style = ("green", "d", "--")
     params = OKSCore.params + (
         Param("loss", "hinge", "convex loss: hinge max(0, 1 - y f) or logistic ln(1 + exp(-y f))", type=str,
               choices=("hinge", "logistic")),)

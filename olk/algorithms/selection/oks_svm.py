@@ -44,7 +44,7 @@ class OKSSVM(KernelSelection):
 
     name = "oks_svm"
     display = "OKS-SVM"
-    style = ("#df65b0", "*")
+    style = ("grey", "D", "-")
     stochastic = True
     params = KernelSelection.params + DELTAS
 

@@ -35,7 +35,7 @@ class OM1(KernelSelection):
 
     name = "om1"
     display = "OM-1"
-    style = ("#01665e", "*")
+    style = ("orange", "<", "-")
     online_output = True
     widens = True               # its returned online learner's pool widens to wider rows
 

@@ -193,7 +193,7 @@ class OM2(OnlineKernelLearner):
 
     name = "om2"
     display = "OM-2 (OBSCURE online)"
-    style = ("#762a83", "X")
+    style = ("green", "X", "-")
     params = (P, LAM, ETA, STEP_RULE)
     max_kernels = 64
     reproducibility = Reproducibility(exact=False, mistakes=2, accuracy=0.05, n_sv=0.01,

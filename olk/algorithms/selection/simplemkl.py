@@ -466,7 +466,9 @@ class SimpleMKL(KernelSelection):
 
     name = "simplemkl"
     display = "SIPMKL"
-    style = ("#b35806", "*")
+    style = ("purple", "P", "-")
+    #: with one kernel d = (1,) is optimal before any step; the smallest set whose weights it learns: linear + Gaussian
+    default_kernel = ({"type": "linear"}, {"type": "gaussian", "gamma": 1.0})
     order_free = True
     params = KernelSelection.params + (
         Param("tol", 0.01, "SimpleMKL's stopping tolerance on the relative duality gap",

@@ -37,7 +37,7 @@ class SOMSVM(KernelSelection):
 
     name = "som_svm"
     display = "SOM-SVM"
-    style = ("#54278f", "*")
+    style = ("skyblue", "s", "-")
     stochastic = True
     params = KernelSelection.params + DELTAS
 

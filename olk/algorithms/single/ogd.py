@@ -32,7 +32,7 @@ class KernelOGD(OnlineKernelLearner):
 
     name = "ogd"
     display = "OGD"
-    style = ("#2ca02c", "^")
+    style = ("green", "^", "-")
     params = (Param("eta", 0.1, "learning rate", **POSITIVE),
               Param("lam", 0.0, "L2 regularisation (shrinks all coefficients by 1 - eta*lam each step)",
                     check=lambda v: v >= 0, requirement=">= 0"))

@@ -71,7 +71,7 @@ class OSKL(ProjectedAverage, OnlineKernelLearner):
     name = "oskl"
     display = "OSKL"
     stochastic = True
-    style = ("#bd9e39", "h")
+    style = ("orange", "h", "-.")
     params = (
         Param("eta", 0.1, "step size (an SV's coefficient is eta*G*y)", check=lambda v: v > 0, requirement="> 0"),
         Param("G", 10.0, "sampling parameter: Pr(SV) = |l'(y f)|/G, so E[#SV] = E[sum |l'|]/G (hinge: violations/G)",

@@ -31,7 +31,7 @@ class KernelPA1(OnlineKernelLearner):
     name = "pa1"
     display = "PA-I"
     aliases = ("pa_i", "pa")
-    style = ("#ff7f0e", "s")
+    style = ("orange", "s", "-")
     params = (Param("C", 1.0, "aggressiveness (soft-margin) parameter", **POSITIVE),)
 
     def step(self, i, y):

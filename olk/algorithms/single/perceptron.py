@@ -29,7 +29,7 @@ class KernelPerceptron(OnlineKernelLearner):
 
     name = "perceptron"
     display = "Perceptron"
-    style = ("#1f77b4", "o")
+    style = ("black", "o", "-")
 
     def step(self, i, y):
         self.t += 1

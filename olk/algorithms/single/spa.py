@@ -48,7 +48,7 @@ class SPA(AveragedOutput, OnlineKernelLearner):
     name = "spa"
     display = "SPA"
     stochastic = True
-    style = ("#d62728", "*")
+    style = ("vermillion", "*", "-")
     params = SPA_PARAMS + (OUTPUT,)
     check_params = classmethod(check_spa_params)            # beta >= alpha
 
