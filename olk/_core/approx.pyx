@@ -27,17 +27,18 @@ nonzeros) and sum in one order everywhere, so a learner's step and its ``decisio
 >>> z = np.empty(6); fourier_map(UT, np.array([0.0, 0.0]), 0.5, z); z.tolist()     # sin 0 = 0, cos 0 = 1
 [0.0, 0.0, 0.0, 0.5, 0.5, 0.5]
 """
-import os
 
 import numpy as np
 from libc.stdlib cimport free, malloc
 
 cdef extern from "olk_sincos.h" nogil:
     int olk_vsincos_level
-    int olk_vsincos_detect()
     void olk_sincos(double x, double* s, double* c)
     void olk_vsincos(const double* x, double* s, double* c, Py_ssize_t n, double scale)
     void olk_vcos(const double* x, double* c, Py_ssize_t n, double scale)
+
+cdef extern from "olk_cpu.h" nogil:
+    int olk_simd_detect()
 
 cdef extern from "olk_proj.h" nogil:
     int olk_proj_level
@@ -46,7 +47,7 @@ cdef extern from "olk_proj.h" nogil:
     double olk_dot8(const double* a, const double* b, Py_ssize_t n)
     void olk_axpy(double* y, double a, const double* x, Py_ssize_t n)
 
-SIMD_LEVELS = ("scalar", "avx2", "avx512")
+from olk._core import SIMD_LEVELS, simd_level
 
 
 def simd(level=None):
@@ -54,15 +55,8 @@ def simd(level=None):
     CPU has, capped by OLK_EXP_SIMD, the knob of olk's exp).  With `level`, switch to it (capped by the CPU) and
     return the level now in use.  Every level gives the same bits (tests/test_sincos.py); only speed differs."""
     global olk_vsincos_level, olk_proj_level
-    best = olk_vsincos_detect()
-    want = level if level is not None else os.environ.get("OLK_EXP_SIMD", "").strip().lower() or None
-    if want is not None:
-        if want not in SIMD_LEVELS:
-            raise ValueError(f"SIMD level must be one of {', '.join(SIMD_LEVELS)}, got {want!r}")
-        best = min(best, SIMD_LEVELS.index(want))
-    olk_vsincos_level = best
-    olk_proj_level = best
-    return SIMD_LEVELS[best]
+    olk_vsincos_level = olk_proj_level = simd_level(olk_simd_detect(), level)
+    return SIMD_LEVELS[olk_vsincos_level]
 
 
 simd()

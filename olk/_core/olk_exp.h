@@ -22,6 +22,7 @@
 /* 2^(j/128) = hi_j (1 + tail_j): olk_exp_tail[j] = tail_j, olk_exp_sbits[j] = bits of hi_j minus (j << 45);
  * constants computed once with exact decimal arithmetic (tests/test_exp.py recomputes them) */
 #include "olk_exp_table.h"
+#include "olk_cpu.h"
 
 #define OLK_EXP_INV_LN2_N (0x1.71547652b82fep0 * 128)
 #define OLK_EXP_SHIFT 0x1.8p52
@@ -142,17 +143,6 @@ static void olk_vexp_fast_avx512(const double *restrict x, double *restrict y, P
  * caps it, for tests and benchmarks); -1 until the first call decides */
 static int olk_vexp_level = -1;
 
-static int olk_vexp_detect(void) {
-    int level = 0;
-#ifdef OLK_EXP_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2"))
-        level = 1;
-    if (__builtin_cpu_supports("avx512f"))
-        level = 2;
-#endif
-    return level;
-}
 
 static void olk_vexp_fast(const double *restrict x, double *restrict y, Py_ssize_t n) {
 #ifdef OLK_EXP_X86

@@ -36,6 +36,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "olk_cpu.h"
+
 #if defined(__GNUC__) || defined(__clang__)
 #define OLK_SC_INLINE static inline __attribute__((always_inline))
 #else
@@ -143,30 +145,25 @@ static void olk_sincos(double x, double *s, double *c) {
 }
 
 /* the fast path over an array, every element in range or not (an out-of-range x gives a meaningless but harmless
- * value: no traps); returns whether any element was out of range (or NaN).  x must not overlap s or c. */
-#define OLK_VSINCOS_BODY                                                                       \
+ * value: no traps); returns whether any element was out of range (or NaN).  x must not overlap s or c.
+ * STORE_SIN is the sine's store (``s[i] = si * scale;``), or nothing for the one-cosine map (cos only). */
+#define OLK_VSC_BODY(STORE_SIN)                                                                \
     Py_ssize_t i;                                                                              \
     int bad = 0;                                                                               \
     double si, ci;                                                                             \
     for (i = 0; i < n; i++) {                                                                  \
         olk_sincos_fast(x[i], 0.0, 0, &si, &ci);                                               \
         bad |= !(fabs(x[i]) <= OLK_SC_FAST);                                                   \
-        s[i] = si * scale;                                                                     \
+        STORE_SIN                                                                              \
         c[i] = ci * scale;                                                                     \
     }                                                                                          \
     return bad;
 
+/* s[i] = sin(x[i]) * scale, c[i] = cos(x[i]) * scale */
+#define OLK_VSINCOS_BODY OLK_VSC_BODY(s[i] = si * scale;)
+
 /* cos only (the one-cosine map): c[i] = cos(x[i]) * scale */
-#define OLK_VCOS_BODY                                                                          \
-    Py_ssize_t i;                                                                              \
-    int bad = 0;                                                                               \
-    double si, ci;                                                                             \
-    for (i = 0; i < n; i++) {                                                                  \
-        olk_sincos_fast(x[i], 0.0, 0, &si, &ci);                                               \
-        bad |= !(fabs(x[i]) <= OLK_SC_FAST);                                                   \
-        c[i] = ci * scale;                                                                     \
-    }                                                                                          \
-    return bad;
+#define OLK_VCOS_BODY OLK_VSC_BODY()
 
 static int olk_vsincos_fast_scalar(const double *restrict x, double *restrict s, double *restrict c, Py_ssize_t n,
                                    double scale) {
@@ -205,17 +202,6 @@ static int olk_vcos_fast_avx512(const double *restrict x, double *restrict c, Py
 /* which loop: 0 scalar, 1 AVX2, 2 AVX-512F (set by approx.pyx from OLK_EXP_SIMD and the CPU) */
 static int olk_vsincos_level = 0;
 
-static int olk_vsincos_detect(void) {
-    int level = 0;
-#ifdef OLK_SC_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2"))
-        level = 1;
-    if (__builtin_cpu_supports("avx512f"))
-        level = 2;
-#endif
-    return level;
-}
 
 /* s[i] = sin(x[i]) * scale, c[i] = cos(x[i]) * scale for i < n: the same bits as olk_sincos on every level */
 static void olk_vsincos(const double *restrict x, double *restrict s, double *restrict c, Py_ssize_t n,

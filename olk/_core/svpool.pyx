@@ -74,7 +74,9 @@ cdef extern from "olk_exp.h" nogil:
     void olk_vexp(const double* x, double* y, Py_ssize_t n)
     void olk_vexp_fast(const double* x, double* y, Py_ssize_t n)   # the fast path alone: -708 < x < 709
     int olk_vexp_level
-    int olk_vexp_detect()
+
+cdef extern from "olk_cpu.h" nogil:
+    int olk_simd_detect()
 
 cdef extern from "olk_scale.h" nogil:
     int olk_scale(double* v, Py_ssize_t n, double f)    # v *= f; any product zero?
@@ -129,7 +131,8 @@ def exp_tables():
         sbits[j] = olk_exp_sbits[j]
     return tail, sbits
 
-EXP_SIMD_LEVELS = ("scalar", "avx2", "avx512")
+
+from olk._core import SIMD_LEVELS as EXP_SIMD_LEVELS     # noqa: E402 (the levels of olk_cpu.h)
 
 
 def exp_simd(level=None):
@@ -137,15 +140,9 @@ def exp_simd(level=None):
     environment variable OLK_EXP_SIMD).  With `level`, switch to it (capped by what the CPU has) and return the
     level now in use.  Every level gives the same bits (tests/test_exp.py); they differ in speed only."""
     global olk_vexp_level
-    import os
-    best = olk_vexp_detect()
-    want = level if level is not None else os.environ.get("OLK_EXP_SIMD", "").strip().lower() or None
-    if want is not None:
-        if want not in EXP_SIMD_LEVELS:
-            raise ValueError(f"exp SIMD level must be one of {', '.join(EXP_SIMD_LEVELS)}, got {want!r}")
-        best = min(best, EXP_SIMD_LEVELS.index(want))
-    olk_vexp_level = best
-    return EXP_SIMD_LEVELS[best]
+    from olk._core import simd_level
+    olk_vexp_level = simd_level(olk_simd_detect(), level, "exp SIMD level")
+    return EXP_SIMD_LEVELS[olk_vexp_level]
 
 
 exp_simd()
