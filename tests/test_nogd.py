@@ -115,3 +115,77 @@ def test_save_load_after_the_map(tmp_path):
     back.partial_fit(X, y)
     m.partial_fit(X, y)
     np.testing.assert_array_equal(back.decision_function(X), m.decision_function(X))
+
+
+def _exact_twin_run(X, y, **params):
+    """The screened learner, and a twin that takes the exact step on every row after the map (the loop NOGD ran
+    before the screen: f = w'M k_S(x) by project_dot, then loss_slope and axpy)."""
+    from olk._core.approx import axpy
+    from olk.algorithms.approximation.core import loss_slope
+    m, twin = make("nogd", **params), make("nogd", **params)
+    m.bind(X)
+    twin.bind(X)
+    f_m, f_t = [], []
+    for i in range(X.shape[0]):
+        f_m.append(m.step(i, y[i]))
+        if twin._Mt is None:
+            f_t.append(twin.step(i, y[i]))
+            continue
+        twin.t += 1
+        f = twin._score(twin.src, i)
+        s = loss_slope(twin.loss, y[i], f)
+        if s != 0.0:
+            axpy(twin._w, twin.eta * s, twin._zbuf)
+            twin.n_updates += 1
+        f_t.append(f)
+    return m, twin, np.array(f_m), np.array(f_t)
+
+
+@pytest.mark.parametrize("rank,eta", [(8, 1.0), (20, 0.05), ("auto", 5.0)])
+def test_screened_step_is_the_exact_step(rank, eta):
+    """The screen (olk._core.approx.NystromScreen) changes no decision: the same updates, the same w to the bit,
+    the same signs and hinge decisions on every row; the scores it returns instead of the exact ones are within
+    its bound."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(1500, 5))
+    y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] > 0, 1.0, -1.0)
+    m, twin, fm, ft = _exact_twin_run(X, y, kernel={"type": "gaussian", "gamma": 0.5}, budget=40, rank=rank,
+                                      eta=eta)
+    assert m._Mt is not None and m._screen is not None
+    assert m.n_updates == twin.n_updates
+    assert np.array_equal(m._w.view(np.uint64), twin._w.view(np.uint64))
+    assert np.array_equal(fm >= 0, ft >= 0) and np.array_equal(y * fm < 1, y * ft < 1)
+    assert np.max(np.abs(fm - ft)) <= 1e-9 * max(1.0, np.max(np.abs(ft)))
+    assert np.array_equal(m.decision_function(X).view(np.uint64), twin.decision_function(X).view(np.uint64))
+
+
+def test_screen_returns_a_score_only_when_it_proves_no_hinge_step():
+    """Scores put right at the margin (y f = 1 +- a few ulps): the screen never claims y f >= 1 wrongly, and its
+    score is within kappa E of the exact one whenever it returns one."""
+    from olk._core.approx import NystromScreen, project_dot
+    from olk._core.svpool import RowSource, SVPool
+    from olk.kernels import KernelSet
+    rng = np.random.default_rng(11)
+    B, k, d = 30, 7, 4
+    S = rng.normal(size=(B, d))
+    pool = SVPool(d, False, **KernelSet.of({"type": "gaussian", "gamma": 0.3}).pool_args())
+    src_sv = RowSource(S)
+    for s in range(B):
+        pool.add(src_sv, s, 0.0, s)
+    Mt = rng.normal(size=(B, k))
+    Q = rng.normal(size=(200, d))
+    src = RowSource(Q)
+    kS, z = np.empty((1, B)), np.empty(k)
+    returned = 0
+    for i in range(Q.shape[0]):
+        w = rng.normal(size=k)
+        pool.kernel_values(src, i, kS)
+        f0 = project_dot(Mt, kS[0], w, z)
+        w *= (1.0 + rng.integers(-4, 5) * 2.0 ** -52) / f0     # w'M k_S(x_i) = 1 up to a few ulps
+        f = project_dot(Mt, kS[0], w, z)
+        sc = NystromScreen(Mt, w)
+        g = sc.screen(pool, src, i, 1.0)
+        if g == g:
+            returned += 1
+            assert f >= 1.0 and abs(g - f) <= sc.bound * np.max(np.abs(kS))
+    assert returned < 100                                      # at the margin the screen mostly defers

@@ -14,6 +14,8 @@ nonzeros) and sum in one order everywhere, so a learner's step and its ``decisio
   cosine map cos(U x + b) * scale; ``FourierFeatures.score`` also returns w'z in the fixed blocked order of
   ``dot8``, and ``update`` does FOGD's w += c z;
 * ``project_dot``: NOGD's f(x) = w'M k_S(x) (the projection, then ``dot``'s order);
+* ``NystromScreen``: NOGD's step after the map, the exact f of ``project_dot`` computed only on the rows where a
+  bounded cheaper value cannot decide the hinge step (the derivation is in its docstring);
 * ``dot`` (left to right from 0.0: NOGD's w'z), ``dot8`` (eight interleaved partial sums, a fixed order: FOGD's),
   ``axpy`` (y += a x, the bits of numpy's ``y += a * x``).
 
@@ -29,7 +31,10 @@ nonzeros) and sum in one order everywhere, so a learner's step and its ``decisio
 """
 
 import numpy as np
+from libc.math cimport fabs
 from libc.stdlib cimport free, malloc
+
+from .svpool cimport RowSource, SVPool
 
 cdef extern from "olk_sincos.h" nogil:
     int olk_vsincos_level
@@ -256,3 +261,131 @@ def axpy(double[::1] y, double a, const double[::1] x):
         raise ValueError(f"axpy: lengths {y.shape[0]} and {x.shape[0]} differ")
     if y.shape[0]:
         olk_axpy(&y[0], a, &x[0], y.shape[0])
+
+
+# ------------------------------------------------------------------------------------------ NOGD's screened step
+cdef double _U = 1.1102230246251565e-16          # the unit roundoff of float64, 2^-53
+
+
+cdef inline double _gamma(Py_ssize_t n) noexcept nogil:
+    """gamma_n = n u / (1 - n u): |fl(a'b) - a'b| <= gamma_n |a|'|b| for an inner product of n terms summed in any
+    order (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5 and Sec. 3.1)."""
+    cdef double nu = n * _U
+    return nu / (1.0 - nu)
+
+
+cdef class NystromScreen:
+    """NOGD's step after the map (hinge loss), exact and cheaper: the same decisions, updates and w as computing
+    f = w'z, z = M k_S(x), on every row, with the O(kB) projection done only where it can matter.
+
+    The exact score (the bits of :func:`project_dot`, what ``decision_function`` returns) is f = fl(w' fl(M k)),
+    with k = k_S(x) (B entries), M = L^-1/2 V' given as M' (B x k).  Its real-arithmetic value is
+    F = w'M k = beta*' k with beta* = M'w (B entries).  Keep beta = fl(M'w) (each entry a k-term inner product,
+    recomputed whenever w changes) and compute g = fl(beta' k) (a B-term inner product: O(B), no projection).
+    With kappa = max_t |k_t|, c_r = sum_t |M'[t, r]| and S = sum_r |w_r| c_r, the standard inner-product bound
+    (see ``_gamma``) gives
+
+        |f - F| <= kappa S (gamma_B + gamma_k (1 + gamma_B))      (z_r within gamma_B kappa c_r, then w'z)
+        |beta' k - F| <= kappa ||beta - beta*||_1 <= kappa gamma_k S
+        |g - beta' k| <= gamma_B kappa ||beta||_1
+
+    so |g - f| <= kappa E, E = gamma_B ||beta||_1 + S (2 gamma_k + gamma_B + gamma_k gamma_B); the code uses 2E
+    (and adds 1e-300 against underflow) so that the rounding of E itself needs no further care.  If
+    y g >= 1 + |y| kappa 2E, then y f >= 1: the hinge slope is 0 (no update) and sign(f) = y (no mistake), exactly
+    what the exact score would have given; only then is g returned instead of f (a value within kappa E of f; the
+    engine reads only its sign).  Every other row (an update, or a score within the bound of the margin) gets the
+    exact f, and an update w += a z (:func:`axpy`'s bits) recomputes beta.  Kernel values are computed once per
+    row either way (the same kernel-evaluation count).
+
+    It holds views of the learner's M' and w (not copies: the learner owns and pickles them), and its own beta,
+    z and k_S(x) buffers."""
+    cdef const double[:, ::1] Mt
+    cdef double[:, ::1] M             # M itself (k x B): beta = M'w is olk_project over M's rows
+    cdef Py_ssize_t* ridx             # 0..k-1: w's entries as the projection's non-zeros (all of them)
+    cdef double[::1] w
+    cdef readonly object z            # numpy arrays: the learner reads z after exact() (tests, diagnostics)
+    cdef readonly object kS
+    cdef readonly object beta
+    cdef double[::1] zv, kv, bv, colsum
+    cdef readonly double bound        # 2E: |g - f| <= kappa * bound (see above)
+    cdef Py_ssize_t B, k
+    cdef _Scratch sc
+    cdef readonly bint updated        # the last step() changed w
+
+    def __cinit__(self, const double[:, ::1] Mt, double[::1] w):
+        cdef Py_ssize_t t, r
+        self.B, self.k = Mt.shape[0], Mt.shape[1]
+        if w.shape[0] != self.k or self.B == 0 or self.k == 0:
+            raise ValueError(f"NystromScreen: M' is {self.B} x {self.k}, w has {w.shape[0]} entries")
+        self.Mt, self.w = Mt, w
+        self.M = np.ascontiguousarray(np.asarray(Mt).T)
+        self.ridx = <Py_ssize_t*> malloc(self.k * sizeof(Py_ssize_t))
+        if self.ridx == NULL:
+            raise MemoryError()
+        for r in range(self.k):
+            self.ridx[r] = r
+        self.z, self.kS, self.beta = np.empty(self.k), np.empty(self.B), np.empty(self.B)
+        self.zv, self.kv, self.bv = self.z, self.kS, self.beta
+        self.colsum = np.zeros(self.k)
+        for t in range(self.B):
+            for r in range(self.k):
+                self.colsum[r] += fabs(Mt[t, r])
+        self.sc = _Scratch(self.B, 0)
+        self._refresh()
+
+    def __dealloc__(self):
+        free(self.ridx)
+
+    cdef void _refresh(self) noexcept:
+        """beta = fl(M'w) (olk's blocked projection over M's k rows: each entry a k-term sum in r order) and the
+        bound's E (times 2, see the class docstring) for the current w."""
+        cdef Py_ssize_t t, r
+        cdef double l1 = 0.0, S = 0.0, gb = _gamma(self.B), gk = _gamma(self.k)
+        for t in range(self.B):
+            self.bv[t] = olk_dot8(&self.Mt[t, 0], &self.w[0], self.k)
+            l1 += fabs(self.bv[t])
+        for r in range(self.k):
+            S += fabs(self.w[r]) * self.colsum[r]
+        self.bound = 2.0 * (gb * l1 + S * (2.0 * gk + gb + gk * gb)) + 1e-300
+
+    def screen(self, SVPool pool, RowSource src, Py_ssize_t i, double y):
+        """k_S(x_i) into the buffer (the pool's kernel values); g = beta'k_S(x_i) if y g >= 1 + |y| kappa 2E (the
+        exact score would give no hinge update and no mistake), else NaN: then call :meth:`exact`."""
+        cdef Py_ssize_t t
+        cdef double g, kappa = 0.0
+        pool._check_src(src, i)
+        if pool.n_sv != self.B or pool.n_kernels != 1:
+            raise ValueError(f"NystromScreen: the pool holds {pool.n_sv} SVs of {pool.n_kernels} kernel(s), the map "
+                             f"{self.B} SVs of one kernel")
+        pool._kernel_values(src, i, &self.kv[0], self.B)
+        g = olk_dot8(&self.bv[0], &self.kv[0], self.B)
+        for t in range(self.B):
+            if fabs(self.kv[t]) > kappa:
+                kappa = fabs(self.kv[t])
+        if y * g - fabs(y) * kappa * self.bound >= 1.0:
+            return g
+        return float("nan")
+
+    def step(self, SVPool pool, RowSource src, Py_ssize_t i, double y, double eta):
+        """NOGD's hinge step after the map in one call: :meth:`screen`; where it cannot decide, :meth:`exact` and,
+        if y f < 1 (the hinge slope s = y, :func:`olk.algorithms.approximation.core.loss_slope`'s test),
+        :meth:`update` with eta s.  Returns f; ``updated`` says whether w changed."""
+        cdef double f = self.screen(pool, src, i, y)
+        self.updated = False
+        if f == f:
+            return f
+        f = _project_dot(self.Mt, self.kv, &self.zv[0], &self.w[0], False, self.sc)
+        if y * f < 1.0:
+            olk_axpy(&self.w[0], eta * y, &self.zv[0], self.k)
+            self._refresh()
+            self.updated = True
+        return f
+
+    def exact(self):
+        """f = w'z, z = M k_S(x) of the last :meth:`screen` (left in ``z``): :func:`project_dot`'s bits."""
+        return _project_dot(self.Mt, self.kv, &self.zv[0], &self.w[0], False, self.sc)
+
+    def update(self, double a):
+        """w += a z (:func:`axpy`'s bits, the z of the last :meth:`exact`), then beta and E for the new w."""
+        olk_axpy(&self.w[0], a, &self.zv[0], self.k)
+        self._refresh()

@@ -49,14 +49,40 @@ typedef double olk_v2d __attribute__((vector_size(16)));
         memcpy(out + r0 + 2 * (W), &a2, sizeof a2);                                            \
         memcpy(out + r0 + 3 * (W), &a3, sizeof a3);                                            \
     }
+
+/* the last D - r0 < 4W entries in one pass over the non-zeros, every sum in a register of its own: up to three
+ * W-wide vectors, then a 4-wide, a 2-wide and a scalar one as the remainder needs (a sum kept in memory would
+ * wait for its own store every term: for D = 100 that loop cost as much as a whole 4W block) */
+#define OLK_PROJECT_TAIL(VT, W)                                                                \
+    if (r0 < D) {                                                                              \
+        Py_ssize_t nv = (D - r0) / (W), rr = (D - r0) % (W);                                   \
+        Py_ssize_t c4 = r0 + nv * (W), c2 = c4 + (rr & 4), c1 = c2 + (rr & 2);                 \
+        VT a0 = {0.0}, a1 = {0.0}, a2 = {0.0};                                                 \
+        olk_v4d h = {0.0};                                                                     \
+        olk_v2d q = {0.0};                                                                     \
+        double s = 0.0;                                                                        \
+        for (t = 0; t < m; t++) {                                                              \
+            const double *u = UT + idx[t] * D;                                                 \
+            double v = val[t];                                                                 \
+            VT vv = (VT){0.0} + v, x;                                                          \
+            if (nv > 0) { memcpy(&x, u + r0, sizeof x); a0 += vv * x; }                        \
+            if (nv > 1) { memcpy(&x, u + r0 + (W), sizeof x); a1 += vv * x; }                  \
+            if (nv > 2) { memcpy(&x, u + r0 + 2 * (W), sizeof x); a2 += vv * x; }              \
+            if (rr & 4) { olk_v4d x4; memcpy(&x4, u + c4, sizeof x4); h += ((olk_v4d){0.0} + v) * x4; } \
+            if (rr & 2) { olk_v2d x2; memcpy(&x2, u + c2, sizeof x2); q += ((olk_v2d){0.0} + v) * x2; } \
+            if (rr & 1) s += v * u[c1];                                                        \
+        }                                                                                      \
+        if (nv > 0) memcpy(out + r0, &a0, sizeof a0);                                          \
+        if (nv > 1) memcpy(out + r0 + (W), &a1, sizeof a1);                                    \
+        if (nv > 2) memcpy(out + r0 + 2 * (W), &a2, sizeof a2);                                \
+        if (rr & 4) memcpy(out + c4, &h, sizeof h);                                            \
+        if (rr & 2) memcpy(out + c2, &q, sizeof q);                                            \
+        if (rr & 1) out[c1] = s;                                                               \
+    }
 #else
 #define OLK_PROJECT_BLOCKS(VT, W)
-#endif
-
-/* the blocks, then the last entries (fewer than a block) accumulated in memory (the unblocked loop) */
-#define OLK_PROJECT_BODY(VT, W)                                                                \
-    Py_ssize_t r0 = 0, r, t;                                                                   \
-    OLK_PROJECT_BLOCKS(VT, W)                                                                  \
+/* the entries accumulated in memory (the unblocked loop) */
+#define OLK_PROJECT_TAIL(VT, W)                                                                \
     for (r = r0; r < D; r++)                                                                   \
         out[r] = 0.0;                                                                          \
     for (t = 0; t < m && r0 < D; t++) {                                                        \
@@ -65,6 +91,14 @@ typedef double olk_v2d __attribute__((vector_size(16)));
         for (r = r0; r < D; r++)                                                               \
             out[r] += v * u[r];                                                                \
     }
+#endif
+
+/* the 4W-wide blocks, then the last entries (fewer than a block) */
+#define OLK_PROJECT_BODY(VT, W)                                                                \
+    Py_ssize_t r0 = 0, r, t;                                                                   \
+    (void)r;                                                                                   \
+    OLK_PROJECT_BLOCKS(VT, W)                                                                  \
+    OLK_PROJECT_TAIL(VT, W)
 
 #define OLK_DOT8_BODY                                                                          \
     double acc[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};                                  \

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.approx import axpy, project, project_dot
+from ..._core.approx import NystromScreen, axpy, project, project_dot
 from ...errors import ConfigError
 from ..budget.core import budget_param
 from ..common.learner import OnlineKernelLearner
@@ -90,6 +90,13 @@ class NOGD(OnlineKernelLearner):
     * the same step eta in both phases (NysGD.m's eta_nogd);
     * #SV = the B rows of the Nystrom basis, kept in the SV pool (``support_vectors_``); ``dual_coef_`` is the
       expansion alpha before the map and M'w after it (f(x) = w'M k_S(x) = (M'w)' k_S(x)).
+
+    Cost after the map (hinge loss): z = M k_S(x) is O(kB) per row, read from a B x k matrix that does not fit
+    the first-level cache.  Most rows make no hinge step (y f >= 1), and for those f is only compared with 1:
+    :class:`olk._core.approx.NystromScreen` computes g = (M'w)'k_S(x) in O(B) with a rigorous bound on |g - f|
+    and takes the O(kB) exact step only where g cannot decide.  Every decision, update and bit of w is the exact
+    step's (tests/test_nogd.py); the one difference is the score returned for a row without a step, which is g,
+    within the bound of f (the engine reads its sign).  ``decision_function`` always computes the exact f.
     """
 
     name = "nogd"
@@ -119,6 +126,7 @@ class NOGD(OnlineKernelLearner):
         self._gram_evals = 0                    # kernel evaluations of the B x B matrix K
         self._kS: np.ndarray | None = None      # buffers of k_S(x) (1 x B) and z (k), reused every step
         self._zbuf: np.ndarray | None = None
+        self._screen: Any = None                # the hinge step after the map (NystromScreen): derived, rebuilt
 
     @property
     def k_target(self) -> int:
@@ -145,12 +153,26 @@ class NOGD(OnlineKernelLearner):
                     axpy(self._w, self.eta * s, self._zbuf)
                 self.n_updates += 1
             return f
-        f = self._score(self.src, i)                        # phase 2: linear OGD on z: z_t = M k_S(x_t), f = w'z_t
-        s = loss_slope(self.loss, y, f)
-        if s != 0.0:
-            axpy(self._w, self.eta * s, self._zbuf)         # w <- w + eta s z_t
-            self.n_updates += 1
+        if self.loss != "hinge":                            # phase 2: linear OGD on z: z_t = M k_S(x_t), f = w'z_t
+            f = self._score(self.src, i)
+            s = loss_slope(self.loss, y, f)
+            if s != 0.0:
+                axpy(self._w, self.eta * s, self._zbuf)     # w <- w + eta s z_t
+                self.n_updates += 1
+            return f
+        sc = self._screen or self._new_screen()             # the hinge loss: the exact f only where it can matter:
+        f = sc.step(self.pool, self.src, i, y, self.eta)    # beta'k_S(x_t) when it proves y f_t >= 1 (s = 0), else
+        if sc.updated:                                      # f_t = w'z_t (project_dot's bits) and, if y f_t < 1,
+            self.n_updates += 1                             # w <- w + eta y z_t
         return f
+
+    def _new_screen(self):
+        """The screened hinge step over M' and w (:class:`olk._core.approx.NystromScreen`: the derivation that it
+        gives the exact step's decisions, updates and w); built on first use after the map (and after olk.load)."""
+        if not self._w.flags.writeable:                     # loaded read-only (a memory-mapped pickle)
+            self._w = self._w.copy()
+        self._screen = NystromScreen(self._Mt, self._w)
+        return self._screen
 
     def _build_map(self) -> None:
         """K of the B SVs (the pool's own kernel values, :meth:`KernelSet.gram`), its top-k eigenpairs, M, and
@@ -159,6 +181,7 @@ class NOGD(OnlineKernelLearner):
         self._gram_evals += K.shape[0] * K.shape[0]
         M, L, V = nystrom_map(K, self.k_target)
         self._Mt = np.ascontiguousarray(M.T)                # the layout of olk's projection loop
+        self._screen = None
         self._w = np.empty(L.shape[0])
         project(np.ascontiguousarray(V), np.ascontiguousarray(self.pool.coefs[:, 0]), self._w)     # V' alpha
         self._w *= np.sqrt(L)                               # w = L^1/2 V' alpha
@@ -184,7 +207,7 @@ class NOGD(OnlineKernelLearner):
 
     def __getstate__(self):
         state = super().__getstate__()
-        state["_kS"] = state["_zbuf"] = None    # work buffers: rebuilt on first use
+        state["_kS"] = state["_zbuf"] = state["_screen"] = None    # work buffers: rebuilt on first use
         return state
 
     def _expansion_coefs(self) -> np.ndarray:

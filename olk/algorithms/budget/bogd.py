@@ -21,6 +21,7 @@ against: :mod:`olk.algorithms.budget.core`.
 """
 from __future__ import annotations
 
+from ..._core.bogd import bogd_step
 from ..common.learner import OnlineKernelLearner
 from ..common.losses import check_shrinkage, hinge
 from ..registry import register
@@ -63,6 +64,16 @@ class BOGD(OnlineKernelLearner):
 
     def step(self, i, y):
         self.t += 1
+        pool = self.pool
+        if pool.n_cols == 1 and pool.n_kernels == 1:        # one call into the core (olk._core.bogd.bogd_step),
+            f, learned = bogd_step(pool, self.src, i, y, self.eta, self.lam, self.budget, self.rng, self.t)
+            self.n_updates += learned                       # bit for bit the reading of reading_step
+            return f
+        return self.reading_step(i, y)
+
+    def reading_step(self, i, y):
+        """The step of the docstring's pseudo-code in Python, on the pool's calls (after ``t += 1``): what
+        :func:`olk._core.bogd.bogd_step` computes in one call (tests/test_bogd_core.py holds them equal)."""
         pool = self.pool
         f = pool.decision1(self.src, i)
         learns = hinge(y, f) > 0.0
