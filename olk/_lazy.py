@@ -32,6 +32,18 @@ def one_blas_thread() -> None:
             SET_BY_OLK.add(name)
 
 
+def one_blas_thread_here():
+    """A context manager for a BLAS/LAPACK call olk wants on one thread: nothing when :func:`one_blas_thread` made
+    the pool one thread before numpy was imported (the ``olk`` command, the bench's runner) and every pool variable
+    says 1, else threadpoolctl's
+    ``threadpool_limits(1)`` (a library or notebook user: about 60 ms, for it inspects every loaded library)."""
+    if SET_BY_OLK and all(os.environ.get(name) == "1" for name in BLAS_THREAD_VARIABLES):
+        import contextlib
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(1)
+
+
 def issparse(x) -> bool:
     """``scipy.sparse.issparse(x)``, without importing scipy when nothing could be sparse yet."""
     sp = sys.modules.get("scipy.sparse")

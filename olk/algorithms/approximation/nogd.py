@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.approx import NystromScreen, axpy, project, project_dot
+from ..._lazy import one_blas_thread_here
 from ...errors import ConfigError
 from ..budget.core import budget_param
 from ..common.learner import OnlineKernelLearner
@@ -56,8 +57,7 @@ def nystrom_map(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     matrix K: its r <= k largest eigenpairs (L descending, V's columns the eigenvectors).  Eigenvalues at the
     level of rounding (<= L_max * B * machine epsilon, numpy's rank tolerance) are dropped: 1/sqrt(L) of a zero
     direction (two equal SVs, or k beyond K's rank) would only amplify rounding noise."""
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(1):                    # one LAPACK thread: idle BLAS threads spin on a busy machine
+    with one_blas_thread_here():                  # one LAPACK thread: idle BLAS threads spin on a busy machine
         L, V = np.linalg.eigh(K)                  # ascending
     L, V = L[::-1][:k], V[:, ::-1][:, :k]
     keep = L > max(L[0], 0.0) * K.shape[0] * np.finfo(np.float64).eps

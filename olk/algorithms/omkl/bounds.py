@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._lazy import issparse
+from ..._lazy import issparse, one_blas_thread_here
 
 #: the comparator SVM is trained on at most this many rows of the stream
 MAX_ROWS = 2000
@@ -180,8 +180,7 @@ def comparator(X, y, kernels, max_rows: int = MAX_ROWS, C: float = SVM_C, seed: 
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(1):          # one BLAS thread: olk runs one job per core (and threads contend)
+    with one_blas_thread_here():        # one BLAS thread: olk runs one job per core (and threads contend)
         comp = _comparator(X, y, kernels, max_rows, C, seed, maxiter)
     _CACHE[key] = comp
     while len(_CACHE) > 4:
