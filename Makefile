@@ -13,6 +13,8 @@ BENCH_MULTI ?=
 BENCH_KLR ?=
 BENCH_AMKL ?=
 BENCH_CANON ?=
+BENCH_RIVER ?=
+BENCH_ECOSYSTEM ?=
 
 .PHONY: install demo test docs docs-serve regress bench reproduce-all asan clean help
 
@@ -67,6 +69,7 @@ bench: $(STAMP)
 	$(OLK) bench amkl $(BENCH_AMKL)
 	$(OLK) bench canon $(BENCH_CANON)
 	$(OLK) bench river $(BENCH_RIVER)
+	$(OLK) bench ecosystem $(BENCH_ECOSYSTEM)
 
 # every paper config with --resume, then the report (olk reproduce): the expected time is printed first (from the run
 # times recorded in results/*/runs.jsonl), a failing config does not stop the others, the failures are listed at the

@@ -438,7 +438,7 @@ def reproduce(configs, n_jobs, estimate_only):
 @click.argument("suite", required=False, default="core", metavar="[SUITE]")
 @click.argument("options", nargs=-1, type=click.UNPROCESSED)
 def bench(suite, options):
-    """Speed benchmarks: SUITE is core (default), learners, batch, multi, klr, amkl, canon or all.
+    """Speed benchmarks: SUITE is core (default), learners, batch, multi, klr, amkl, canon, river, ecosystem or all.
 
     Each suite takes its own options (olk bench SUITE --help).  'all' runs every suite in that order, each
     with its defaults (make bench); speed claims live here, never in unit tests."""

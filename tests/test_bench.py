@@ -140,6 +140,7 @@ def test_bench_core_vs_cpp_pairs_and_the_reader_hook(tmp_path, monkeypatch):
     (["bench", "canon", "--scale", "2"], "--scale must be in (0, 1]"),
     (["bench", "river", "--models", "perceptron,nope"], "--models 'nope' is not an olk.river learner"),
     (["bench", "river", "--rounds", "0"], "--rounds and --repeats must be >= 1"),
+    (["bench", "ecosystem", "--rounds", "0"], "--rounds must be >= 1"),
 ])
 def test_bench_bad_options_are_one_line(args, msg):
     r = subprocess.run([sys.executable, "-m", "olk.cli", *args], capture_output=True, text=True, timeout=120)
@@ -172,3 +173,36 @@ def test_bench_river_runs_paired_against_pa():
     rows = {line.split()[1]: line.split() for line in r.stdout.splitlines() if line.startswith(("river ", "olk "))}
     assert set(rows) == {"PAClassifier", "Perceptron"} and rows["PAClassifier"][-1] == "1.00"
     assert 0.5 < float(rows["Perceptron"][3]) <= 1.0           # the accuracy column: it learned
+
+
+def test_bench_ecosystem_quick_writes_one_table_per_dataset(tmp_path, capsys):
+    """`olk bench ecosystem --quick` (issue 35): olk's models next to River's and scikit-learn's on every bundled
+    dataset, one table each, every number finite; no time asserted."""
+    pytest.importorskip("river")
+    import math
+
+    from olk.bench import ecosystem as eco
+    eco.main(["--quick", "--out", str(tmp_path)])
+    rows = list(csv.DictReader(open(tmp_path / "ecosystem.csv")))
+    sets = {("river", n): t for n, t in eco.RIVER_SETS} | {("sklearn", n): t for n, t in eco.SKLEARN_SETS}
+    assert {(r["side"], r["dataset"]) for r in rows} == set(sets)
+    for (side, name), task in sets.items():
+        got = [r for r in rows if (r["side"], r["dataset"]) == (side, name)]
+        olk_ids = (eco.OLK_RIVER if side == "river" else eco.OLK_SKLEARN)[task]
+        assert [r["registry_id"] for r in got if r["registry_id"]] == list(olk_ids)
+        assert len(got) > len(olk_ids)                                         # the library's own baselines too
+        assert all(int(r["examples"]) == eco.QUICK_EXAMPLES and r["rounds"] == "1" for r in got)
+        keys = ["mae" if task == "regression" else "accuracy",
+                *(["examples_per_s"] if side == "river" else ["fit_ms", "predict_ms"]),
+                *(["rocauc"] if task == "binary" else []),
+                *(["logloss"] if (side, task) == ("river", "binary") else [])]
+        assert all(math.isfinite(float(r[k])) for r in got for k in keys), (side, name)
+        if task != "regression":
+            assert all(0.0 <= float(r["accuracy"]) <= 1.0 for r in got)
+    md = (tmp_path / "ecosystem.md").read_text(encoding="utf-8").splitlines()
+    assert md[0].startswith("olk bench ecosystem: 1 round(s)") and "load average (1/5/15 min) before" in md[0]
+    assert "river 0." in md[0] and "scikit-learn " in md[0]
+    assert sum(ln.startswith("### ") for ln in md) == len(sets)
+    assert sum(ln.startswith("| olk ") for ln in md) == sum(r["registry_id"] != "" for r in rows)
+    assert capsys.readouterr().out.count("### ") == len(sets)
+

@@ -217,3 +217,20 @@ def test_a_page_includes_the_last_committed_bench_tables():
     assert table and all(ln in bench for ln in table) and "olk:bench" not in out
     missing = HOOKS.on_page_markdown("<!-- olk:bench nothing-here.md -->", page=None, config=None, files=None)
     assert "No `results/bench/nothing-here.md` yet" in missing
+
+
+
+def test_a_bench_file_with_several_tables_keeps_their_headings(tmp_path, monkeypatch):
+    """A results/bench file with one table per dataset (``olk bench ecosystem``) is included with the headings naming
+    its tables; its other text lines stay out of the page (speed/latest.md shows them as text)."""
+    assert "<!-- olk:bench ecosystem.md -->" in (DOCS / "speed.md").read_text(encoding="utf-8")
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "multi.md").write_text("settings\n\n### River: Phishing\n\nhow it ran\n\n| a |\n|---|\n"
+                                                 "| 1 |\n\n### scikit-learn: digits\n\n| b |\n|---|\n| 2 |\n")
+    monkeypatch.setattr(HOOKS, "RESULTS", tmp_path)
+    out = HOOKS.on_page_markdown("<!-- olk:bench multi.md -->", page=None, config=None, files=None).splitlines()
+    assert out[3] == "settings"
+    body = [ln for ln in out[6:] if ln.strip()]
+    assert body == ["### River: Phishing", "| a |", "|---|", "| 1 |", "### scikit-learn: digits", "| b |", "|---|",
+                    "| 2 |"]
+    assert "how it ran" in HOOKS.speed_latest()

@@ -607,7 +607,8 @@ def reproduction_nav(pages: dict[str, Content]) -> list:
 
 # ------------------------------------------------------------------------------------------------ speed
 def _table_or_text(lines: list[str]) -> list[str]:
-    """A results/bench text file for the page: its Markdown tables as tables, every other line as text."""
+    """A results/bench text file for the page: its Markdown tables as tables, its Markdown headings (``### ...``,
+    one per table of a file with several) as headings, every other line as text."""
     out, text = [], []
 
     def flush():
@@ -621,6 +622,9 @@ def _table_or_text(lines: list[str]) -> list[str]:
             out.append(line)
             if k + 1 == len(lines) or not lines[k + 1].startswith("|"):
                 out.append("")
+        elif line.startswith("#"):
+            flush()
+            out += [line, ""]
         elif line.strip():
             text.append(line)
     flush()
@@ -632,9 +636,9 @@ BENCH_INCLUDE = re.compile(r"<!-- olk:bench ([\w.-]+) -->")
 
 
 def bench_tables(name: str) -> str:
-    """The Markdown tables of ``results/bench/<name>`` with its first line (the run's settings and load) and the
-    date it was last committed: what a page includes with ``<!-- olk:bench NAME -->``, so its numbers are always
-    those of the last committed run."""
+    """The Markdown tables (and the headings naming them) of ``results/bench/<name>`` with its first line (the
+    run's settings and load) and the date it was last committed: what a page includes with
+    ``<!-- olk:bench NAME -->``, so its numbers are always those of the last committed run."""
     f = RESULTS / "bench" / name
     if not f.is_file():
         return f"*No `results/bench/{name}` yet: run `make bench`.*"
@@ -642,7 +646,7 @@ def bench_tables(name: str) -> str:
     date = git_date(f)
     out = [f"*From `results/bench/{name}`" + (f", last committed {date}" if date else ", not committed") + ":*", "",
            "```text", lines[0] if lines else "", "```", ""]
-    out += [ln for ln in _table_or_text(lines[1:]) if ln.startswith("|") or not ln.strip()]
+    out += [ln for ln in _table_or_text(lines[1:]) if ln.startswith(("|", "#")) or not ln.strip()]
     return "\n".join(out)
 
 

@@ -19,11 +19,13 @@ Suites (``olk bench SUITE [options]``; ``olk bench SUITE --help`` lists a suite'
   SPA's memory: time per example (and its ratio to SPA's, same run), accuracy, model size, peak memory.
 * ``river`` (:mod:`olk.bench.river`): olk's Perceptron and SPA inside River, examples per second through
   ``progressive_val_score`` on Phishing, paired against River's PAClassifier in the same run.
+* ``ecosystem`` (:mod:`olk.bench.ecosystem`): olk's models next to River's and scikit-learn's own on their bundled
+  datasets (``progressive_val_score``; ``cross_validate``): accuracy (MAE), examples/s or fit/predict time, one run.
 * ``all``: every suite in that order (``make bench``).
 """
 import argparse
 
-SUITES = ("core", "learners", "batch", "multi", "klr", "amkl", "canon", "river")
+SUITES = ("core", "learners", "batch", "multi", "klr", "amkl", "canon", "river", "ecosystem")
 
 
 class _Parser(argparse.ArgumentParser):
