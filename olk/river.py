@@ -7,9 +7,13 @@ learners' own probabilities; UNCALIBRATED ones for the others, :func:`olk.tasks.
 ``predict_many`` on pandas DataFrames (the loop of the ``_one`` calls; a River mini-batch model where the learner
 widens), so
 River's tools take it as one of theirs: ``river.evaluate.progressive_val_score``, pipelines
-(``preprocessing.StandardScaler() | olk.river.SPA()``), ``clone``, ``river.checks.check_estimator``.  Names: the
-learner class name without a leading ``Kernel`` (:class:`SPA`, :class:`Perceptron`, :class:`PA1`,
-:class:`Raker`, :class:`OGDRegression`); :data:`by_name` maps every registry name to its class.
+(``preprocessing.StandardScaler() | olk.river.SPAClassifier()``), ``clone``, ``river.checks.check_estimator``.
+Names: the scikit-learn class's (olk's one rule, :func:`olk.algorithms.surface.surface_class_name`; River's own
+``PAClassifier`` / ``PARegressor`` read the same way): the learner class name plus ``Classifier`` or ``Regressor``
+(:class:`SPAClassifier`, :class:`KernelPerceptronClassifier`, :class:`RakerRegressor`, :class:`KernelOGDRegressor`;
+``olk algorithms`` shows every learner's); :data:`by_name` maps every registry name to its class.  The former
+names (``olk.river.SPA``, ``olk.river.Perceptron``, ...: :data:`former_names`) still work, with a
+DeprecationWarning.
 
 * Parameters: ``kernel`` (as everywhere in olk: ``{"type": "gaussian", "gamma": 0.4}``, a type name, a kernel set
   for a multi-kernel learner; None: Gaussian with gamma = 1), ``seed`` (River's name for the learner's
@@ -38,7 +42,7 @@ learner class name without a leading ``Kernel`` (:class:`SPA`, :class:`Perceptro
 
 >>> from river import datasets, evaluate, metrics
 >>> import olk.river
->>> model = olk.river.SPA(kernel={"type": "gaussian", "gamma": 1.0}, beta=5, seed=0)
+>>> model = olk.river.SPAClassifier(kernel={"type": "gaussian", "gamma": 1.0}, beta=5, seed=0)
 >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
 Accuracy: 88.08%
 >>> model.learner.n_sv, len(model.columns)
@@ -66,7 +70,7 @@ from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError, RowSource
 from .algorithms.protocol import Learner
 from .algorithms.registry import REGISTRY
-from .algorithms.surface import parameters_doc, same_value, storing_init, surface_kernel
+from .algorithms.surface import parameters_doc, same_value, storing_init, surface_class_name, surface_kernel
 from .errors import ConfigError
 from .tasks import OnlinePlatt, margin_proba
 
@@ -410,7 +414,10 @@ class OlkRegressor(OlkRiverModel, _river.Regressor):
 
 
 # ================================================================================================ generation
-def _class_name(learner_cls) -> str:
+def _former_name(learner_cls) -> str:
+    """The name olk.river gave the class before the one naming rule (:func:`surface_class_name`): the learner class
+    name without a leading ``Kernel`` (``Perceptron``, ``SPA``, ``NC``, ``OGDRegression``).  Still importable, with a
+    DeprecationWarning (:func:`__getattr__`)."""
     name = learner_cls.__name__
     return name[len("Kernel"):] if name.startswith("Kernel") and name[len("Kernel"):][:1].isupper() else name
 
@@ -460,7 +467,7 @@ def _docstring(learner_cls, base: Any) -> str:
 
 def _make(name: str) -> type:
     learner_cls = REGISTRY[name]
-    clsname = _class_name(learner_cls)
+    clsname = surface_class_name(learner_cls)
     base = _base(learner_cls)
     ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
           "__doc__": _docstring(learner_cls, base),
@@ -478,7 +485,7 @@ def _make(name: str) -> type:
 #: registry name -> River class, for every registered online learner (built once, at import)
 by_name: dict[str, type] = {name: _make(name) for name in available() if not REGISTRY[name].batch}
 
-#: class name -> class: the module attributes (``olk.river.SPA``), listed in ``__all__``
+#: class name -> class: the module attributes (``olk.river.SPAClassifier``), listed in ``__all__``
 by_class_name: dict[str, type] = {c.__name__: c for c in by_name.values()}
 if len(by_class_name) != len(by_name):     # pragma: no cover - two learners whose names give one class name
     raise RuntimeError("two registered learners give the same olk.river class name")
@@ -486,5 +493,22 @@ if set(by_class_name) & set(globals()):    # pragma: no cover - a learner named 
     raise RuntimeError(f"olk.river: {sorted(set(by_class_name) & set(globals()))} would shadow a module name")
 globals().update(by_class_name)
 
-__all__ = ["by_name", "by_class_name", "OlkRiverModel", "OlkClassifier", "OlkProbabilisticClassifier",
+#: a former class name (before the one naming rule) -> the class's name now: ``olk.river.Perceptron`` is
+#: ``olk.river.KernelPerceptronClassifier``
+former_names: dict[str, str] = {_former_name(REGISTRY[n]): c.__name__ for n, c in by_name.items()
+                                if _former_name(REGISTRY[n]) not in globals()}
+
+
+def __getattr__(name: str):
+    """A former class name (:data:`former_names`, e.g. ``olk.river.Perceptron``): the class, with a
+    DeprecationWarning naming its name now; code and pickles that name it keep working."""
+    new = former_names.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+    warnings.warn(f"olk.river.{name} is now olk.river.{new} (the class names of olk.estimators and olk.river are "
+                  f"one; the former name will go)", DeprecationWarning, stacklevel=2)
+    return by_class_name[new]
+
+__all__ = ["by_name", "by_class_name", "former_names", "OlkRiverModel", "OlkClassifier", "OlkProbabilisticClassifier",
            "OlkRegressor", *sorted(by_class_name)]

@@ -5,7 +5,9 @@ class per registered learner from its declarations, and both need the same three
   default>)`` that stores its arguments under their names (what scikit-learn's ``get_params`` / ``clone`` and
   River's ``_get_params`` / ``clone`` read back), with a real ``__signature__``;
 * :func:`parameters_doc`: the numpydoc "Parameters" section of its docstring;
-* :func:`same_value`: parameter values compared without raising.
+* :func:`same_value`: parameter values compared without raising;
+* :func:`surface_class_name`: the class name, the same in both modules (the one naming rule; ``olk algorithms``
+  shows it for every learner).
 
 The two surfaces differ only in what they declare: the seed's name (``random_state`` / ``seed``), the names a
 parameter may not take, what the constructor does after storing (River builds the learner at once), and how an
@@ -27,6 +29,23 @@ import keyword
 from typing import Any, Callable, Optional
 
 from ..kernels import SVC_KERNEL_ARGS, svc_kernel
+
+
+def surface_class_name(learner_cls) -> str:
+    """The name of the scikit-learn class (:mod:`olk.estimators`) and of the River class (:mod:`olk.river`) of
+    learner class `learner_cls`, the one naming rule of olk's generated classes: the learner's class name followed
+    by ``Classifier`` (tasks ``binary``, ``probabilistic``, ``multiclass``) or ``Regressor`` (task ``regression``;
+    a learner name ending in ``Regression`` drops it).  River's own classes are named the same way
+    (``PAClassifier``, ``PARegressor``).
+
+    >>> from olk.algorithms.registry import REGISTRY
+    >>> [surface_class_name(REGISTRY[n]) for n in ("perceptron", "klr_nc", "kogd_reg", "raker")]
+    ['KernelPerceptronClassifier', 'NCClassifier', 'KernelOGDRegressor', 'RakerRegressor']
+    """
+    base = learner_cls.__name__
+    if learner_cls.task == "regression":
+        return base.removesuffix("Regression") + "Regressor"
+    return base + "Classifier"
 
 
 def _python_words(qualname: str, names: list, kwargs: dict, e: TypeError) -> str:
@@ -134,5 +153,5 @@ def same_value(a, b) -> bool:
         return False
 
 
-__all__ = ["storing_init", "kernel_arg_names", "surface_kernel", "kernel_and_seed_docs", "parameters_doc",
-           "same_value"]
+__all__ = ["surface_class_name", "storing_init", "kernel_arg_names", "surface_kernel", "kernel_and_seed_docs",
+           "parameters_doc", "same_value"]
