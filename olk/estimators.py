@@ -205,9 +205,8 @@ class OlkEstimator(BaseEstimator):
         """Sparse input as the learner takes it; non-negative input for a chi-square kernel."""
         tags.input_tags.sparse = self.learner_class().sparse_input
         try:
-            from .kernels import KernelSet
-            spec = surface_kernel(self, self.learner_class(), "kernel", X=[[0.0, 1.0]])     # X: a placeholder
-            tags.input_tags.positive_only = any(k.kind == "chi2" for k in KernelSet.of(spec))
+            kernels = surface_kernel(self, self.learner_class(), "kernel", X=[[0.0, 1.0]])     # X: a placeholder
+            tags.input_tags.positive_only = any(k.kind == "chi2" for k in kernels)
         except (ConfigError, TypeError, ValueError):    # an invalid kernel is reported by fit, not by the tags
             pass
         return tags

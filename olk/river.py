@@ -158,6 +158,8 @@ class OlkRiverModel:
         self._fast = learner.task == "binary" and learner.sparse_input and learner.widens and hasattr(learner,
                                                                                                    "learn_row")
         self._last: Any = None
+        #: the score predict_proba_one computed last, for learn_one's Platt step on the same x (_scored_for)
+        self._scored: Any = None
 
     # ------------------------------------------------------------------ features
     def _row(self, x):
@@ -302,34 +304,61 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         self._last = (x, items, src, len(cols))
         return src
 
-    def _score(self, x) -> float:
-        """The learner's score f(x) (its ``decision_one``), by the fast path where it applies."""
-        src = self._fast_row(x)
+    def _score(self, x, src=None, row=None) -> float:
+        """The learner's score f(x) (its ``decision_one``), by the fast path where it applies (`src` / `row`: x's
+        row, when the caller has it)."""
+        if src is None and row is None:
+            src = self._fast_row(x)
         if src is None:
-            return float(self.learner.decision_one(self._row(x)))
+            return float(self.learner.decision_one(self._row(x) if row is None else row))
         return float(self.learner.decision_function(src)[0])
+
+    def _scored_key(self, x) -> tuple:
+        """What x's score depends on: its items (equal items are the same row), the columns, the model (the
+        examples it learned)."""
+        return list(x.items()), len(self.columns), self.learner.t
+
+    def _scored_for(self, x):
+        """The score :meth:`predict_proba_one` computed last if it was for equal items, the same columns and no
+        example learned since (progressive validation's ``predict_proba_one(x)`` then ``learn_one(x, y)``; not in a
+        pipeline whose StandardScaler learns x before transforming it: there learn_one's x is another), or None: the
+        learner's score of x then, bit for bit."""
+        s = self._scored
+        return s[1] if s is not None and s[0] == self._scored_key(x) else None
+
+    def _side(self, label) -> float:
+        """The binary learner's ±1 of `label` (a label of ``classes_``, or the ±1 side itself while they are not
+        known): what ``learn_row`` and the probability map learn from."""
+        classes = self.learner.classes_
+        if classes is None:
+            return float(label)
+        return 1.0 if same_value(label, classes[1]) else -1.0
 
     def learn_one(self, x, y) -> None:
         """Learn from one example: the learner's ``learn_one`` on x's row with label y (and the probability map's
-        step on x's score, once ``predict_proba_one`` has been used).  A binary learner of sparse rows takes the
-        fast path: the row of :meth:`_fast_row` and the learner's :meth:`learn_row` with the label as ±1 (the same
-        update, without the array checks this wrapper has already made)."""
+        step on x's score before the update, once ``predict_proba_one`` has been used: the score it just computed
+        for the same x, else computed here).  A binary learner of sparse rows takes the fast path: the row of
+        :meth:`_fast_row` and the learner's :meth:`learn_row` with the label as ±1 (the same update, without the
+        array checks this wrapper has already made)."""
         src = self._fast_row(x)
+        row = self._row(x) if src is None else None
+        label = self._label(y)
+        binary = not self._multiclass
+        f = None
+        if self._proba_asked and binary:
+            f = self._scored_for(x)
+            if f is None:
+                f = self._score(x, src, row)
+        self._scored = None
         if src is None:
-            row = self._row(x)
-            label = self._label(y)
-            f = float(self.learner.decision_one(row)) if self._proba_asked and not self._multiclass else None
             self.learner.learn_one(row, label)
+            side = self._side(label) if f is not None else 0.0
         else:
-            label = self._label(y)
-            L = self.learner
-            f = float(L.decision_function(src)[0]) if self._proba_asked else None
-            classes = L.classes_
-            L.learn_row(src, float(label) if classes is None else 1.0 if same_value(label, classes[1]) else -1.0)
+            side = self._side(label)
+            self.learner.learn_row(src, side)
         self._learned()
         if f is not None:
-            classes = self.learner.classes_
-            self._platt.learn(f, same_value(label, classes[1]) if classes is not None else label > 0)
+            self._platt.learn(f, side > 0)
 
     def predict_one(self, x, **kwargs):
         """The learner's prediction for x: sign(f(x)) as one of the two labels (sign(0) = +1)."""
@@ -366,6 +395,7 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
             p = margin_proba(np.asarray(self.learner.decision_one(row), dtype=np.float64).reshape(1, -1))[0]
             return {_plain(c): float(q) for c, q in zip(classes, p)}
         f = self._score(x)                          # checks x (and takes its new keys) first
+        self._scored = (self._scored_key(x), f)     # for learn_one's Platt step on the same x (_scored_for)
         if self._first is not None:
             return {self._first: 1.0}
         self._proba_asked = True                    # from now on learn_one fits the map too

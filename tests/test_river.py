@@ -446,6 +446,35 @@ def test_the_online_platt_map_learns_on_progressive_validation_and_keeps_the_ran
     assert fresh._platt.n == 0
 
 
+@pytest.mark.parametrize("name", ["perceptron", "projectron"])         # the fast path; a dense learner's checked one
+def test_learn_one_reuses_the_score_predict_proba_one_computed(name, monkeypatch):
+    """Progressive validation scores each x once: learn_one's Platt step takes the score predict_proba_one just
+    computed for equal items, and the result is bit for bit that of scoring x again; a dict changed in between (as
+    River's StandardScaler in a pipeline changes it: it learns x before transforming it), or an example learned in
+    between, is scored again."""
+    stream = list(datasets.Phishing())[:150]
+    calls = []
+    score = R.OlkClassifier._score
+    monkeypatch.setattr(R.OlkClassifier, "_score", lambda self, *a, **k: calls.append(1) or score(self, *a, **k))
+
+    def run(reuse):
+        model = clf = R.by_name[name](kernel="rbf", gamma=0.1, seed=0)
+        if not reuse:
+            clf._scored_for = lambda x: None
+        calls.clear()
+        loss = evaluate.progressive_val_score(stream, model, metrics.LogLoss()).get()
+        return loss, len(calls), clf
+
+    (loss, n, m), (loss0, n0, m0) = run(True), run(False)
+    assert (n, n0) == (150, 300)                        # one score per example, where it was two
+    assert loss == loss0 and (m._platt.a, m._platt.b, m._platt.sq) == (m0._platt.a, m0._platt.b, m0._platt.sq)
+    x = {"a": 1.0, "b": 2.0}
+    m.predict_proba_one(x)
+    assert m._scored_for(dict(x)) is not None and m._scored_for({"a": 1.0, "b": 2.5}) is None
+    m.learn_one({"a": 0.0}, True)                       # another example learned: x's score is stale
+    assert m._scored_for(x) is None
+
+
 @pytest.mark.parametrize("name", ["perceptron", "spa", "klr_nc", "mc_pa1", "kogd_reg", "raker"])
 def test_learn_many_and_predict_many_are_the_loop_of_learn_one(name):
     """learn_many / predict_many / predict_proba_many on pandas DataFrames: bit for bit the loop of the _one calls

@@ -28,7 +28,7 @@ import inspect
 import keyword
 from typing import Any, Callable, Optional
 
-from ..kernels import SVC_KERNEL_ARGS, svc_kernel
+from ..kernels import SVC_KERNEL_ARGS, KernelSet, svc_kernel
 
 
 def surface_class_name(learner_cls) -> str:
@@ -60,11 +60,13 @@ def kernel_arg_names(learner_cls) -> dict[str, str]:
     return {a: f"kernel_{a}" if a in own else a for a in SVC_KERNEL_ARGS}
 
 
-def surface_kernel(obj, learner_cls, where: str, X=None):
-    """The kernel spec of a generated class's stored ``kernel`` and SVC-style arguments (:func:`svc_kernel`, with
-    the learner's ``default_kernel``; ``gamma="scale"`` from ``X``)."""
+def surface_kernel(obj, learner_cls, where: str, X=None) -> KernelSet:
+    """The kernels of a generated class's stored ``kernel`` and SVC-style arguments: the spec of
+    :func:`svc_kernel` (with the learner's ``default_kernel``; ``gamma="scale"`` from ``X``) checked once, here, by
+    :meth:`KernelSet.of` (a bad name or value is a one-line ConfigError naming `where`, the class's parameter).
+    The learner takes the KernelSet as it is (``KernelSet.of`` of a KernelSet checks nothing again)."""
     vals = {a: getattr(obj, n) for a, n in kernel_arg_names(learner_cls).items()}
-    return svc_kernel(obj.kernel, **vals, where=where, X=X, default=learner_cls.default_kernel)
+    return KernelSet.of(svc_kernel(obj.kernel, **vals, where=where, X=X, default=learner_cls.default_kernel), where)
 
 
 def storing_init(learner_cls, qualname: str, *, seed: str, reserved: tuple = (),
