@@ -3,7 +3,8 @@ registered online learner, generated from the registry (``pip install olk[river]
 
 Each class holds an olk learner (``learner``, the class the experiment engine runs) and calls its own
 ``learn_one`` / ``predict_one`` and, for a classifier, ``predict_proba_one`` (the kernel logistic regression
-learners' own probabilities; UNCALIBRATED ones for the others, :func:`olk.tasks.margin_proba`), with ``learn_many`` /
+learners' own probabilities; for the others a monotone map of the scores fitted online: an online Platt fit, an
+online temperature-scaled softmax for the multi-class ones), with ``learn_many`` /
 ``predict_many`` on pandas DataFrames (the loop of the ``_one`` calls; a River mini-batch model where the learner
 widens), so
 River's tools take it as one of theirs: ``river.evaluate.progressive_val_score``, pipelines
@@ -72,7 +73,7 @@ from .algorithms.protocol import Learner
 from .algorithms.registry import REGISTRY
 from .algorithms.surface import parameters_doc, same_value, storing_init, surface_class_name, surface_kernel
 from .errors import ConfigError
-from .tasks import OnlinePlatt, margin_proba
+from .tasks import OnlinePlatt, OnlineTemperature
 
 #: the attributes of a model besides its parameters (a parameter may not take these names)
 STATE = ("learner", "columns")
@@ -115,6 +116,11 @@ class OlkRiverModel:
     seed: int | None
     learner: Any                    # the olk learner
     learn_one: Any                  # each subclass's (a classifier's labels, a regressor's targets)
+    #: the score(s) predict_proba_one computed last, for learn_one's probability-map step on the same x
+    #: (OlkClassifier._scored_for); a class default, so a model pickled before it existed loads
+    _scored: Any = None
+    #: a multi-class classifier's probability map (a class default for a model pickled before it existed)
+    _temperature: Any = None
 
     # ------------------------------------------------------------------ the learner
     @classmethod
@@ -152,14 +158,14 @@ class OlkRiverModel:
         self._width: int | None = None          # the fixed width of a learner that does not widen, once it learned
         self._first: Any = None                 # the one label seen while a classifier's two are not known yet
         self._platt = OnlinePlatt()             # a binary classifier's probability map (predict_proba_one)
+        self._temperature = OnlineTemperature() if learner.task == "multiclass" else None   # a multi-class one's
         self._proba_asked = False               # predict_proba_one was called: learn_one fits the map as well
         #: the fast path of a binary kernel expansion (it widens, it reads RowSources; OlkClassifier._fast_row),
         #: and its last row
         self._fast = learner.task == "binary" and learner.sparse_input and learner.widens and hasattr(learner,
                                                                                                    "learn_row")
         self._last: Any = None
-        #: the score predict_proba_one computed last, for learn_one's Platt step on the same x (_scored_for)
-        self._scored: Any = None
+        self._scored = None
 
     # ------------------------------------------------------------------ features
     def _row(self, x):
@@ -304,13 +310,14 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         self._last = (x, items, src, len(cols))
         return src
 
-    def _score(self, x, src=None, row=None) -> float:
-        """The learner's score f(x) (its ``decision_one``), by the fast path where it applies (`src` / `row`: x's
-        row, when the caller has it)."""
+    def _score(self, x, src=None, row=None):
+        """The learner's score f(x) (its ``decision_one``; a multi-class learner's K class scores, an array), by
+        the fast path where it applies (`src` / `row`: x's row, when the caller has it)."""
         if src is None and row is None:
             src = self._fast_row(x)
         if src is None:
-            return float(self.learner.decision_one(self._row(x) if row is None else row))
+            f = self.learner.decision_one(self._row(x) if row is None else row)
+            return np.asarray(f, dtype=np.float64).reshape(-1) if self._multiclass else float(f)
         return float(self.learner.decision_function(src)[0])
 
     def _scored_key(self, x) -> tuple:
@@ -343,22 +350,33 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         src = self._fast_row(x)
         row = self._row(x) if src is None else None
         label = self._label(y)
-        binary = not self._multiclass
-        f = None
-        if self._proba_asked and binary:
-            f = self._scored_for(x)
-            if f is None:
-                f = self._score(x, src, row)
+        f, c = None, None
+        if self._proba_asked:
+            c = self._class_index(label) if self._multiclass else None
+            if c is not None or not self._multiclass:
+                f = self._scored_for(x)
+                if f is None:
+                    f = self._score(x, src, row)
         self._scored = None
         if src is None:
             self.learner.learn_one(row, label)
-            side = self._side(label) if f is not None else 0.0
+            side = self._side(label) if f is not None and c is None else 0.0
         else:
             side = self._side(label)
             self.learner.learn_row(src, side)
         self._learned()
-        if f is not None:
+        if c is not None:
+            self._temperature.learn(f, c)
+        elif f is not None:
             self._platt.learn(f, side > 0)
+
+    def _class_index(self, label):
+        """A multi-class learner's index of `label` in its ``classes_`` before it learns it (None: a label it has
+        not seen, which has no score yet, so the probability map skips that example)."""
+        classes = self.learner.classes_
+        if classes is None:
+            return None
+        return next((i for i, k in enumerate(classes) if same_value(label, k)), None)
 
     def predict_one(self, x, **kwargs):
         """The learner's prediction for x: sign(f(x)) as one of the two labels (sign(0) = +1)."""
@@ -385,14 +403,23 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         and LogLoss run.  A binary classifier: an online Platt fit (:class:`olk.tasks.OnlinePlatt`, sigmoid(a f/s
         + b)) fitted by every ``learn_one`` after the first ``predict_proba_one``, on the example's score before it
         is learned (a model used for accuracy only pays nothing for it), sigmoid(f) before any; a multi-class one:
-        the softmax of its class scores, UNCALIBRATED (:func:`olk.tasks.margin_proba`).  A multi-class model
-        before any label: {} (River's convention); a binary one with one label seen: {that label: 1.0}."""
+        an online temperature scaling (:class:`olk.tasks.OnlineTemperature`, softmax(a z) of its K class scores
+        centred and scaled by their RMS so far), fitted the same way (an example of a class the model has not seen
+        yet has no score for it and is skipped), the plain softmax of the scores before any: it sums to 1,
+        increases with the class's own score and keeps the argmax, the prediction.  A multi-class model before any
+        label: {} (River's convention); a binary one with one label seen: {that label: 1.0}.  The score is
+        computed once per example in progressive validation (``learn_one`` reuses it, :meth:`_scored_for`)."""
         if self._multiclass:
             row = self._row(x)
             classes = self.learner.classes_
             if classes is None:
                 return {}
-            p = margin_proba(np.asarray(self.learner.decision_one(row), dtype=np.float64).reshape(1, -1))[0]
+            s = self._score(x, row=row)
+            self._scored = (self._scored_key(x), s)
+            self._proba_asked = True
+            if self._temperature is None:           # a model pickled before the map existed
+                self._temperature = OnlineTemperature()
+            p = self._temperature.proba(s)
             return {_plain(c): float(q) for c, q in zip(classes, p)}
         f = self._score(x)                          # checks x (and takes its new keys) first
         self._scored = (self._scored_key(x), f)     # for learn_one's Platt step on the same x (_scored_for)
@@ -472,10 +499,13 @@ def _argument_error(qualname: str, names: list, kwargs: dict, e: TypeError) -> s
 
 def _docstring(learner_cls, base: Any) -> str:
     first = (learner_cls.__doc__ or learner_cls.display).strip().splitlines()[0]
+    multiclass = learner_cls.task == "multiclass"
     kind = {OlkRegressor: "regressor", OlkProbabilisticClassifier: "probabilistic binary classifier"}.get(
-        base, "binary classifier")
-    calls = "``learn_one`` / ``predict_one``" + ("" if base is OlkRegressor else " / ``predict_proba_one``"
-                                                 + ("" if base is OlkProbabilisticClassifier else " (uncalibrated)"))
+        base, "multi-class classifier (any K labels)" if multiclass else "binary classifier (any two labels)")
+    proba = ("" if base is OlkProbabilisticClassifier else
+             " (an online temperature scaling of the softmax of its K class scores, olk.tasks.OnlineTemperature)"
+             if multiclass else " (an online Platt fit of its score, olk.tasks.OnlinePlatt)")
+    calls = "``learn_one`` / ``predict_one``" + ("" if base is OlkRegressor else " / ``predict_proba_one``" + proba)
     width = ("New feature keys widen the model (a feature it never saw is 0 in every stored support vector)."
              if learner_cls.widens else
              "Its width is fixed by the keys seen up to its first ``learn_one``: a new key later is an error.")

@@ -417,15 +417,17 @@ def test_svc_style_kernel_arguments():
 
 @pytest.mark.parametrize("name", sorted(n for n in ONLINE if REGISTRY[n].task != "regression"))
 def test_rocauc_and_logloss_in_progressive_validation_for_every_classifier(name):
-    """River's ROCAUC and LogLoss need predict_proba_one: every classifier has it (its defaults; how good the
-    value is depends on the kernel width, below)."""
+    """River's ROCAUC and LogLoss (CrossEntropy for a multi-class model) need predict_proba_one: every classifier
+    has it (its defaults; how good the value is depends on the kernel width, below)."""
     stream = list(datasets.Phishing())[:100]
     if REGISTRY[name].task == "multiclass":
         stream = [(x, int(y) + (x["is_popular"] > 0.5)) for x, y in stream]    # three classes
-    metric = metrics.LogLoss() if REGISTRY[name].task == "multiclass" else metrics.ROCAUC()
-    model = preprocessing.StandardScaler() | R.by_name[name](seed=0)
-    value = evaluate.progressive_val_score(stream, model, metric).get()
-    assert math.isfinite(value) and (value > 0.0 if isinstance(metric, metrics.LogLoss) else 0.0 <= value <= 1.0)
+    multiclass = REGISTRY[name].task == "multiclass"
+    for metric in [metrics.CrossEntropy()] if multiclass else [metrics.ROCAUC(), metrics.LogLoss()]:
+        model = preprocessing.StandardScaler() | R.by_name[name](seed=0)
+        value = evaluate.progressive_val_score(stream, model, metric).get()
+        assert math.isfinite(value) and (0.0 <= value <= 1.0 if isinstance(metric, metrics.ROCAUC) else
+                                         0.0 < value < 5.0), (metric, value)
 
 
 def test_the_online_platt_map_learns_on_progressive_validation_and_keeps_the_ranking():
@@ -444,6 +446,38 @@ def test_the_online_platt_map_learns_on_progressive_validation_and_keeps_the_ran
     for x, y in list(datasets.Phishing())[:20]:
         fresh.learn_one(x, y)
     assert fresh._platt.n == 0
+
+
+def test_multiclass_probabilities_are_an_online_temperature_scaling():
+    """A multi-class model's predict_proba_one: the softmax of its class scores under an online temperature
+    (OnlineTemperature) fitted by learn_one on ImageSegments through progressive validation: it sums to 1, keeps
+    the argmax (the prediction), increases with a class's own score, and its log loss (River's multi-class one,
+    CrossEntropy; LogLoss is River's binary one) beats the plain softmax's."""
+    from olk.tasks import OnlineTemperature
+    stream = list(datasets.ImageSegments())[:600]
+
+    def run(fit):
+        model = preprocessing.StandardScaler() | R.MulticlassPA1Classifier(kernel="rbf", gamma=0.1)
+        m = model["MulticlassPA1Classifier"]
+        if not fit:
+            m._temperature.learn = lambda s, c: None      # the plain softmax of the scores, as before the map
+        return evaluate.progressive_val_score(stream, model, metrics.CrossEntropy()).get(), m, model
+
+    (loss, m, model), (loss0, m0, _) = run(True), run(False)
+    t = m._temperature
+    assert t.n > 550 and t.a != 1.0 and m0._temperature.a == 1.0
+    assert loss < 0.8 * loss0, (loss, loss0)
+    for x, _ in stream[:30]:
+        x = model["StandardScaler"].transform_one(x)
+        p, s = m.predict_proba_one(x), m._score(x)
+        assert math.isclose(sum(p.values()), 1.0) and max(p, key=p.get) == m.predict_one(x)
+        assert [p[c] for c in m.learner.classes_] == t.proba(s).tolist()
+    s = np.array([0.2, -0.4, 1.0, 0.1])
+    for c in range(4):                                  # monotone in the class's own score, the others fixed
+        up = [t.proba(np.where(np.arange(4) == c, s + d, s))[c] for d in np.linspace(-3, 3, 13)]
+        assert all(a < b for a, b in zip(up, up[1:]))
+    fresh = OnlineTemperature()
+    assert fresh.proba(s).tolist() == pytest.approx((np.exp(s) / np.exp(s).sum()).tolist(), rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ["perceptron", "projectron"])         # the fast path; a dense learner's checked one
