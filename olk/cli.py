@@ -291,8 +291,12 @@ def _param_options(args: list[str]) -> list[str]:
 @cli.command()
 @click.argument("names", nargs=-1)
 def algorithms(names):
-    """List the registered algorithms and their parameters."""
+    """List the registered algorithms, their classes and their parameters.
+
+    Per learner: its registry id, display name and first docstring line; its classes (the learner class, and the
+    scikit-learn class of olk.estimators and the River class of olk.river, which share one name); its parameters."""
     from .algorithms import registry
+    from .algorithms.surface import surface_class_name
     avail = registry.available()
     for n in names:
         registry.resolve_name(n)
@@ -300,6 +304,10 @@ def algorithms(names):
         cls = registry.REGISTRY[name]
         doc = (cls.__doc__ or "").strip().splitlines()[0]
         click.echo(f"{name:<14} {cls.display:<14} {doc}")
+        surface = surface_class_name(cls)
+        river = "none (batch)" if cls.batch else f"olk.river.{surface}"
+        click.echo(f"    classes: learner {cls.__module__}.{cls.__qualname__} | scikit-learn olk.estimators.{surface}"
+                   f" | River {river}")
         for p in cls.params:
             extra = (f" (one of {', '.join(p.choices)})" if p.choices else
                      f" ({p.requirement})" if p.requirement else "")

@@ -1,11 +1,12 @@
 """scikit-learn estimators for every registered olk learner, generated from the registry.
 
 One estimator class per learner, a thin class over it (as scikit-learn's ``SGDClassifier`` is over
-``_sgd_fast``): the learner class name plus ``Classifier`` (task ``binary`` / ``probabilistic`` /
-``multiclass``) or
-``Regressor`` (task ``regression``; a trailing ``Regression`` of the learner's name is dropped), e.g.
-:class:`SPAClassifier`, :class:`RakerRegressor`, :class:`KernelOGDRegressor`.  :func:`estimator` builds one by
-registry name (``olk.estimator("spa", beta=20)``) and :data:`by_name` maps every registry name to its class.
+``_sgd_fast``), named by olk's one rule (:func:`olk.algorithms.surface.surface_class_name`; its River class in
+:mod:`olk.river` has the same name): the learner class name plus ``Classifier`` (task ``binary`` /
+``probabilistic`` / ``multiclass``) or ``Regressor`` (task ``regression``; a trailing ``Regression`` of the
+learner's name is dropped), e.g. :class:`SPAClassifier`, :class:`RakerRegressor`, :class:`KernelOGDRegressor`.
+:func:`estimator` builds one by registry name (``olk.estimator("spa", beta=20)``) and :data:`by_name` maps every
+registry name to its class.
 
 The contract is scikit-learn's, strictly:
 
@@ -63,7 +64,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError
 from .algorithms.registry import REGISTRY, resolve_name
-from .algorithms.surface import parameters_doc, same_value, storing_init, surface_kernel
+from .algorithms.surface import parameters_doc, same_value, storing_init, surface_class_name, surface_kernel
 from .errors import ConfigError, DataError
 from .tasks import margin_log_proba, margin_proba
 
@@ -204,9 +205,8 @@ class OlkEstimator(BaseEstimator):
         """Sparse input as the learner takes it; non-negative input for a chi-square kernel."""
         tags.input_tags.sparse = self.learner_class().sparse_input
         try:
-            from .kernels import KernelSet
-            spec = surface_kernel(self, self.learner_class(), "kernel", X=[[0.0, 1.0]])     # X: a placeholder
-            tags.input_tags.positive_only = any(k.kind == "chi2" for k in KernelSet.of(spec))
+            kernels = surface_kernel(self, self.learner_class(), "kernel", X=[[0.0, 1.0]])     # X: a placeholder
+            tags.input_tags.positive_only = any(k.kind == "chi2" for k in kernels)
         except (ConfigError, TypeError, ValueError):    # an invalid kernel is reported by fit, not by the tags
             pass
         return tags
@@ -298,13 +298,6 @@ class OlkRegressor(RegressorMixin, OlkEstimator):
 
 
 # ================================================================================================ generation
-def _class_name(learner_cls) -> str:
-    base = learner_cls.__name__
-    if learner_cls.task == "regression":
-        return (base[:-len("Regression")] if base.endswith("Regression") else base) + "Regressor"
-    return base + "Classifier"
-
-
 _ATTR_DOCS = {
     "support_vectors_": "ndarray or scipy CSR matrix of shape (n_sv, n_features_in_)\n    The stored support "
                         "vectors, in the model's slot order (CSR when trained on sparse data).",
@@ -349,7 +342,7 @@ def _docstring(learner_cls, clsname: str) -> str:
 
 def _make(name: str) -> type:
     learner_cls = REGISTRY[name]
-    clsname = _class_name(learner_cls)
+    clsname = surface_class_name(learner_cls)
     base = {"regression": OlkRegressor, "multiclass": OlkMulticlassClassifier}.get(learner_cls.task, OlkClassifier)
     ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
           "__doc__": _docstring(learner_cls, clsname),
@@ -383,16 +376,20 @@ def __dir__():
 
 
 def catalogue() -> str:
-    """The Markdown list of every estimator class (docs/estimators.md is this text; a test keeps it current)."""
-    rows = ["| estimator class | learner (`olk algorithms`) | kind | `partial_fit` | first line of its docstring |",
-            "|---|---|---|---|---|"]
+    """The Markdown list of every estimator class and, for an online learner, its River class of the same name
+    (:func:`~olk.algorithms.surface.surface_class_name`): docs/estimators.md is this text; tests keep it current
+    (tests/test_river.py checks that the River classes are the ones listed)."""
+    rows = ["| estimator class | River class | learner (`olk algorithms`) | kind | `partial_fit` | first line of its "
+            "docstring |", "|---|---|---|---|---|---|"]
     for name, cls in sorted(by_name.items(), key=lambda kv: kv[1].__name__):
         learner = REGISTRY[name]
         if not learner.__module__.startswith("olk."):       # a learner registered by user code: not olk's page
             continue
         kind = {"regression": "regressor", "multiclass": "multi-class classifier"}.get(learner.task, "classifier")
         first = (learner.__doc__ or learner.display).strip().splitlines()[0].replace("|", "\\|")
-        rows.append(f"| `{cls.__name__}` | `{name}` | {kind} | {'no' if learner.batch else 'yes'} | {first} |")
+        river = "none (batch)" if learner.batch else f"`olk.river.{cls.__name__}`"     # the one naming rule
+        rows.append(f"| `{cls.__name__}` | {river} | `{name}` | {kind} | {'no' if learner.batch else 'yes'} | "
+                    f"{first} |")
     return "\n".join(rows) + "\n"
 
 

@@ -346,8 +346,10 @@ def svc_kernel(kernel, gamma=None, degree=None, coef0=None, *, where: str = "ker
     values (None: the type's default above; a value the type does not have is ignored, as SVC ignores ``degree``
     for ``"rbf"``); ``gamma="scale"`` is :func:`scale_gamma` of ``X``.  ``kernel`` None is ``default`` (a learner's
     declared default kernel, e.g. a preset) or else ``"rbf"``.  Every other form of :meth:`KernelSet.of` (a dict, a
-    list, a preset name, a Kernel) passes as it is and takes no top-level value.  A bad name or value is a
-    one-line ConfigError naming ``where``.
+    list, a preset name, a Kernel) passes as it is and takes no top-level value; a top-level value given with one
+    is a one-line ConfigError naming ``where``, as is ``gamma="scale"`` without ``X``.  It only builds the spec: the
+    kernel's name and values are checked once, by the :meth:`KernelSet.of` that reads it (the generated classes'
+    :func:`olk.algorithms.surface.surface_kernel`, with the same ``where``).
 
     >>> svc_kernel("rbf", gamma=0.5)
     {'type': 'rbf', 'gamma': 0.5}
@@ -368,9 +370,9 @@ def svc_kernel(kernel, gamma=None, degree=None, coef0=None, *, where: str = "ker
                               f"(kernel='rbf', 'poly', 'linear' or 'chi2'); this kernel ({kernel!r}) gives its own")
         return kernel
     kind = _ALIASES.get(kernel.lower(), kernel.lower())
-    if kind not in KERNEL_TYPES:
-        make_kernel({"type": kernel}, where)            # the one-line unknown-kernel error, with a did-you-mean
     spec: dict[str, Any] = {"type": kernel}
+    if kind not in KERNEL_TYPES:
+        return spec                                     # KernelSet.of's one-line unknown-kernel error, did-you-mean
     for k, v in given.items():
         if k not in KERNEL_TYPES[kind].params:
             continue                                    # SVC's convention: a value the kernel has no use for
@@ -380,7 +382,6 @@ def svc_kernel(kernel, gamma=None, degree=None, coef0=None, *, where: str = "ker
                                   f"give a number")
             v = scale_gamma(X)
         spec[k] = v
-    make_kernel(spec, where)                            # checked here: a bad value is a one-line error now
     return spec
 
 

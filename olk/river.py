@@ -3,13 +3,18 @@ registered online learner, generated from the registry (``pip install olk[river]
 
 Each class holds an olk learner (``learner``, the class the experiment engine runs) and calls its own
 ``learn_one`` / ``predict_one`` and, for a classifier, ``predict_proba_one`` (the kernel logistic regression
-learners' own probabilities; UNCALIBRATED ones for the others, :func:`olk.tasks.margin_proba`), with ``learn_many`` /
+learners' own probabilities; for the others a monotone map of the scores fitted online: an online Platt fit, an
+online temperature-scaled softmax for the multi-class ones), with ``learn_many`` /
 ``predict_many`` on pandas DataFrames (the loop of the ``_one`` calls; a River mini-batch model where the learner
 widens), so
 River's tools take it as one of theirs: ``river.evaluate.progressive_val_score``, pipelines
-(``preprocessing.StandardScaler() | olk.river.SPA()``), ``clone``, ``river.checks.check_estimator``.  Names: the
-learner class name without a leading ``Kernel`` (:class:`SPA`, :class:`Perceptron`, :class:`PA1`,
-:class:`Raker`, :class:`OGDRegression`); :data:`by_name` maps every registry name to its class.
+(``preprocessing.StandardScaler() | olk.river.SPAClassifier()``), ``clone``, ``river.checks.check_estimator``.
+Names: the scikit-learn class's (olk's one rule, :func:`olk.algorithms.surface.surface_class_name`; River's own
+``PAClassifier`` / ``PARegressor`` read the same way): the learner class name plus ``Classifier`` or ``Regressor``
+(:class:`SPAClassifier`, :class:`KernelPerceptronClassifier`, :class:`RakerRegressor`, :class:`KernelOGDRegressor`;
+``olk algorithms`` shows every learner's); :data:`by_name` maps every registry name to its class.  The former
+names (``olk.river.SPA``, ``olk.river.Perceptron``, ...: :data:`former_names`) still work, with a
+DeprecationWarning.
 
 * Parameters: ``kernel`` (as everywhere in olk: ``{"type": "gaussian", "gamma": 0.4}``, a type name, a kernel set
   for a multi-kernel learner; None: Gaussian with gamma = 1), ``seed`` (River's name for the learner's
@@ -38,7 +43,7 @@ learner class name without a leading ``Kernel`` (:class:`SPA`, :class:`Perceptro
 
 >>> from river import datasets, evaluate, metrics
 >>> import olk.river
->>> model = olk.river.SPA(kernel={"type": "gaussian", "gamma": 1.0}, beta=5, seed=0)
+>>> model = olk.river.SPAClassifier(kernel={"type": "gaussian", "gamma": 1.0}, beta=5, seed=0)
 >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
 Accuracy: 88.08%
 >>> model.learner.n_sv, len(model.columns)
@@ -66,9 +71,9 @@ from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError, RowSource
 from .algorithms.protocol import Learner
 from .algorithms.registry import REGISTRY
-from .algorithms.surface import parameters_doc, same_value, storing_init, surface_kernel
+from .algorithms.surface import parameters_doc, same_value, storing_init, surface_class_name, surface_kernel
 from .errors import ConfigError
-from .tasks import OnlinePlatt, margin_proba
+from .tasks import OnlinePlatt, OnlineTemperature
 
 #: the attributes of a model besides its parameters (a parameter may not take these names)
 STATE = ("learner", "columns")
@@ -111,6 +116,11 @@ class OlkRiverModel:
     seed: int | None
     learner: Any                    # the olk learner
     learn_one: Any                  # each subclass's (a classifier's labels, a regressor's targets)
+    #: the score(s) predict_proba_one computed last, for learn_one's probability-map step on the same x
+    #: (OlkClassifier._scored_for); a class default, so a model pickled before it existed loads
+    _scored: Any = None
+    #: a multi-class classifier's probability map (a class default for a model pickled before it existed)
+    _temperature: Any = None
 
     # ------------------------------------------------------------------ the learner
     @classmethod
@@ -148,12 +158,14 @@ class OlkRiverModel:
         self._width: int | None = None          # the fixed width of a learner that does not widen, once it learned
         self._first: Any = None                 # the one label seen while a classifier's two are not known yet
         self._platt = OnlinePlatt()             # a binary classifier's probability map (predict_proba_one)
+        self._temperature = OnlineTemperature() if learner.task == "multiclass" else None   # a multi-class one's
         self._proba_asked = False               # predict_proba_one was called: learn_one fits the map as well
         #: the fast path of a binary kernel expansion (it widens, it reads RowSources; OlkClassifier._fast_row),
         #: and its last row
         self._fast = learner.task == "binary" and learner.sparse_input and learner.widens and hasattr(learner,
                                                                                                    "learn_row")
         self._last: Any = None
+        self._scored = None
 
     # ------------------------------------------------------------------ features
     def _row(self, x):
@@ -298,34 +310,73 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         self._last = (x, items, src, len(cols))
         return src
 
-    def _score(self, x) -> float:
-        """The learner's score f(x) (its ``decision_one``), by the fast path where it applies."""
-        src = self._fast_row(x)
+    def _score(self, x, src=None, row=None):
+        """The learner's score f(x) (its ``decision_one``; a multi-class learner's K class scores, an array), by
+        the fast path where it applies (`src` / `row`: x's row, when the caller has it)."""
+        if src is None and row is None:
+            src = self._fast_row(x)
         if src is None:
-            return float(self.learner.decision_one(self._row(x)))
+            f = self.learner.decision_one(self._row(x) if row is None else row)
+            return np.asarray(f, dtype=np.float64).reshape(-1) if self._multiclass else float(f)
         return float(self.learner.decision_function(src)[0])
+
+    def _scored_key(self, x) -> tuple:
+        """What x's score depends on: its items (equal items are the same row), the columns, the model (the
+        examples it learned)."""
+        return list(x.items()), len(self.columns), self.learner.t
+
+    def _scored_for(self, x):
+        """The score :meth:`predict_proba_one` computed last if it was for equal items, the same columns and no
+        example learned since (progressive validation's ``predict_proba_one(x)`` then ``learn_one(x, y)``; not in a
+        pipeline whose StandardScaler learns x before transforming it: there learn_one's x is another), or None: the
+        learner's score of x then, bit for bit."""
+        s = self._scored
+        return s[1] if s is not None and s[0] == self._scored_key(x) else None
+
+    def _side(self, label) -> float:
+        """The binary learner's ±1 of `label` (a label of ``classes_``, or the ±1 side itself while they are not
+        known): what ``learn_row`` and the probability map learn from."""
+        classes = self.learner.classes_
+        if classes is None:
+            return float(label)
+        return 1.0 if same_value(label, classes[1]) else -1.0
 
     def learn_one(self, x, y) -> None:
         """Learn from one example: the learner's ``learn_one`` on x's row with label y (and the probability map's
-        step on x's score, once ``predict_proba_one`` has been used).  A binary learner of sparse rows takes the
-        fast path: the row of :meth:`_fast_row` and the learner's :meth:`learn_row` with the label as ±1 (the same
-        update, without the array checks this wrapper has already made)."""
+        step on x's score before the update, once ``predict_proba_one`` has been used: the score it just computed
+        for the same x, else computed here).  A binary learner of sparse rows takes the fast path: the row of
+        :meth:`_fast_row` and the learner's :meth:`learn_row` with the label as ±1 (the same update, without the
+        array checks this wrapper has already made)."""
         src = self._fast_row(x)
+        row = self._row(x) if src is None else None
+        label = self._label(y)
+        f, c = None, None
+        if self._proba_asked:
+            c = self._class_index(label) if self._multiclass else None
+            if c is not None or not self._multiclass:
+                f = self._scored_for(x)
+                if f is None:
+                    f = self._score(x, src, row)
+        self._scored = None
         if src is None:
-            row = self._row(x)
-            label = self._label(y)
-            f = float(self.learner.decision_one(row)) if self._proba_asked and not self._multiclass else None
             self.learner.learn_one(row, label)
+            side = self._side(label) if f is not None and c is None else 0.0
         else:
-            label = self._label(y)
-            L = self.learner
-            f = float(L.decision_function(src)[0]) if self._proba_asked else None
-            classes = L.classes_
-            L.learn_row(src, float(label) if classes is None else 1.0 if same_value(label, classes[1]) else -1.0)
+            side = self._side(label)
+            self.learner.learn_row(src, side)
         self._learned()
-        if f is not None:
-            classes = self.learner.classes_
-            self._platt.learn(f, same_value(label, classes[1]) if classes is not None else label > 0)
+        if c is not None:
+            self._temperature.learn(f, c)
+        elif f is not None:
+            self._platt.learn(f, side > 0)
+
+    def _class_index(self, label):
+        """A multi-class learner's index of `label` in its ``classes_`` before it learns it (None: a label it has
+        not seen, which has no score yet, so the probability map skips that example)."""
+        classes = self.learner.classes_
+        if classes is None:
+            return None
+        return next((i for i, k in enumerate(classes) if same_value(label, k)), None)
 
     def predict_one(self, x, **kwargs):
         """The learner's prediction for x: sign(f(x)) as one of the two labels (sign(0) = +1)."""
@@ -352,16 +403,26 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         and LogLoss run.  A binary classifier: an online Platt fit (:class:`olk.tasks.OnlinePlatt`, sigmoid(a f/s
         + b)) fitted by every ``learn_one`` after the first ``predict_proba_one``, on the example's score before it
         is learned (a model used for accuracy only pays nothing for it), sigmoid(f) before any; a multi-class one:
-        the softmax of its class scores, UNCALIBRATED (:func:`olk.tasks.margin_proba`).  A multi-class model
-        before any label: {} (River's convention); a binary one with one label seen: {that label: 1.0}."""
+        an online temperature scaling (:class:`olk.tasks.OnlineTemperature`, softmax(a z) of its K class scores
+        centred and scaled by their RMS so far), fitted the same way (an example of a class the model has not seen
+        yet has no score for it and is skipped), the plain softmax of the scores before any: it sums to 1,
+        increases with the class's own score and keeps the argmax, the prediction.  A multi-class model before any
+        label: {} (River's convention); a binary one with one label seen: {that label: 1.0}.  The score is
+        computed once per example in progressive validation (``learn_one`` reuses it, :meth:`_scored_for`)."""
         if self._multiclass:
             row = self._row(x)
             classes = self.learner.classes_
             if classes is None:
                 return {}
-            p = margin_proba(np.asarray(self.learner.decision_one(row), dtype=np.float64).reshape(1, -1))[0]
+            s = self._score(x, row=row)
+            self._scored = (self._scored_key(x), s)
+            self._proba_asked = True
+            if self._temperature is None:           # a model pickled before the map existed
+                self._temperature = OnlineTemperature()
+            p = self._temperature.proba(s)
             return {_plain(c): float(q) for c, q in zip(classes, p)}
         f = self._score(x)                          # checks x (and takes its new keys) first
+        self._scored = (self._scored_key(x), f)     # for learn_one's Platt step on the same x (_scored_for)
         if self._first is not None:
             return {self._first: 1.0}
         self._proba_asked = True                    # from now on learn_one fits the map too
@@ -410,7 +471,10 @@ class OlkRegressor(OlkRiverModel, _river.Regressor):
 
 
 # ================================================================================================ generation
-def _class_name(learner_cls) -> str:
+def _former_name(learner_cls) -> str:
+    """The name olk.river gave the class before the one naming rule (:func:`surface_class_name`): the learner class
+    name without a leading ``Kernel`` (``Perceptron``, ``SPA``, ``NC``, ``OGDRegression``).  Still importable, with a
+    DeprecationWarning (:func:`__getattr__`)."""
     name = learner_cls.__name__
     return name[len("Kernel"):] if name.startswith("Kernel") and name[len("Kernel"):][:1].isupper() else name
 
@@ -435,10 +499,13 @@ def _argument_error(qualname: str, names: list, kwargs: dict, e: TypeError) -> s
 
 def _docstring(learner_cls, base: Any) -> str:
     first = (learner_cls.__doc__ or learner_cls.display).strip().splitlines()[0]
+    multiclass = learner_cls.task == "multiclass"
     kind = {OlkRegressor: "regressor", OlkProbabilisticClassifier: "probabilistic binary classifier"}.get(
-        base, "binary classifier")
-    calls = "``learn_one`` / ``predict_one``" + ("" if base is OlkRegressor else " / ``predict_proba_one``"
-                                                 + ("" if base is OlkProbabilisticClassifier else " (uncalibrated)"))
+        base, "multi-class classifier (any K labels)" if multiclass else "binary classifier (any two labels)")
+    proba = ("" if base is OlkProbabilisticClassifier else
+             " (an online temperature scaling of the softmax of its K class scores, olk.tasks.OnlineTemperature)"
+             if multiclass else " (an online Platt fit of its score, olk.tasks.OnlinePlatt)")
+    calls = "``learn_one`` / ``predict_one``" + ("" if base is OlkRegressor else " / ``predict_proba_one``" + proba)
     width = ("New feature keys widen the model (a feature it never saw is 0 in every stored support vector)."
              if learner_cls.widens else
              "Its width is fixed by the keys seen up to its first ``learn_one``: a new key later is an error.")
@@ -460,7 +527,7 @@ def _docstring(learner_cls, base: Any) -> str:
 
 def _make(name: str) -> type:
     learner_cls = REGISTRY[name]
-    clsname = _class_name(learner_cls)
+    clsname = surface_class_name(learner_cls)
     base = _base(learner_cls)
     ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
           "__doc__": _docstring(learner_cls, base),
@@ -478,7 +545,7 @@ def _make(name: str) -> type:
 #: registry name -> River class, for every registered online learner (built once, at import)
 by_name: dict[str, type] = {name: _make(name) for name in available() if not REGISTRY[name].batch}
 
-#: class name -> class: the module attributes (``olk.river.SPA``), listed in ``__all__``
+#: class name -> class: the module attributes (``olk.river.SPAClassifier``), listed in ``__all__``
 by_class_name: dict[str, type] = {c.__name__: c for c in by_name.values()}
 if len(by_class_name) != len(by_name):     # pragma: no cover - two learners whose names give one class name
     raise RuntimeError("two registered learners give the same olk.river class name")
@@ -486,5 +553,22 @@ if set(by_class_name) & set(globals()):    # pragma: no cover - a learner named 
     raise RuntimeError(f"olk.river: {sorted(set(by_class_name) & set(globals()))} would shadow a module name")
 globals().update(by_class_name)
 
-__all__ = ["by_name", "by_class_name", "OlkRiverModel", "OlkClassifier", "OlkProbabilisticClassifier",
+#: a former class name (before the one naming rule) -> the class's name now: ``olk.river.Perceptron`` is
+#: ``olk.river.KernelPerceptronClassifier``
+former_names: dict[str, str] = {_former_name(REGISTRY[n]): c.__name__ for n, c in by_name.items()
+                                if _former_name(REGISTRY[n]) not in globals()}
+
+
+def __getattr__(name: str):
+    """A former class name (:data:`former_names`, e.g. ``olk.river.Perceptron``): the class, with a
+    DeprecationWarning naming its name now; code and pickles that name it keep working."""
+    new = former_names.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+    warnings.warn(f"olk.river.{name} is now olk.river.{new} (the class names of olk.estimators and olk.river are "
+                  f"one; the former name will go)", DeprecationWarning, stacklevel=2)
+    return by_class_name[new]
+
+__all__ = ["by_name", "by_class_name", "former_names", "OlkRiverModel", "OlkClassifier", "OlkProbabilisticClassifier",
            "OlkRegressor", *sorted(by_class_name)]

@@ -325,6 +325,48 @@ class OnlinePlatt:
         self.b -= eta * g
 
 
+class OnlineTemperature:
+    """Online temperature scaling (Guo et al., ICML 2017, fitted online), for a multi-class stream: P(class c | s) =
+    softmax(a z)_c, where s holds the K class scores, z = (s - mean(s)) / r with r the root mean square of the
+    centred scores learned from so far (so the map is the same whatever the scores' scale) and a follows one
+    cross-entropy gradient step of size 1/sqrt(n) per learned (s, class), kept >= 1e-6.  One parameter for every
+    class, so at every moment P(c | s) increases with s_c and the argmax is the scores' (the prediction is kept);
+    any K, a K that grows as classes appear included.  Before any label a = 1, r = 1: the softmax of the scores
+    (:func:`margin_proba`).  Deterministic: the same (s, class) sequence, the same map.
+
+    >>> t = OnlineTemperature()
+    >>> t.proba(np.array([2.0, 0.0, 0.0])).round(3).tolist()
+    [0.787, 0.107, 0.107]
+    >>> for s, c in [([9.0, 0.0, 1.0], 0), ([1.0, 8.0, 0.0], 0), ([0.0, 1.0, 9.0], 2)] * 30:   # over-confident
+    ...     t.learn(np.array(s), c)
+    >>> t.a < 1.0, int(t.proba(np.array([9.0, 0.0, 1.0])).argmax())
+    (True, 0)
+    """
+
+    def __init__(self):
+        self.a, self.n, self.sq = 1.0, 0, 0.0
+
+    def _z(self, s: np.ndarray) -> np.ndarray:
+        z = s - s.mean()
+        return z / math.sqrt(self.sq / self.n) if self.n and self.sq > 0.0 else z
+
+    def proba(self, s) -> np.ndarray:
+        """P(class c | scores s) now, for c = 0..K-1 (summing to 1)."""
+        z = self.a * self._z(np.asarray(s, dtype=np.float64))
+        e = np.exp(z - z.max())
+        return e / e.sum()
+
+    def learn(self, s, c: int) -> None:
+        """One step on the K scores s of an example of class c (its index in s)."""
+        s = np.asarray(s, dtype=np.float64)
+        self.n += 1
+        self.sq += float(np.mean((s - s.mean()) ** 2))
+        z = self._z(s)
+        p = np.exp(self.a * z - (self.a * z).max())
+        g = float(p @ z) / float(p.sum()) - float(z[c])        # d/da of -log softmax(a z)_c
+        self.a = max(self.a - g / math.sqrt(self.n), 1e-6)
+
+
 def margin_log_proba(scores) -> np.ndarray:
     """log of :func:`margin_proba`, computed without underflow."""
     from scipy.special import log_softmax

@@ -171,8 +171,8 @@ def test_bench_river_runs_paired_against_pa():
                         "--models", "perceptron"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     rows = {line.split()[1]: line.split() for line in r.stdout.splitlines() if line.startswith(("river ", "olk "))}
-    assert set(rows) == {"PAClassifier", "Perceptron"} and rows["PAClassifier"][-1] == "1.00"
-    assert 0.5 < float(rows["Perceptron"][3]) <= 1.0           # the accuracy column: it learned
+    assert set(rows) == {"PAClassifier", "KernelPerceptronClassifier"} and rows["PAClassifier"][-1] == "1.00"
+    assert 0.5 < float(rows["KernelPerceptronClassifier"][3]) <= 1.0           # the accuracy column: it learned
 
 
 def test_bench_ecosystem_quick_writes_one_table_per_dataset(tmp_path, capsys):

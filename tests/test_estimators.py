@@ -461,6 +461,24 @@ def test_a_bad_svc_style_kernel_argument_is_a_one_line_error(kwargs, words):
     assert "\n" not in str(e.value)
 
 
+def test_an_svc_style_kernel_is_checked_once(monkeypatch):
+    """svc_kernel builds the spec, KernelSet.of (surface_kernel) checks it once naming the estimator's parameter,
+    and the learner takes the checked KernelSet as it is."""
+    import olk.kernels
+    calls = []
+    make = olk.kernels.make_kernel
+    monkeypatch.setattr(olk.kernels, "make_kernel", lambda *a, **k: calls.append(a) or make(*a, **k))
+    X, y = _data()
+    est = olk.estimator("perceptron", kernel="poly", gamma=0.5, degree=2)
+    learner = est._new_learner(X)               # what fit builds (its tags peek at the kernel too, errors ignored)
+    assert len(calls) == 1 and calls[0][1] == "KernelPerceptronClassifier.kernel"
+    assert (learner.kernel.kind, learner.kernel.params()["degree"]) == ("polynomial", 2)
+    calls.clear()
+    R = pytest.importorskip("olk.river")
+    R.KernelPerceptronClassifier(kernel="rbf", gamma=0.5)
+    assert [c[1] for c in calls] == ["olk.river.KernelPerceptronClassifier.kernel"]
+
+
 def test_the_learners_own_gamma_keeps_its_name_and_the_kernels_is_kernel_gamma():
     """klr_aux has a parameter gamma of its own: the kernel's width is kernel_gamma there."""
     est = olk.estimator("klr_aux")

@@ -102,7 +102,7 @@ def test_progressive_validation_is_the_engines_online_pass(name):
 
 def test_the_streamed_model_is_the_model_of_partial_fit():
     # SPA's default averaged output: after River's stream the model is the learner's one pass over the rows
-    model = R.SPA(kernel=RBF, beta=5, seed=0)
+    model = R.SPAClassifier(kernel=RBF, beta=5, seed=0)
     evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
     X, y = _phishing_rows(model.columns)
     batch = make("spa", kernel=RBF, beta=5, random_state=0).partial_fit(X, y)
@@ -112,17 +112,17 @@ def test_the_streamed_model_is_the_model_of_partial_fit():
 
 
 def test_probabilities_and_a_pipeline():
-    model = preprocessing.StandardScaler() | R.NC(kernel={"type": "gaussian", "gamma": 0.1}, seed=0)
+    model = preprocessing.StandardScaler() | R.NCClassifier(kernel={"type": "gaussian", "gamma": 0.1}, seed=0)
     auc = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.ROCAUC()).get()
     assert 0.85 < auc < 1.0
-    nc = model["NC"]
+    nc = model["NCClassifier"]
     x = {"is_popular": 1.0, "https": 1.0}
     p = nc.predict_proba_one(x)
     assert set(p) == {False, True} and math.isclose(sum(p.values()), 1.0)
     f = nc.learner.decision_one(nc._row(x))
     assert p[True] == pytest.approx(1.0 / (1.0 + math.exp(-f)), rel=1e-12)
     assert nc.predict_one(x) == (f >= 0)
-    spa = R.SPA(seed=0)                                      # uncalibrated: the sigmoid of the margin
+    spa = R.SPAClassifier(seed=0)                                      # uncalibrated: the sigmoid of the margin
     spa.learn_one(x, True)
     spa.learn_one({"is_popular": -1.0}, False)
     p, f = spa.predict_proba_one(x), spa.learner.decision_one(spa._row(x))
@@ -157,7 +157,7 @@ def test_new_feature_keys_mid_stream(name):
 
 
 def test_the_order_of_a_dicts_keys_does_not_matter():
-    a, b = R.SPA(seed=0), R.SPA(seed=0)
+    a, b = R.SPAClassifier(seed=0), R.SPAClassifier(seed=0)
     for x, y in _stream():
         rev = dict(reversed(list(x.items())))
         assert a.predict_one(x) == b.predict_one(rev)
@@ -167,7 +167,7 @@ def test_the_order_of_a_dicts_keys_does_not_matter():
 
 
 def test_random_features_cannot_widen_after_their_first_example():
-    m = R.Raker(horizon=100, seed=0)
+    m = R.RakerRegressor(horizon=100, seed=0)
     m.predict_one({"u": 1.0, "v": 2.0, "w": 0.5})          # keys seen before the first learn_one count
     m.learn_one({"u": 1.0, "v": 2.0}, 3.0)
     m.learn_one({"w": 1.0}, 1.0)
@@ -182,7 +182,7 @@ def test_random_features_cannot_widen_after_their_first_example():
 
 # ----------------------------------------------------------------------------------------------------- labels
 def test_string_labels_map_through_classes():
-    m = R.PA1(kernel=RBF)
+    m = R.KernelPA1Classifier(kernel=RBF)
     assert m.predict_one({"a": 1.0}) in (False, True)        # no label yet: River's binary convention
     m.learn_one({"a": 1.0}, "spam")
     assert m.predict_one({"a": -1.0}) == "spam"              # one label seen: the only one it knows
@@ -202,7 +202,7 @@ def test_string_labels_map_through_classes():
                                             ((-1, 1), [-1, 1]), ((0, 1), [0, 1]), ((1, 0), [0, 1]),
                                             ((2.0, 1.0), [2.0, 1.0]), (("b", "a"), ["b", "a"])])
 def test_labels_that_name_their_side(labels, classes):
-    m = R.Perceptron(kernel=RBF)
+    m = R.KernelPerceptronClassifier(kernel=RBF)
     m.learn_one({"a": 1.0}, np.bool_(labels[0]) if isinstance(labels[0], bool) else labels[0])
     m.learn_one({"a": -1.0}, labels[1])
     assert m.learner.classes_.tolist() == classes
@@ -210,7 +210,7 @@ def test_labels_that_name_their_side(labels, classes):
 
 
 def test_regressor_targets():
-    m = R.OGDRegression(step_size="sqrt_t")
+    m = R.KernelOGDRegressor(step_size="sqrt_t")
     m.learn_one({"a": 1.0}, 2)
     assert isinstance(m.predict_one({"a": 1.0}), float)
     for bad in ("x", None, float("nan"), True):
@@ -228,7 +228,7 @@ def test_regressor_targets():
     ([1.0, 2.0], ["x must be a dict"]),
 ])
 def test_bad_examples_are_one_line_errors_naming_the_key(x, words):
-    m = R.SPA(seed=0)
+    m = R.SPAClassifier(seed=0)
     m.learn_one({"a": 1.0}, True)
     for method in (lambda: m.learn_one(x, True), lambda: m.predict_one(x)):
         with pytest.raises(ValueError) as e:
@@ -238,7 +238,7 @@ def test_bad_examples_are_one_line_errors_naming_the_key(x, words):
 
 
 def test_chi2_kernel_needs_non_negative_features():
-    m = R.Perceptron(kernel="chi2")
+    m = R.KernelPerceptronClassifier(kernel="chi2")
     assert "positive input" in m._tags
     with pytest.raises(ValueError) as e:
         m.learn_one({"a": 1.0, "b": -2.0}, True)
@@ -246,16 +246,16 @@ def test_chi2_kernel_needs_non_negative_features():
 
 
 @pytest.mark.parametrize("kw,words", [
-    ({"beta": -1}, ["olk.river.SPA.beta", "> 0"]),
+    ({"beta": -1}, ["olk.river.SPAClassifier.beta", "> 0"]),
     ({"bta": 1}, ["unknown parameter 'bta'", "did you mean 'beta'"]),
     ({"seed": "x"}, ["seed must be None or an int"]),
-    ({"output": "mean"}, ["olk.river.SPA.output", "avg"]),
+    ({"output": "mean"}, ["olk.river.SPAClassifier.output", "avg"]),
     ({"kernel": {"type": "gausian"}}, ["did you mean 'gaussian'"]),
     ({"kernel": {"type": "linear", "view": [0, 2]}}, ["reads a view", "without a view"]),
 ])
 def test_bad_parameters_are_one_line_errors(kw, words):
     with pytest.raises((ValueError, TypeError)) as e:
-        R.SPA(**kw)
+        R.SPAClassifier(**kw)
     assert all(w in _one_line(e) for w in words), str(e.value)
 
 
@@ -265,12 +265,62 @@ ONLINE = [n for n in available() if not REGISTRY[n].batch]
 
 def test_one_class_per_online_learner():
     assert sorted(R.by_name) == sorted(n for n in ONLINE if n in R.by_name) == sorted(ONLINE)
-    assert {"SPA", "Perceptron", "PA1", "Raker", "OGDRegression", "NC"} <= set(R.__all__)
+    assert {"SPAClassifier", "KernelPerceptronClassifier", "KernelPA1Classifier", "RakerRegressor",
+            "KernelOGDRegressor", "NCClassifier", "MulticlassPA1Classifier"} <= set(R.__all__)
     for name, cls in R.by_name.items():
         assert getattr(R, cls.__name__) is cls and cls.__module__ == "olk.river"
         regression = REGISTRY[name].task == "regression"
         assert issubclass(cls, river.base.Regressor if regression else river.base.Classifier)
         assert f"``{name}``" in cls.__doc__
+
+
+def test_one_name_per_learner_in_scikit_learn_river_and_olk_algorithms(capsys):
+    """The one naming rule: the River class of a learner has its scikit-learn class's name (surface_class_name),
+    ``olk algorithms`` prints both with the registry id and the learner class, and every generated class is
+    findable: its module's attribute of its ``__qualname__``, listed on the class catalogue page."""
+    import importlib
+    from pathlib import Path
+
+    import olk.estimators as E
+    from olk.algorithms.surface import surface_class_name
+    from olk.cli import main
+    assert (E.by_name["perceptron"].__name__, R.by_name["perceptron"].__name__) == ("KernelPerceptronClassifier",) * 2
+    assert R.by_name["kogd_reg"].__name__ == E.by_name["kogd_reg"].__name__ == "KernelOGDRegressor"
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "estimators.md").read_text()
+    for name in ONLINE:
+        assert R.by_name[name].__name__ == E.by_name[name].__name__ == surface_class_name(REGISTRY[name])
+    for cls in [*E.by_name.values(), *R.by_name.values()]:
+        assert getattr(importlib.import_module(cls.__module__), cls.__qualname__) is cls
+        if REGISTRY[cls._learner_name].__module__.startswith("olk."):
+            assert f"`{cls.__module__}.{cls.__qualname__}`" in doc or f"| `{cls.__qualname__}` |" in doc
+    assert main(["algorithms", "klr_nc", "alsvm"]) in (0, None)
+    out = capsys.readouterr().out
+    assert ("classes: learner olk.algorithms.klr.klr_nc.NC | scikit-learn olk.estimators.NCClassifier | River "
+            "olk.river.NCClassifier") in out
+    assert "scikit-learn olk.estimators.AlSVMClassifier | River none (batch)" in out
+
+
+def test_the_former_river_names_still_work_with_a_deprecation_warning():
+    m = R.KernelPerceptronClassifier(kernel=RBF, seed=0)
+    m.learn_one({"a": 1.0}, True)
+    with pytest.warns(DeprecationWarning, match=r"river\.Perceptron is now olk\.river\.KernelPerceptronClassifier"):
+        assert R.Perceptron is R.KernelPerceptronClassifier
+    with pytest.warns(DeprecationWarning, match="OGDRegression is now olk.river.KernelOGDRegressor"):
+        from olk.river import OGDRegression
+    assert OGDRegression is R.KernelOGDRegressor
+    cls = R.KernelPerceptronClassifier
+    try:                                                # a pickle made before the rename names the class Perceptron
+        cls.__qualname__ = "Perceptron"
+        with pytest.warns(DeprecationWarning):
+            old = pickle.dumps(m)
+    finally:
+        cls.__qualname__ = "KernelPerceptronClassifier"
+    assert b"Perceptron" in old and b"KernelPerceptronClassifier" not in old
+    with pytest.warns(DeprecationWarning, match="Perceptron is now"):
+        again = pickle.loads(old)
+    assert type(again) is R.KernelPerceptronClassifier and again.predict_one({"a": 1.0}) is True
+    with pytest.raises(AttributeError, match="has no attribute 'Nonesuch'"):
+        R.Nonesuch  # noqa: B018
 
 
 @pytest.mark.parametrize("name", ONLINE)
@@ -303,7 +353,7 @@ def test_every_adapter_learns_predicts_clones_and_pickles(name):
 
 
 def test_clone_with_new_parameters_builds_a_new_learner():
-    m = R.SPA(kernel=RBF, beta=5, seed=0)
+    m = R.SPAClassifier(kernel=RBF, beta=5, seed=0)
     c = m.clone({"beta": 7.0})
     assert c.beta == 7.0 and c.learner.beta == 7.0 and m.learner.beta == 5.0
 
@@ -353,36 +403,38 @@ def test_multiclass_learners_are_river_multiclass_classifiers_on_a_bundled_strea
 def test_svc_style_kernel_arguments():
     """kernel='rbf' | 'poly' | 'linear' with top-level gamma / degree / coef0, as in olk.estimators (no 'scale':
     River has no data at construction); anything else one line."""
-    m = R.Perceptron(kernel="poly", gamma=0.5, degree=2, coef0=1.0)
+    m = R.KernelPerceptronClassifier(kernel="poly", gamma=0.5, degree=2, coef0=1.0)
     m.learn_one({"a": 1.0, "b": 0.0}, True)
     k = m.learner.kernel
     assert (k.kind, k.params()["gamma"], k.params()["degree"], k.params()["coef0"]) == ("polynomial", 0.5, 2, 1.0)
-    m = R.Perceptron(kernel="rbf", gamma=0.25)
+    m = R.KernelPerceptronClassifier(kernel="rbf", gamma=0.25)
     m.learn_one({"a": 1.0}, True)
     assert m.learner.kernel.params()["gamma"] == 0.25
     with pytest.raises(ValueError) as e:
-        R.Perceptron(kernel=RBF, gamma=0.3).learn_one({"a": 1.0}, True)
+        R.KernelPerceptronClassifier(kernel=RBF, gamma=0.3).learn_one({"a": 1.0}, True)
     assert "gamma=0.3" in _one_line(e)
 
 
 @pytest.mark.parametrize("name", sorted(n for n in ONLINE if REGISTRY[n].task != "regression"))
 def test_rocauc_and_logloss_in_progressive_validation_for_every_classifier(name):
-    """River's ROCAUC and LogLoss need predict_proba_one: every classifier has it (its defaults; how good the
-    value is depends on the kernel width, below)."""
+    """River's ROCAUC and LogLoss (CrossEntropy for a multi-class model) need predict_proba_one: every classifier
+    has it (its defaults; how good the value is depends on the kernel width, below)."""
     stream = list(datasets.Phishing())[:100]
     if REGISTRY[name].task == "multiclass":
         stream = [(x, int(y) + (x["is_popular"] > 0.5)) for x, y in stream]    # three classes
-    metric = metrics.LogLoss() if REGISTRY[name].task == "multiclass" else metrics.ROCAUC()
-    model = preprocessing.StandardScaler() | R.by_name[name](seed=0)
-    value = evaluate.progressive_val_score(stream, model, metric).get()
-    assert math.isfinite(value) and (value > 0.0 if isinstance(metric, metrics.LogLoss) else 0.0 <= value <= 1.0)
+    multiclass = REGISTRY[name].task == "multiclass"
+    for metric in [metrics.CrossEntropy()] if multiclass else [metrics.ROCAUC(), metrics.LogLoss()]:
+        model = preprocessing.StandardScaler() | R.by_name[name](seed=0)
+        value = evaluate.progressive_val_score(stream, model, metric).get()
+        assert math.isfinite(value) and (0.0 <= value <= 1.0 if isinstance(metric, metrics.ROCAUC) else
+                                         0.0 < value < 5.0), (metric, value)
 
 
 def test_the_online_platt_map_learns_on_progressive_validation_and_keeps_the_ranking():
-    model = preprocessing.StandardScaler() | R.Perceptron(kernel="rbf", gamma=0.1, seed=0)
+    model = preprocessing.StandardScaler() | R.KernelPerceptronClassifier(kernel="rbf", gamma=0.1, seed=0)
     auc = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.ROCAUC()).get()
     assert auc > 0.85                       # River's PAClassifier: 0.91; the plain sigmoid of the margin: 0.65
-    m = model["Perceptron"]
+    m = model["KernelPerceptronClassifier"]
     platt = m._platt
     assert platt.n == 1250 and platt.a > 0.0
     xs = [dict(x) for x, _ in list(datasets.Phishing())[:50]]
@@ -390,10 +442,71 @@ def test_the_online_platt_map_learns_on_progressive_validation_and_keeps_the_ran
     p = [m.predict_proba_one(x)[True] for x in xs]
     assert all((fi < fj) <= (pi <= pj) for fi, pi in zip(f, p) for fj, pj in zip(f, p))     # monotone in f
     # before any predict_proba_one, learn_one leaves the map alone (an accuracy-only user pays nothing for it)
-    fresh = R.Perceptron(seed=0)
+    fresh = R.KernelPerceptronClassifier(seed=0)
     for x, y in list(datasets.Phishing())[:20]:
         fresh.learn_one(x, y)
     assert fresh._platt.n == 0
+
+
+def test_multiclass_probabilities_are_an_online_temperature_scaling():
+    """A multi-class model's predict_proba_one: the softmax of its class scores under an online temperature
+    (OnlineTemperature) fitted by learn_one on ImageSegments through progressive validation: it sums to 1, keeps
+    the argmax (the prediction), increases with a class's own score, and its log loss (River's multi-class one,
+    CrossEntropy; LogLoss is River's binary one) beats the plain softmax's."""
+    from olk.tasks import OnlineTemperature
+    stream = list(datasets.ImageSegments())[:600]
+
+    def run(fit):
+        model = preprocessing.StandardScaler() | R.MulticlassPA1Classifier(kernel="rbf", gamma=0.1)
+        m = model["MulticlassPA1Classifier"]
+        if not fit:
+            m._temperature.learn = lambda s, c: None      # the plain softmax of the scores, as before the map
+        return evaluate.progressive_val_score(stream, model, metrics.CrossEntropy()).get(), m, model
+
+    (loss, m, model), (loss0, m0, _) = run(True), run(False)
+    t = m._temperature
+    assert t.n > 550 and t.a != 1.0 and m0._temperature.a == 1.0
+    assert loss < 0.8 * loss0, (loss, loss0)
+    for x, _ in stream[:30]:
+        x = model["StandardScaler"].transform_one(x)
+        p, s = m.predict_proba_one(x), m._score(x)
+        assert math.isclose(sum(p.values()), 1.0) and max(p, key=p.get) == m.predict_one(x)
+        assert [p[c] for c in m.learner.classes_] == t.proba(s).tolist()
+    s = np.array([0.2, -0.4, 1.0, 0.1])
+    for c in range(4):                                  # monotone in the class's own score, the others fixed
+        up = [t.proba(np.where(np.arange(4) == c, s + d, s))[c] for d in np.linspace(-3, 3, 13)]
+        assert all(a < b for a, b in zip(up, up[1:]))
+    fresh = OnlineTemperature()
+    assert fresh.proba(s).tolist() == pytest.approx((np.exp(s) / np.exp(s).sum()).tolist(), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["perceptron", "projectron"])         # the fast path; a dense learner's checked one
+def test_learn_one_reuses_the_score_predict_proba_one_computed(name, monkeypatch):
+    """Progressive validation scores each x once: learn_one's Platt step takes the score predict_proba_one just
+    computed for equal items, and the result is bit for bit that of scoring x again; a dict changed in between (as
+    River's StandardScaler in a pipeline changes it: it learns x before transforming it), or an example learned in
+    between, is scored again."""
+    stream = list(datasets.Phishing())[:150]
+    calls = []
+    score = R.OlkClassifier._score
+    monkeypatch.setattr(R.OlkClassifier, "_score", lambda self, *a, **k: calls.append(1) or score(self, *a, **k))
+
+    def run(reuse):
+        model = clf = R.by_name[name](kernel="rbf", gamma=0.1, seed=0)
+        if not reuse:
+            clf._scored_for = lambda x: None
+        calls.clear()
+        loss = evaluate.progressive_val_score(stream, model, metrics.LogLoss()).get()
+        return loss, len(calls), clf
+
+    (loss, n, m), (loss0, n0, m0) = run(True), run(False)
+    assert (n, n0) == (150, 300)                        # one score per example, where it was two
+    assert loss == loss0 and (m._platt.a, m._platt.b, m._platt.sq) == (m0._platt.a, m0._platt.b, m0._platt.sq)
+    x = {"a": 1.0, "b": 2.0}
+    m.predict_proba_one(x)
+    assert m._scored_for(dict(x)) is not None and m._scored_for({"a": 1.0, "b": 2.5}) is None
+    m.learn_one({"a": 0.0}, True)                       # another example learned: x's score is stale
+    assert m._scored_for(x) is None
 
 
 @pytest.mark.parametrize("name", ["perceptron", "spa", "klr_nc", "mc_pa1", "kogd_reg", "raker"])

@@ -5,7 +5,9 @@ class per registered learner from its declarations, and both need the same three
   default>)`` that stores its arguments under their names (what scikit-learn's ``get_params`` / ``clone`` and
   River's ``_get_params`` / ``clone`` read back), with a real ``__signature__``;
 * :func:`parameters_doc`: the numpydoc "Parameters" section of its docstring;
-* :func:`same_value`: parameter values compared without raising.
+* :func:`same_value`: parameter values compared without raising;
+* :func:`surface_class_name`: the class name, the same in both modules (the one naming rule; ``olk algorithms``
+  shows it for every learner).
 
 The two surfaces differ only in what they declare: the seed's name (``random_state`` / ``seed``), the names a
 parameter may not take, what the constructor does after storing (River builds the learner at once), and how an
@@ -26,7 +28,24 @@ import inspect
 import keyword
 from typing import Any, Callable, Optional
 
-from ..kernels import SVC_KERNEL_ARGS, svc_kernel
+from ..kernels import SVC_KERNEL_ARGS, KernelSet, svc_kernel
+
+
+def surface_class_name(learner_cls) -> str:
+    """The name of the scikit-learn class (:mod:`olk.estimators`) and of the River class (:mod:`olk.river`) of
+    learner class `learner_cls`, the one naming rule of olk's generated classes: the learner's class name followed
+    by ``Classifier`` (tasks ``binary``, ``probabilistic``, ``multiclass``) or ``Regressor`` (task ``regression``;
+    a learner name ending in ``Regression`` drops it).  River's own classes are named the same way
+    (``PAClassifier``, ``PARegressor``).
+
+    >>> from olk.algorithms.registry import REGISTRY
+    >>> [surface_class_name(REGISTRY[n]) for n in ("perceptron", "klr_nc", "kogd_reg", "raker")]
+    ['KernelPerceptronClassifier', 'NCClassifier', 'KernelOGDRegressor', 'RakerRegressor']
+    """
+    base = learner_cls.__name__
+    if learner_cls.task == "regression":
+        return base.removesuffix("Regression") + "Regressor"
+    return base + "Classifier"
 
 
 def _python_words(qualname: str, names: list, kwargs: dict, e: TypeError) -> str:
@@ -41,11 +60,13 @@ def kernel_arg_names(learner_cls) -> dict[str, str]:
     return {a: f"kernel_{a}" if a in own else a for a in SVC_KERNEL_ARGS}
 
 
-def surface_kernel(obj, learner_cls, where: str, X=None):
-    """The kernel spec of a generated class's stored ``kernel`` and SVC-style arguments (:func:`svc_kernel`, with
-    the learner's ``default_kernel``; ``gamma="scale"`` from ``X``)."""
+def surface_kernel(obj, learner_cls, where: str, X=None) -> KernelSet:
+    """The kernels of a generated class's stored ``kernel`` and SVC-style arguments: the spec of
+    :func:`svc_kernel` (with the learner's ``default_kernel``; ``gamma="scale"`` from ``X``) checked once, here, by
+    :meth:`KernelSet.of` (a bad name or value is a one-line ConfigError naming `where`, the class's parameter).
+    The learner takes the KernelSet as it is (``KernelSet.of`` of a KernelSet checks nothing again)."""
     vals = {a: getattr(obj, n) for a, n in kernel_arg_names(learner_cls).items()}
-    return svc_kernel(obj.kernel, **vals, where=where, X=X, default=learner_cls.default_kernel)
+    return KernelSet.of(svc_kernel(obj.kernel, **vals, where=where, X=X, default=learner_cls.default_kernel), where)
 
 
 def storing_init(learner_cls, qualname: str, *, seed: str, reserved: tuple = (),
@@ -134,5 +155,5 @@ def same_value(a, b) -> bool:
         return False
 
 
-__all__ = ["storing_init", "kernel_arg_names", "surface_kernel", "kernel_and_seed_docs", "parameters_doc",
-           "same_value"]
+__all__ = ["surface_class_name", "storing_init", "kernel_arg_names", "surface_kernel", "kernel_and_seed_docs",
+           "parameters_doc", "same_value"]
