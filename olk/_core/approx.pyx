@@ -300,13 +300,8 @@ cdef class NystromScreen:
     It holds views of the learner's M' and w (not copies: the learner owns and pickles them), and its own beta,
     z and k_S(x) buffers."""
     cdef const double[:, ::1] Mt
-    cdef double[:, ::1] M             # M itself (k x B): beta = M'w is olk_project over M's rows
-    cdef Py_ssize_t* ridx             # 0..k-1: w's entries as the projection's non-zeros (all of them)
     cdef double[::1] w
-    cdef readonly object z            # numpy arrays: the learner reads z after exact() (tests, diagnostics)
-    cdef readonly object kS
-    cdef readonly object beta
-    cdef double[::1] zv, kv, bv, colsum
+    cdef double[::1] zv, kv, bv, colsum   # z = M k_S(x), k_S(x), beta = M'w, c_r = sum_t |M'[t, r]|
     cdef readonly double bound        # 2E: |g - f| <= kappa * bound (see above)
     cdef Py_ssize_t B, k
     cdef _Scratch sc
@@ -318,14 +313,7 @@ cdef class NystromScreen:
         if w.shape[0] != self.k or self.B == 0 or self.k == 0:
             raise ValueError(f"NystromScreen: M' is {self.B} x {self.k}, w has {w.shape[0]} entries")
         self.Mt, self.w = Mt, w
-        self.M = np.ascontiguousarray(np.asarray(Mt).T)
-        self.ridx = <Py_ssize_t*> malloc(self.k * sizeof(Py_ssize_t))
-        if self.ridx == NULL:
-            raise MemoryError()
-        for r in range(self.k):
-            self.ridx[r] = r
-        self.z, self.kS, self.beta = np.empty(self.k), np.empty(self.B), np.empty(self.B)
-        self.zv, self.kv, self.bv = self.z, self.kS, self.beta
+        self.zv, self.kv, self.bv = np.empty(self.k), np.empty(self.B), np.empty(self.B)
         self.colsum = np.zeros(self.k)
         for t in range(self.B):
             for r in range(self.k):
@@ -333,11 +321,8 @@ cdef class NystromScreen:
         self.sc = _Scratch(self.B, 0)
         self._refresh()
 
-    def __dealloc__(self):
-        free(self.ridx)
-
     cdef void _refresh(self) noexcept:
-        """beta = fl(M'w) (olk's blocked projection over M's k rows: each entry a k-term sum in r order) and the
+        """beta = fl(M'w) (each entry a k-term inner product over a row of M', :func:`dot8`'s order) and the
         bound's E (times 2, see the class docstring) for the current w."""
         cdef Py_ssize_t t, r
         cdef double l1 = 0.0, S = 0.0, gb = _gamma(self.B), gk = _gamma(self.k)
@@ -350,7 +335,7 @@ cdef class NystromScreen:
 
     def screen(self, SVPool pool, RowSource src, Py_ssize_t i, double y):
         """k_S(x_i) into the buffer (the pool's kernel values); g = beta'k_S(x_i) if y g >= 1 + |y| kappa 2E (the
-        exact score would give no hinge update and no mistake), else NaN: then call :meth:`exact`."""
+        exact score would give no hinge update and no mistake), else NaN (:meth:`step` then computes it)."""
         cdef Py_ssize_t t
         cdef double g, kappa = 0.0
         pool._check_src(src, i)
@@ -367,9 +352,10 @@ cdef class NystromScreen:
         return float("nan")
 
     def step(self, SVPool pool, RowSource src, Py_ssize_t i, double y, double eta):
-        """NOGD's hinge step after the map in one call: :meth:`screen`; where it cannot decide, :meth:`exact` and,
-        if y f < 1 (the hinge slope s = y, :func:`olk.algorithms.approximation.core.loss_slope`'s test),
-        :meth:`update` with eta s.  Returns f; ``updated`` says whether w changed."""
+        """NOGD's hinge step after the map in one call: :meth:`screen`; where it cannot decide, the exact
+        f = w'z, z = M k_S(x) (:func:`project_dot`'s bits) and, if y f < 1 (the hinge slope s = y,
+        :func:`olk.algorithms.approximation.core.loss_slope`'s test), w += eta s z (:func:`axpy`'s bits) and beta
+        and E for the new w.  Returns f; ``updated`` says whether w changed."""
         cdef double f = self.screen(pool, src, i, y)
         self.updated = False
         if f == f:
@@ -380,12 +366,3 @@ cdef class NystromScreen:
             self._refresh()
             self.updated = True
         return f
-
-    def exact(self):
-        """f = w'z, z = M k_S(x) of the last :meth:`screen` (left in ``z``): :func:`project_dot`'s bits."""
-        return _project_dot(self.Mt, self.kv, &self.zv[0], &self.w[0], False, self.sc)
-
-    def update(self, double a):
-        """w += a z (:func:`axpy`'s bits, the z of the last :meth:`exact`), then beta and E for the new w."""
-        olk_axpy(&self.w[0], a, &self.zv[0], self.k)
-        self._refresh()
