@@ -20,7 +20,7 @@ import sys
 
 import click
 
-from ._lazy import one_blas_thread
+from ._lazy import no_exit_collection, one_blas_thread
 from ._version import __version__
 from .errors import ConfigError, Interrupted, OlkError, excerpt
 
@@ -515,6 +515,8 @@ def main(argv=None):
     _install_signal_handlers()
     try:
         cli.main(args=argv, prog_name="olk", standalone_mode=False)
+        if argv is None:            # the command, not a caller's process: a quick shutdown
+            no_exit_collection()
     except Interrupted as e:
         _stop_workers()
         code = 143 if _TERMINATED else e.exit_code

@@ -106,3 +106,16 @@ def test_a_mistyped_sweep_option_is_named_as_typed(tmp_path, capsys):
     assert err.startswith("olk: error: --bta: ") and "did you mean 'beta'" in err
     code, out, err = _run(["sweep", str(cfg), "--set", "bta=5", "--out", str(tmp_path / "s")], capsys)
     assert code == 2 and err.startswith("olk: error: --set bta: ")
+
+
+def test_the_command_skips_the_exit_collection_a_caller_keeps_its_gc():
+    """The ``olk`` command (main() with no argv) freezes the garbage collector once its work is done, so the
+    interpreter's shutdown does not traverse every imported object; main(argv) called from a program leaves the
+    caller's collector alone."""
+    import subprocess
+    import sys
+    probe = ("import gc, sys; from olk.cli import main; sys.argv = ['olk', 'algorithms', 'spa']; main(); "
+             "a = gc.get_freeze_count(); gc.unfreeze(); main(['algorithms', 'spa']); "
+             "print('FROZEN', a > 0, gc.get_freeze_count())")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "FROZEN True 0"

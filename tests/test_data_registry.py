@@ -131,3 +131,39 @@ def test_parsed_copy_of_the_registry_skips_yaml_and_changes_nothing(tmp_path, mo
     from olk.data import cache
     cache.clear()
     assert not list((tmp_path / "cache" / "data").glob("registry-*.json"))
+
+
+def test_a_path_is_opened_without_the_registry_and_no_name_is_a_path(tmp_path, monkeypatch):
+    """A name holding '/' is a file path: load_dataset opens it without reading the registry (a broken
+    OLK_REGISTRY does not stop it; a missing file still gets the registry's did-you-mean), and a registry entry
+    whose name holds '/' is refused in one line, so no registry name can be shadowed by that shortcut."""
+    import numpy as np
+
+    from olk.data import load_dataset
+    from olk.errors import DataError
+    f = tmp_path / "own.libsvm"
+    f.write_text("1 1:0.5\n-1 2:1\n1 1:1 2:2\n")
+    bad = tmp_path / "reg.yaml"
+    bad.write_text("datasets: [not, a, mapping\n")
+    monkeypatch.setenv("OLK_REGISTRY", str(bad))
+    d = load_dataset(str(f))
+    assert np.array_equal(d.y, [1.0, -1.0, 1.0])
+    with pytest.raises(DataError, match="reg.yaml"):        # a name: the registry is read (and is broken)
+        load_dataset("own_libsvm")
+    bad.write_text("datasets:\n  sub/own:\n    task: binary\n")
+    with pytest.raises(DataError, match=r"reg.yaml: dataset 'sub/own': a dataset name cannot contain '/'"):
+        get_registry()
+    monkeypatch.delenv("OLK_REGISTRY")
+    with pytest.raises(DataError, match=r"no such file.*did you mean 'a9a'"):
+        load_dataset(str(tmp_path / "a9b"))
+
+
+def test_distinct_labels_are_numpys_unique():
+    import numpy as np
+
+    from olk.data.preprocess import distinct_labels
+    rng = np.random.default_rng(3)
+    for y in (np.zeros(0), np.array([2.0]), np.array([-0.0, 0.0, 1.0, -1.0]), rng.integers(-3, 4, 500) * 1.0,
+              rng.standard_normal(300), np.repeat(rng.standard_normal(7), 9)):
+        got = distinct_labels(y)
+        assert np.array_equal(got, np.unique(y)) and got.dtype == np.float64

@@ -103,7 +103,18 @@ def as_the_cli() -> None:
     one_blas_thread()
 
 
+def leave_as_the_cli() -> None:
+    """What the ``olk`` command does once its work is done: no collection at shutdown
+    (``olk._lazy.no_exit_collection``, since issue 38; an older olk's command has none)."""
+    try:
+        from olk._lazy import no_exit_collection
+    except ImportError:
+        return
+    no_exit_collection()
+
+
 if __name__ == "__main__":
     as_the_cli()
     _spec = json.loads(sys.argv[1])
-    print(json.dumps(run_klr_batch(_spec) if _spec.get("mode") == "klr_batch" else run(_spec)))
+    print(json.dumps(run_klr_batch(_spec) if _spec.get("mode") == "klr_batch" else run(_spec)), flush=True)
+    leave_as_the_cli()

@@ -33,6 +33,7 @@ from olk.data.formats import READERS
 from olk.data.libsvm import read_libsvm_file
 from olk.data.preprocess import (
     apply_scaler,
+    distinct_labels,
     fit_scaler,
     fit_target_scale,
     fmt_labels,
@@ -40,7 +41,7 @@ from olk.data.preprocess import (
     subsample_index,
     validate_preprocess,
 )
-from olk.data.registry import DatasetSpec, FileSpec, Part, get_registry
+from olk.data.registry import DatasetSpec, FileSpec, Part, get_registry, is_path_like
 from olk.data.search import find_file, search_path
 from olk.errors import DataError, did_you_mean
 
@@ -65,9 +66,9 @@ def load_dataset(name_or_path: str | os.PathLike, split: str | None = None, *,
     sparse : None = the registry's storage; True / False forces CSR / dense.
     """
     pre = validate_preprocess(preprocess, "preprocess")
-    reg = get_registry()
     name = os.fspath(name_or_path)
-    if name in reg:
+    reg = None if is_path_like(name) else get_registry()     # a path is not a name: no registry to read
+    if reg is not None and name in reg:
         return _load_registered(reg[name], split, data_dir, pre, verify, sparse)
     path = Path(name).expanduser()
     try:
@@ -80,7 +81,9 @@ def load_dataset(name_or_path: str | os.PathLike, split: str | None = None, *,
         return _load_user_file(path, pre, sparse)
     if is_dir:
         raise DataError(f"{name}: is a directory; pass a registry dataset name or a LIBSVM file")
-    if os.sep in name or "/" in name or path.suffix.lower() in {".libsvm", ".svm", ".txt", ".t", *SUFFIXES[1:]}:
+    if reg is None:
+        reg = get_registry()
+    if is_path_like(name) or path.suffix.lower() in {".libsvm", ".svm", ".txt", ".t", *SUFFIXES[1:]}:
         raise DataError(f"{name}: no such file (and not a registry dataset{did_you_mean(path.name, reg)}): "
                         f"check the path")
     reg.get_spec(name)          # raises 'unknown dataset' with a suggestion
@@ -308,9 +311,9 @@ def _read_part(spec: DatasetSpec, part: Part, data_dir, verify, meta):
         else:
             y = yf
             if spec.labels is not None:
-                bad = np.setdiff1d(np.unique(yf), np.asarray(spec.labels, dtype=np.float64))
+                bad = np.setdiff1d(distinct_labels(yf), np.asarray(spec.labels, dtype=np.float64))
                 if bad.size:
-                    raise DataError(f"{src}: labels {fmt_labels(np.unique(yf))} found, but the registry declares "
+                    raise DataError(f"{src}: labels {fmt_labels(distinct_labels(yf))} found, but the registry declares "
                                     f"{fmt_labels(spec.labels)} for {spec.task} dataset '{spec.name}': wrong or "
                                     f"corrupt file; re-fetch it with `olk datasets fetch {spec.name} --force`")
         blocks.append(X)
@@ -419,7 +422,7 @@ def _build_user_file(path: Path, pre: dict, sparse) -> Dataset:
     X, y, sha, hit = read_file(path, "libsvm")
     if X.shape[0] == 0:
         raise DataError(f"{src}: empty file (no data lines): expected '<label> <index>:<value> ...' per line")
-    found = np.unique(y)
+    found = distinct_labels(y)
     task = pre.get("task")
     if task is None:
         integral = bool(np.all(found == np.round(found)))

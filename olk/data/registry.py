@@ -194,8 +194,17 @@ def _keep_parsed_copy(text: str, doc) -> None:
         pass
 
 
+def is_path_like(name: str) -> bool:
+    """Whether `name` holds a path separator: a file path, never a registry name (names cannot contain one), so
+    :func:`olk.data.load_dataset` opens it without reading the registry."""
+    return "/" in name or os.sep in name
+
+
 def _parse_entry(name: str, e, where: str) -> DatasetSpec:
     ctx = f"{where}: dataset '{name}'"
+    if is_path_like(name):
+        raise DataError(f"{ctx}: a dataset name cannot contain '/' (load_dataset reads such a name as a file "
+                        f"path): rename it")
     if not isinstance(e, dict):
         raise DataError(f"{ctx}: entry must be a mapping of keys ({', '.join(_REQUIRED)}, ...)")
     for k in e:
