@@ -121,30 +121,39 @@ class Task:
             y = class_indices(y)
             model.expect_classes(int(y.max()) + 1 if y.size else 0)
         model.bind(X)
-        ylist = np.asarray(y, dtype=np.float64).tolist()
-        olist = np.asarray(order, dtype=np.int64).tolist()
-        cps = checkpoints(len(olist), n_checkpoints).tolist()
-        loop = {"binary": _binary_loop, "probabilistic": _probabilistic_loop, "multiclass": _multiclass_loop,
-                "regression": _regression_loop}[self.name]
-        step = model.step
-        if held_out is not None:
-            step = held_out.probing(model, len(olist))
-        t0 = time.perf_counter()
-        if held_out is not None:
-            held_out.start(t0)
-        res = loop(step, ylist, olist, cps)
+        n = len(order)
+        cps = checkpoints(n, n_checkpoints).tolist()
+        if self.name == "binary":           # the learner's steps(), a stretch of rows at a time
+            yarr = np.ascontiguousarray(y, dtype=np.float64)
+            oarr = np.ascontiguousarray(order, dtype=np.int64)
+            t0 = time.perf_counter()
+            if held_out is not None:
+                held_out.start(t0)
+            res = _binary_pass(model, yarr, oarr, cps, held_out)
+        else:
+            ylist = np.asarray(y, dtype=np.float64).tolist()
+            olist = np.asarray(order, dtype=np.int64).tolist()
+            loop = {"probabilistic": _probabilistic_loop, "multiclass": _multiclass_loop,
+                    "regression": _regression_loop}[self.name]
+            step = model.step
+            if held_out is not None:
+                step = held_out.probing(model, n)
+            t0 = time.perf_counter()
+            if held_out is not None:
+                held_out.start(t0)
+            res = loop(step, ylist, olist, cps)
         res["time_s"] = time.perf_counter() - t0 - (held_out.paused if held_out is not None else 0.0)
-        res.update({"n_examples": len(olist), "n_sv": model.n_sv_output, "n_sv_last": model.n_sv,
+        res.update({"n_examples": n, "n_sv": model.n_sv_output, "n_sv_last": model.n_sv,
                     "n_updates": model.n_updates, "kernel_evals": model.kernel_evals})
         summary = model.run_summary()
         if summary:
             res["summary"] = summary
         if model.n_labels is not None:
             res["n_labels"] = int(model.n_labels)
-            res["label_efficiency"] = model.n_labels / len(olist) if olist else float("nan")
+            res["label_efficiency"] = model.n_labels / n if n else float("nan")
         elif self.name == "regression":     # a learner that is not active uses every label: rho = 1 (AMKL Table III)
-            res["n_labels"] = len(olist)
-            res["label_efficiency"] = 1.0 if olist else float("nan")
+            res["n_labels"] = n
+            res["label_efficiency"] = 1.0 if n else float("nan")
         return res
 
     # ----------------------------------------------------------- batch mode
@@ -240,9 +249,13 @@ class HeldOutCurve:
         self.rows.append((int(t), int(model.n_sv_output), t_in - self._t0 - self.paused, score))
         self.paused += time.perf_counter() - t_in
 
+    def points(self, n: int) -> list[int]:
+        """The example counts after which a pass of `n` examples is probed (:func:`test_points`)."""
+        return test_points(n, self.count)
+
     def probing(self, model, n: int):
         """``model.step`` wrapped to probe after the examples ``test_points(n, count)`` name."""
-        points = iter(test_points(n, self.count))
+        points = iter(self.points(n))
         nxt = [next(points, -1), 0]
         step = model.step
 
@@ -418,23 +431,35 @@ def _multiclass_loop(step, ylist, olist, cps):
     return _mistake_summary(mistakes, len(olist), curve_t, curve_m)
 
 
-def _binary_loop(step, ylist, olist, cps):
-    cp_iter = iter(cps)
-    next_cp = next(cp_iter, -1)
+#: rows per ``steps`` call of the binary pass: the scores' buffer (64 KB) stays in the cache
+STRETCH = 8192
+
+
+def _binary_pass(model, y, order, cps, held_out=None):
+    """The binary task's online pass: ``model.steps`` over the rows ``order`` a stretch at a time (stretches end at
+    every checkpoint and held-out probe point), a mistake where sign(f) != y (sign(0) = +1: ``f >= 0`` predicts
+    +1), the cumulative mistakes at each checkpoint."""
+    n = order.shape[0]
+    probes = set(held_out.points(n)) if held_out is not None else set()
+    stops = set(cps)
     curve_t, curve_m = [], []
-    mistakes = 0
-    t = 0
-    for i in olist:
-        yi = ylist[i]
-        s = step(i, yi)
-        if (s >= 0.0) != (yi > 0.0):
-            mistakes += 1
-        t += 1
-        if t == next_cp:
-            curve_t.append(t)
+    out = np.empty(min(n, STRETCH))
+    mistakes, a = 0, 0
+    for stop in sorted(stops | probes | {n}):
+        while a < stop:
+            b = min(stop, a + STRETCH)
+            rows = order[a:b]
+            ys = y[rows]
+            f = out[:b - a]
+            model.steps(rows, ys, f)
+            mistakes += int(np.count_nonzero((f >= 0.0) != (ys > 0.0)))
+            a = b
+        if stop in stops:
+            curve_t.append(stop)
             curve_m.append(mistakes)
-            next_cp = next(cp_iter, -1)
-    return _mistake_summary(mistakes, len(olist), curve_t, curve_m)
+        if stop in probes:
+            held_out.probe(model, stop)
+    return _mistake_summary(mistakes, n, curve_t, curve_m)
 
 
 _EPS = 1e-15

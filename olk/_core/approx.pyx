@@ -31,7 +31,8 @@ nonzeros) and sum in one order everywhere, so a learner's step and its ``decisio
 """
 
 import numpy as np
-from libc.math cimport fabs
+from libc.math cimport NAN, fabs
+from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from .svpool cimport RowSource, SVPool
@@ -333,15 +334,16 @@ cdef class NystromScreen:
             S += fabs(self.w[r]) * self.colsum[r]
         self.bound = 2.0 * (gb * l1 + S * (2.0 * gk + gb + gk * gb)) + 1e-300
 
-    def screen(self, SVPool pool, RowSource src, Py_ssize_t i, double y):
-        """k_S(x_i) into the buffer (the pool's kernel values); g = beta'k_S(x_i) if y g >= 1 + |y| kappa 2E (the
-        exact score would give no hinge update and no mistake), else NaN (:meth:`step` then computes it)."""
-        cdef Py_ssize_t t
-        cdef double g, kappa = 0.0
-        pool._check_src(src, i)
+    cdef int _check(self, SVPool pool) except -1:
         if pool.n_sv != self.B or pool.n_kernels != 1:
             raise ValueError(f"NystromScreen: the pool holds {pool.n_sv} SVs of {pool.n_kernels} kernel(s), the map "
                              f"{self.B} SVs of one kernel")
+        return 0
+
+    cdef double _screen(self, SVPool pool, RowSource src, Py_ssize_t i, double y) noexcept:
+        """:meth:`screen` without the checks (the caller made them)."""
+        cdef Py_ssize_t t
+        cdef double g, kappa = 0.0
         pool._kernel_values(src, i, &self.kv[0], self.B)
         g = olk_dot8(&self.bv[0], &self.kv[0], self.B)
         for t in range(self.B):
@@ -349,17 +351,53 @@ cdef class NystromScreen:
                 kappa = fabs(self.kv[t])
         if y * g - fabs(y) * kappa * self.bound >= 1.0:
             return g
-        return float("nan")
+        return NAN
+
+    cdef double _step(self, SVPool pool, RowSource src, Py_ssize_t i, double y, double eta) noexcept:
+        """:meth:`step` without the checks (the caller made them): sets ``updated``."""
+        cdef double f = self._screen(pool, src, i, y)
+        self.updated = False
+        if f == f:
+            return f
+        f = _project_dot(self.Mt, self.kv, &self.zv[0], &self.w[0], False, self.sc)
+        if y * f < 1.0:
+            olk_axpy(&self.w[0], eta * y, &self.zv[0], self.k)
+            self._refresh()
+            self.updated = True
+        return f
+
+    def screen(self, SVPool pool, RowSource src, Py_ssize_t i, double y):
+        """k_S(x_i) into the buffer (the pool's kernel values); g = beta'k_S(x_i) if y g >= 1 + |y| kappa 2E (the
+        exact score would give no hinge update and no mistake), else NaN (:meth:`step` then computes it)."""
+        pool._check_src(src, i)
+        self._check(pool)
+        return self._screen(pool, src, i, y)
 
     def step(self, SVPool pool, RowSource src, Py_ssize_t i, double y, double eta):
         """NOGD's hinge step after the map in one call: :meth:`screen`; where it cannot decide, the exact
         f = w'z, z = M k_S(x) (:func:`project_dot`'s bits) and, if y f < 1 (the hinge slope s = y,
         :func:`olk.algorithms.approximation.core.loss_slope`'s test), w += eta s z (:func:`axpy`'s bits) and beta
         and E for the new w.  Returns f; ``updated`` says whether w changed."""
-        cdef double f = self.screen(pool, src, i, y)
-        self.updated = False
-        if f == f:
-            return f
+        pool._check_src(src, i)
+        self._check(pool)
+        return self._step(pool, src, i, y, eta)
+
+    def steps(self, SVPool pool, RowSource src, const int64_t[::1] rows, const double[::1] ys, double eta,
+              double[::1] out):
+        """:meth:`step` on rows[k] with label ys[k] for k = 0, 1, ... in order, its score into out[k] (the engine's
+        stretch of rows in one call: the same operations as step by step).  Returns the number of updates; every
+        row index is checked before the first step."""
+        cdef Py_ssize_t k, n = rows.shape[0]
+        cdef long long updates = 0
+        if ys.shape[0] != n or out.shape[0] < n:
+            raise ValueError(f"NystromScreen.steps: {n} rows, {ys.shape[0]} labels, {out.shape[0]} outputs")
+        self._check(pool)
+        for k in range(n):
+            pool._check_src(src, rows[k])
+        for k in range(n):
+            out[k] = self._step(pool, src, rows[k], ys[k], eta)
+            updates += self.updated
+        return updates
         f = _project_dot(self.Mt, self.kv, &self.zv[0], &self.w[0], False, self.sc)
         if y * f < 1.0:
             olk_axpy(&self.w[0], eta * y, &self.zv[0], self.k)

@@ -3,7 +3,7 @@
 Python step spends as much time between its calls into the pool (the hinge test, the removal draw, the purge,
 the shrinkage, the add) as the pool spends on the kernel sum at this budget; here they are one call.
 
-* :func:`bogd_step` -- f_t(x_t), the hinge test, and when it fires at a full budget a uniformly random SV forgotten
+* :func:`bogd_step` (and :func:`bogd_steps`, a stretch of rows in one call) -- f_t(x_t), the hinge test, and when it fires at a full budget a uniformly random SV forgotten
   (its slot swap-removed) and the rest rescaled by B/(B-1); the (1 - eta lam) shrinkage every step; x_t stored with
   eta y.  The same IEEE operations in the same order as the Python reading (``pool.decision1``, ``hinge``,
   :func:`olk.algorithms.budget.core.bogd_scale`, :func:`~olk.algorithms.budget.core.discard_random` and
@@ -11,25 +11,21 @@ the shrinkage, the add) as the pool spends on the kernel sum at this budget; her
   learner's generator (:func:`olk._core.svpool.uniform_int`), so every bit of the model and every count is the
   one it gives (tests/test_bogd_core.py).
 """
+from libc.stdint cimport int64_t
+
 from .svpool cimport RowSource, SVPool
 
 from .svpool import uniform_int
 
 
-def bogd_step(SVPool pool, RowSource src, Py_ssize_t i, double y, double eta, double lam, Py_ssize_t budget,
-              rng, long long tag):
-    """One BOGD step on row i of `src` with label y, on a pool of one kernel and one coefficient column.
-    Returns (f, 1 if x_i was stored else 0)."""
-    cdef double buf[1]
-    cdef double f, shrink, coef
+cdef int _bogd(SVPool pool, RowSource src, Py_ssize_t i, double y, double eta, double lam, Py_ssize_t budget,
+               rng, long long tag, double* f) except -1:
+    """One step (the pool's shape and row i checked by the caller): f_t into f[0]; returns 1 if x_i was stored."""
+    cdef double shrink, coef
     cdef Py_ssize_t n, r
     cdef bint learns
-    pool._check_src(src, i)
-    if pool.n_kernels != 1 or pool.n_cols != 1:
-        raise ValueError("bogd_step needs a pool of one kernel and one coefficient column")
-    pool._decide(src, i, buf)                         # pool.decision1: f_t(x_t), the kernel evaluations counted
-    f = buf[0]
-    learns = 1.0 - y * f > 0.0                        # hinge(y, f) > 0
+    pool._decide(src, i, f)                           # pool.decision1: f_t(x_t), the kernel evaluations counted
+    learns = 1.0 - y * f[0] > 0.0                     # hinge(y, f) > 0
     shrink = 1.0 - eta * lam                          # bogd_scale: the regulariser's factor every step ...
     if learns:
         n = pool.n_sv
@@ -41,9 +37,44 @@ def bogd_step(SVPool pool, RowSource src, Py_ssize_t i, double y, double eta, do
             pool._swap_remove(r)                      # ... and purge: the row is empty, swap-remove it
             shrink *= n / (n - 1.0)                   # the unbiased rescaling B/(B-1)
     if shrink != 1.0 and pool.n_sv:
-        pool.scale_col(0, shrink)
+        pool._scale_col(0, shrink)                   # pool.scale_col
     if learns:
         coef = eta * y
         pool._append(src, i, &coef, tag)
-        return f, 1
-    return f, 0
+        return 1
+    return 0
+
+
+cdef int _check_pool(SVPool pool) except -1:
+    if pool.n_kernels != 1 or pool.n_cols != 1:
+        raise ValueError("bogd_step needs a pool of one kernel and one coefficient column")
+    return 0
+
+
+def bogd_step(SVPool pool, RowSource src, Py_ssize_t i, double y, double eta, double lam, Py_ssize_t budget,
+              rng, long long tag):
+    """One BOGD step on row i of `src` with label y, on a pool of one kernel and one coefficient column.
+    Returns (f, 1 if x_i was stored else 0)."""
+    cdef double f
+    cdef int learned
+    pool._check_src(src, i)
+    _check_pool(pool)
+    learned = _bogd(pool, src, i, y, eta, lam, budget, rng, tag, &f)
+    return f, learned
+
+
+def bogd_steps(SVPool pool, RowSource src, const int64_t[::1] rows, const double[::1] ys, double eta, double lam,
+               Py_ssize_t budget, rng, long long t0, double[::1] out):
+    """:func:`bogd_step` on rows[k] with label ys[k] and tag t0 + k + 1, for k = 0, 1, ... in order, f into out[k]
+    (the engine's stretch of rows in one call: the same operations as step by step).  Returns how many rows were
+    stored; every row index is checked before the first step."""
+    cdef Py_ssize_t k, n = rows.shape[0]
+    cdef long long learned = 0
+    if ys.shape[0] != n or out.shape[0] < n:
+        raise ValueError(f"bogd_steps: {n} rows, {ys.shape[0]} labels, {out.shape[0]} outputs")
+    _check_pool(pool)
+    for k in range(n):
+        pool._check_src(src, rows[k])
+    for k in range(n):
+        learned += _bogd(pool, src, rows[k], ys[k], eta, lam, budget, rng, t0 + k + 1, &out[k])
+    return learned

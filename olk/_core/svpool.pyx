@@ -692,21 +692,26 @@ cdef class SVPool:
 
     def scale_col(self, Py_ssize_t c, double factor):
         """Multiply column c of every SV by `factor` (e.g. OGD's (1 - eta*lambda) shrinkage)."""
+        self._scale_col(c, factor)
+
+    cdef int _scale_col(self, Py_ssize_t c, double factor) except -1:
+        """:meth:`scale_col` (the C interface: a learner's compiled step calls it without a Python call)."""
         cdef Py_ssize_t s, stride = self.n_cols
         cdef double* col
         if c < 0 or c >= self.n_cols:
             raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
         if self.n_sv == 0:
-            return
+            return 0
         col = &self.coef[0, c]
         if stride == 1:                                 # one column: a contiguous run (olk_scale.h, vectorised)
             if olk_scale(col, self.n_sv, factor) and self.masked:
                 for s in range(self.n_sv):              # a zero (or an underflow): its owner bit; nonzeros keep theirs
                     self._rebit(s, c)
-            return
+            return 0
         for s in range(self.n_sv):
             col[s * stride] = col[s * stride] * factor
             self._rebit(s, c)
+        return 0
 
     def add_col_vector(self, Py_ssize_t c, delta):
         """coef[:n_sv, c] += delta (a vector of length n_sv), e.g. a projection update."""

@@ -166,6 +166,21 @@ class NOGD(OnlineKernelLearner):
             self.n_updates += 1                             # w <- w + eta y z_t
         return f
 
+    def steps(self, rows, ys, out) -> None:
+        """The engine's stretch of rows (see the base class): step by step until the map is built, then, with the
+        hinge loss, the rest in one call (:meth:`NystromScreen.steps`: the same operations as ``step``)."""
+        k, n = 0, rows.shape[0]
+        while k < n and (self._Mt is None or self.loss != "hinge"):
+            if self._Mt is not None:                        # another loss: every row exact, step by step
+                super().steps(rows[k:], ys[k:], out[k:])
+                return
+            out[k] = self.step(int(rows[k]), float(ys[k]))
+            k += 1
+        if k < n:
+            sc = self._screen or self._new_screen()
+            self.n_updates += sc.steps(self.pool, self.src, rows[k:], ys[k:], self.eta, out[k:])
+            self.t += n - k
+
     def _new_screen(self):
         """The screened hinge step over M' and w (:class:`olk._core.approx.NystromScreen`: the derivation that it
         gives the exact step's decisions, updates and w); built on first use after the map (and after olk.load)."""

@@ -21,7 +21,7 @@ against: :mod:`olk.algorithms.budget.core`.
 """
 from __future__ import annotations
 
-from ..._core.bogd import bogd_step
+from ..._core.bogd import bogd_step, bogd_steps
 from ..common.learner import OnlineKernelLearner
 from ..common.losses import check_shrinkage, hinge
 from ..registry import register
@@ -70,6 +70,17 @@ class BOGD(OnlineKernelLearner):
             self.n_updates += learned                       # bit for bit the reading of reading_step
             return f
         return self.reading_step(i, y)
+
+    def steps(self, rows, ys, out) -> None:
+        """The engine's stretch of rows in one call into the core (:func:`olk._core.bogd.bogd_steps`: bogd_step's
+        operations row after row, tags t + 1, t + 2, ...), for the pool ``step`` hands to the core."""
+        pool = self.pool
+        if pool.n_cols == 1 and pool.n_kernels == 1:
+            self.n_updates += bogd_steps(pool, self.src, rows, ys, self.eta, self.lam, self.budget, self.rng,
+                                         self.t, out)
+            self.t += rows.shape[0]
+            return
+        super().steps(rows, ys, out)
 
     def reading_step(self, i, y):
         """The step of the docstring's pseudo-code in Python, on the pool's calls (after ``t += 1``): what

@@ -238,6 +238,14 @@ class KernelEstimator:
     def step(self, i: int, y: float) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def steps(self, rows: np.ndarray, ys: np.ndarray, out: np.ndarray) -> None:
+        """``out[k] = step(rows[k], ys[k])`` for k = 0, 1, ... in order (rows: int64, ys and out: float64, one
+        dimension): how the engine's binary pass hands a learner its rows, a stretch at a time.  A learner with a
+        compiled loop overrides it with the very operations of its ``step`` (same scores, same state, bit for
+        bit: each such learner's test holds the two equal); this default is the loop over ``step``."""
+        step = self.step
+        out[:rows.shape[0]] = [step(i, yi) for i, yi in zip(rows.tolist(), ys.tolist())]
+
     def bind(self, X):  # pragma: no cover - abstract
         """Make the rows of X the ones ``step(i, y)`` refers to; returns them in the learner's form."""
         raise NotImplementedError
