@@ -1284,6 +1284,26 @@ cdef class SVPool:
         self._check_src(src, i)
         self._decide(src, i, &out[0])
 
+    def decide_until(self, RowSource src, const int64_t[::1] rows, const double[::1] ys, double[::1] out,
+                     Py_ssize_t start, double margin):
+        """A mistake-driven learner's stretch of rows: out[k] = the column-0 decision value of row rows[k]
+        (:meth:`decision1`'s bits and kernel-evaluation count) for k = start, start + 1, ... up to and including
+        the first k with ys[k] * out[k] <= margin, whose index is returned (len(rows) if none: no row needs the
+        learner).  Each row index is checked before its decision."""
+        cdef double buf[64]
+        cdef Py_ssize_t k, n = rows.shape[0]
+        if ys.shape[0] != n or out.shape[0] < n or start < 0:
+            raise ValueError(f"decide_until: {n} rows, {ys.shape[0]} labels, {out.shape[0]} outputs, start {start}")
+        if self.n_cols > 64:
+            raise ValueError("decide_until: at most 64 coefficient columns")
+        for k in range(start, n):
+            self._check_src(src, rows[k])
+            self._decide(src, rows[k], buf)
+            out[k] = buf[0]
+            if ys[k] * buf[0] <= margin:
+                return k
+        return n
+
     def decision1(self, RowSource src, Py_ssize_t i):
         """Column-0 decision value for row i (fast path for single-column learners)."""
         cdef double buf[64]

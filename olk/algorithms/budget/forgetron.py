@@ -68,13 +68,31 @@ class Forgetron(ForgetronLearner, OnlineKernelLearner):
 
     def step(self, i, y):
         self.t += 1
-        pool, src = self.pool, self.src
-        f = pool.decision1(src, i)
+        f = self.pool.decision1(self.src, i)
         if y * f <= 0.0:
-            self.state.M += 1
-            self.n_updates += 1
-            pool.add(src, i, y, self.t)                       # (1) sigma_t = 1
-            self.state.fifo.append(y)
-            if pool.n_sv > self.budget:                       # (2) shrink by phi_t, (3) forget the oldest
-                purge(pool, [self.state.shrink_and_forget(pool, 0, self._buf)])
+            self._mistake(i, y)
         return f
+
+    def _mistake(self, i, y):
+        """The update on a mistake (y_t f_t(x_t) <= 0) at example t = ``self.t``."""
+        pool = self.pool
+        self.state.M += 1
+        self.n_updates += 1
+        pool.add(self.src, i, y, self.t)                      # (1) sigma_t = 1
+        self.state.fifo.append(y)
+        if pool.n_sv > self.budget:                           # (2) shrink by phi_t, (3) forget the oldest
+            purge(pool, [self.state.shrink_and_forget(pool, 0, self._buf)])
+
+    def steps(self, rows, ys, out) -> None:
+        """The engine's stretch of rows: the pool decides the rows up to the next mistake in one call
+        (:meth:`SVPool.decide_until`, decision1's bits), the learner steps in only on the mistake."""
+        pool, src, t0 = self.pool, self.src, self.t
+        k, n = 0, rows.shape[0]
+        while k < n:
+            k = pool.decide_until(src, rows, ys, out, k, 0.0)
+            if k == n:
+                break
+            self.t = t0 + k + 1
+            self._mistake(int(rows[k]), float(ys[k]))
+            k += 1
+        self.t = t0 + n
