@@ -1,8 +1,10 @@
 """Online kernel learning algorithms, registered by name (see :mod:`olk.algorithms.registry`).
 
-The package is assembled here: importing it imports every family subpackage, each family imports every one of
-its modules, and each learner registers itself (``@register``) -- a new learner is one module, a new family one
-subpackage, with no import line to edit.  The families follow the papers' structure:
+Each learner registers itself (``@register``) when its module is imported -- a new learner is one module, a new
+family one subpackage, with no import line to edit.  Importing this package imports no learner: the registry
+imports a learner's module when its name is first looked up (``make("nogd")`` imports NOGD's module and what it
+needs, not the 59 others), and every module when it is listed or iterated (:func:`registry.load_all`).  The
+families follow the papers' structure:
 
 * ``single/``: single-kernel online classifiers (Perceptron, OGD, PA-I, SPA, OSKL);
 * ``budget/``: budget online classifiers (RBP, Forgetron, BPA-S, BOGD, Projectron, Projectron++);
@@ -21,8 +23,6 @@ subpackage, with no import line to edit.  The families follow the papers' struct
 ``registry.py`` the registry and parameter declarations; ``protocol.py`` the learner contract.
 """
 from .common.learner import OnlineKernelLearner
-from .registry import REGISTRY, Param, available, get, import_modules, make, register, validate_params
-
-import_modules(__name__, __path__)      # every family subpackage, each importing its learner modules
+from .registry import REGISTRY, Param, available, get, make, register, validate_params
 
 __all__ = ["OnlineKernelLearner", "REGISTRY", "Param", "available", "get", "make", "register", "validate_params"]

@@ -5,8 +5,13 @@ parameters get a did-you-mean, out-of-range values a one-line :class:`~olk.error
 """
 from __future__ import annotations
 
+import contextlib
+import json
 import math
+import os
+from collections.abc import MutableMapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ..errors import ConfigError, did_you_mean
@@ -141,7 +146,47 @@ EXACT = Reproducibility()
 POSITIVE: dict[str, Any] = dict(check=lambda v: v > 0, requirement="> 0")
 
 
-REGISTRY: dict[str, Any] = {}         # name -> learner class (olk.algorithms.protocol.Learner)
+class Registry(MutableMapping):
+    """name -> learner class (:class:`olk.algorithms.protocol.Learner`), filled as learner modules are imported:
+    each registers itself (``@register``).  Looking one name up imports only that learner's module (and what it
+    imports), found in the index of name -> module that :func:`load_all` keeps beside the bytecode; iterating,
+    ``len`` and a name the index does not know import every learner module first (:func:`load_all`), so the
+    registry always answers as if everything had been imported.  Iteration is in name order."""
+
+    def __init__(self):
+        self._classes: dict[str, Any] = {}
+        self.complete = False               # every learner module imported
+
+    def __getitem__(self, name):
+        try:
+            return self._classes[name]
+        except KeyError:
+            if self.complete:
+                raise
+        _import_for(name)
+        return self._classes[name]
+
+    def __setitem__(self, name, cls):
+        self._classes[name] = cls
+
+    def __delitem__(self, name):
+        del self._classes[name]
+
+    def __iter__(self):
+        load_all()
+        return iter(self._classes)
+
+    def __len__(self):
+        load_all()
+        return len(self._classes)
+
+    def holds(self, cls) -> bool:
+        """Whether `cls` is a registered learner class, without importing anything (a class that exists was
+        registered when its module was imported)."""
+        return self._classes.get(getattr(cls, "name", None)) is cls
+
+
+REGISTRY = Registry()
 ALIASES: dict[str, str] = {}
 #: olk's own value classes a learner may hold in its state besides other learners (a Forgetron's bookkeeping, a
 #: SimpleMKL solution): with the registered learners, the only olk classes a model file may name (olk.persist)
@@ -158,7 +203,7 @@ def value_type(cls):
 
 def register(cls):
     """Class decorator: add a learner class (with ``name``, ``display``, ``params``) to the registry."""
-    if cls.name in REGISTRY:
+    if cls.name in REGISTRY._classes:          # (not `in REGISTRY`: that would import learner modules)
         raise RuntimeError(f"algorithm {cls.name!r} registered twice")
     REGISTRY[cls.name] = cls
     for a in getattr(cls, "aliases", ()):
@@ -168,6 +213,8 @@ def register(cls):
 
 def resolve_name(name: str, where: str = "algorithm") -> str:
     key = str(name).lower().replace("-", "_")
+    if key not in REGISTRY._classes and key not in ALIASES:
+        _import_for(key)
     key = ALIASES.get(key, key)
     if key not in REGISTRY:
         raise ConfigError(f"{where}: unknown algorithm '{name}'{did_you_mean(key, list(REGISTRY) + list(ALIASES))}"
@@ -244,17 +291,92 @@ def build(params: Checked, kernel=None, random_state=None, where: str = ""):
 
 
 def import_modules(package: str, path) -> None:
-    """Import every module and subpackage of `package` (its ``__path__``): how ``olk.algorithms`` and each family
-    subpackage register their learners (a learner module registers itself with ``@register`` when imported), so a
-    new learner is one new module and a new family one new subpackage, with no import line to edit."""
+    """Import every module of `package` (its ``__path__``) and, recursively, of its subpackages: how every learner
+    registers itself (``@register``, when its module is imported), so a new learner is one new module and a new
+    family one new subpackage, with no import line to edit."""
     import importlib
     import pkgutil
     for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
         if not info.name.startswith("_"):
-            importlib.import_module(f"{package}.{info.name}")
+            mod = importlib.import_module(f"{package}.{info.name}")
+            if info.ispkg:
+                import_modules(mod.__name__, mod.__path__)
+
+
+# ------------------------------------------------------------------------------ importing learners on demand
+#: olk/algorithms, and the index of its learners: {"sources": [[file, size, mtime_ns], ...] of every .py below it,
+#: "learners": {name or alias: [name, module]}}, kept where Python keeps the package's bytecode (a code cache,
+#: not a data cache: ``$OLK_CACHE`` does not hold it); valid only while every source file is as it was
+_ROOT = Path(__file__).resolve().parent
+_INDEX = _ROOT / "__pycache__" / "learner-index.json"
+_index: dict | None = None
+
+
+def _sources() -> list[list]:
+    out = []
+    for dirpath, dirnames, filenames in os.walk(_ROOT):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for f in sorted(filenames):
+            if f.endswith(".py"):
+                st = os.stat(os.path.join(dirpath, f))
+                out.append([os.path.relpath(os.path.join(dirpath, f), _ROOT), st.st_size, st.st_mtime_ns])
+    return out
+
+
+def _read_index() -> dict:
+    """{name or alias: [name, module]} from the index file, or {} when it is missing, damaged or stale."""
+    global _index
+    if _index is None:
+        try:
+            doc = json.loads(_INDEX.read_text(encoding="utf-8"))
+            _index = doc["learners"] if doc.get("sources") == _sources() and isinstance(doc["learners"], dict) else {}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            _index = {}
+    return _index
+
+
+def _write_index() -> None:
+    """The index of the complete registry (written atomically; nothing if the directory is not writable)."""
+    global _index
+    learners = {n: [n, c.__module__] for n, c in REGISTRY._classes.items()}
+    learners.update({a: [n, REGISTRY._classes[n].__module__] for a, n in ALIASES.items()})
+    if _read_index() == learners:
+        return
+    _index = learners
+    tmp = _INDEX.with_name(f"{_INDEX.name}.{os.getpid()}.tmp")
+    try:
+        _INDEX.parent.mkdir(exist_ok=True)
+        tmp.write_text(json.dumps({"sources": _sources(), "learners": learners}), encoding="utf-8")
+        os.replace(tmp, _INDEX)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _import_for(key: str) -> None:
+    """Register the learner `key` names (a name or an alias): import its module from the index; if the index does
+    not know it (a new learner, a stale or missing index), import every learner module."""
+    import importlib
+    if REGISTRY.complete:
+        return
+    entry = _read_index().get(key)
+    if entry is not None:
+        importlib.import_module(entry[1])
+        if entry[0] in REGISTRY._classes:
+            return
+    load_all()
+
+
+def load_all() -> None:
+    """Import every learner module (each registers itself), order the registry by name and refresh the index."""
+    if REGISTRY.complete:
+        return
+    import_modules(__package__, [str(_ROOT)])
+    REGISTRY._classes = dict(sorted(REGISTRY._classes.items()))
+    REGISTRY.complete = True
+    _write_index()
 
 
 def available() -> list[str]:
-    """The sorted names of the registered learners (the package ``olk.algorithms`` registers every learner when it
-    is imported, before this module can be reached)."""
+    """The sorted names of the registered learners (every learner module imported first)."""
     return sorted(REGISTRY)

@@ -45,8 +45,9 @@ def foreign(name: str) -> type:
 def class_name(t: type) -> str | None:
     """'module:QualName' of a class a model file may hold (:func:`allowed_classes`, or the foreign list), else
     None (saving refuses it: a file olk could not read back is never written)."""
+    from ..algorithms.registry import REGISTRY, VALUE_TYPES
     name = qualified(t)
-    if allowed_classes().get(name) is t:
+    if REGISTRY.holds(t) or t in VALUE_TYPES:  # allowed_classes() without importing every learner (saving a model)
         return name
     for public, (mod, attr) in FOREIGN.items():
         if t.__module__.split(".")[0] == mod.split(".")[0] and t.__name__ == attr:

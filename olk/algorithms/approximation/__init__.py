@@ -1,8 +1,5 @@
 """Online kernel learning by functional approximation (Lu, Hoi, Wang, Zhao & Liu, JMLR 2016): FOGD (random Fourier
 features) and NOGD (the Nystrom map of B support vectors), each linear OGD on its map; what they share in core.py.
 
-Every module of this package is imported when the package is (:func:`olk.algorithms.registry.import_modules`):
-each learner module registers itself."""
-from ..registry import import_modules
-
-import_modules(__name__, __path__)
+A learner module registers itself when imported (:mod:`olk.algorithms.registry` imports it on demand, or
+every module with :func:`~olk.algorithms.registry.load_all`)."""

@@ -1,8 +1,5 @@
 """Budget online kernel classifiers (the SPA paper's bounded baselines): RBP, Forgetron, BPA-S, BOGD, Projectron,
 Projectron++, and BSGD (JMLR 2012); budget maintenance steps in core.py.
 
-Every module of this package is imported when the package is (:func:`olk.algorithms.registry.import_modules`):
-a learner module registers itself, so a new learner here is one new module."""
-from ..registry import import_modules
-
-import_modules(__name__, __path__)
+A learner module registers itself when imported (:mod:`olk.algorithms.registry` imports it on demand, or
+every module with :func:`~olk.algorithms.registry.load_all`), so a new learner here is one new module."""

@@ -2,8 +2,5 @@
 Perceptron, PA-I and SPA with the max-score update, and the budget learners RBP, Forgetron, BPA-S and BOGD that
 remove whole SVs from all K classes; what they share is in core.py.
 
-Every module of this package is imported when the package is (:func:`olk.algorithms.registry.import_modules`):
-a learner module registers itself, so a new learner here is one new module."""
-from ..registry import import_modules
-
-import_modules(__name__, __path__)
+A learner module registers itself when imported (:mod:`olk.algorithms.registry` imports it on demand, or
+every module with :func:`~olk.algorithms.registry.load_all`), so a new learner here is one new module."""

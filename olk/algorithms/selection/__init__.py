@@ -1,8 +1,5 @@
 """Online kernel selection (Yang et al., AAAI 2012) and its baselines: the shared protocol in core.py, the OKS
 algorithm's core in oks_core.py.
 
-Every module of this package is imported when the package is (:func:`olk.algorithms.registry.import_modules`):
-a learner module registers itself, so a new learner here is one new module."""
-from ..registry import import_modules
-
-import_modules(__name__, __path__)
+A learner module registers itself when imported (:mod:`olk.algorithms.registry` imports it on demand, or
+every module with :func:`~olk.algorithms.registry.load_all`), so a new learner here is one new module."""
