@@ -186,7 +186,7 @@ class KernelSet:
         import numpy as np
 
         from ._core.svpool import RowSource, SVPool
-        from ._lazy import issparse             # no scipy import for dense data (NOGD's map: ~0.2 s of a short run)
+        from ._lazy import issparse  # no scipy import for dense data (NOGD's map: ~0.2 s of a short run)
         B = A if B is None else B
         self.check_data(A, "A")
         self.check_data(B, "B")

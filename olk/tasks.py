@@ -123,7 +123,7 @@ class Task:
         model.bind(X)
         n = len(order)
         cps = checkpoints(n, n_checkpoints).tolist()
-        if self.name == "binary":           # the learner's steps(), a stretch of rows at a time
+        if self.name == "binary":           # the learner's step_rows(), a stretch of rows at a time
             yarr = np.ascontiguousarray(y, dtype=np.float64)
             oarr = np.ascontiguousarray(order, dtype=np.int64)
             t0 = time.perf_counter()
@@ -431,12 +431,12 @@ def _multiclass_loop(step, ylist, olist, cps):
     return _mistake_summary(mistakes, len(olist), curve_t, curve_m)
 
 
-#: rows per ``steps`` call of the binary pass: the scores' buffer (64 KB) stays in the cache
+#: rows per ``step_rows`` call of the binary pass: the scores' buffer (64 KB) stays in the cache
 STRETCH = 8192
 
 
 def _binary_pass(model, y, order, cps, held_out=None):
-    """The binary task's online pass: ``model.steps`` over the rows ``order`` a stretch at a time (stretches end at
+    """The binary task's online pass: ``model.step_rows`` over the rows ``order`` a stretch at a time (stretches end at
     every checkpoint and held-out probe point), a mistake where sign(f) != y (sign(0) = +1: ``f >= 0`` predicts
     +1), the cumulative mistakes at each checkpoint."""
     n = order.shape[0]
@@ -451,7 +451,7 @@ def _binary_pass(model, y, order, cps, held_out=None):
             rows = order[a:b]
             ys = y[rows]
             f = out[:b - a]
-            model.steps(rows, ys, f)
+            model.step_rows(rows, ys, f)
             mistakes += int(np.count_nonzero((f >= 0.0) != (ys > 0.0)))
             a = b
         if stop in stops:

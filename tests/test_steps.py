@@ -1,4 +1,4 @@
-"""The engine's binary pass hands a learner its rows a stretch at a time (``steps``); a learner with a compiled
+"""The engine's binary pass hands a learner its rows a stretch at a time (``step_rows``); a learner with a compiled
 loop (BOGD, NOGD) overrides it.  For every registered online binary learner: stretches of any length give the
 scores, the model (its decision function on every row, bit for bit), the counters and the RNG of ``step`` called
 row by row, dense and sparse, and ``online_pass`` equals the row-by-row loop."""
@@ -50,7 +50,7 @@ def test_stretches_are_the_row_by_row_steps(name, sparse):
     at = 0
     for size in (1, 7, 40, 3, 200):                # stretches of every length, the last one partial
         rows = order[at:at + size]
-        b.steps(rows, y[rows], fb[at:at + size])
+        b.step_rows(rows, y[rows], fb[at:at + size])
         at += rows.shape[0]
     assert at == order.shape[0]
     assert np.array_equal(_bits(fa), _bits(fb))

@@ -29,7 +29,7 @@ class Scripted:
         self.t += 1
         return s
 
-    def steps(self, rows, ys, out):         # the contract's binary pass (the base class's loop over step)
+    def step_rows(self, rows, ys, out):         # the contract's binary pass (the base class's loop over step)
         out[:len(rows)] = [self.step(i, yi) for i, yi in zip(rows.tolist(), ys.tolist())]
 
     def decision_function(self, X, output=None):

@@ -107,13 +107,13 @@ class Learner(Protocol):
 @runtime_checkable
 class OnlineLearner(Learner, Protocol):
     """A learner the engine runs online (``batch = False``): ``bind`` the data once, then ``step`` each row (the
-    binary pass: ``steps`` over a stretch of rows, by default the loop over ``step``)."""
+    binary pass: ``step_rows`` over a stretch of rows, by default the loop over ``step``)."""
 
     def bind(self, X) -> Any: ...                 # make X's rows the ones step(i, y) refers to
 
     def step(self, i: int, y: float) -> float: ...    # the score it predicts with, before the update; then learn
 
-    def steps(self, rows: Any, ys: Any, out: Any) -> None: ...   # out[k] = step(rows[k], ys[k]), k in order
+    def step_rows(self, rows: Any, ys: Any, out: Any) -> None: ...   # out[k] = step(rows[k], ys[k]), k in order
 
 
 @runtime_checkable

@@ -183,7 +183,8 @@ class Registry(MutableMapping):
     def holds(self, cls) -> bool:
         """Whether `cls` is a registered learner class, without importing anything (a class that exists was
         registered when its module was imported)."""
-        return self._classes.get(getattr(cls, "name", None)) is cls
+        name = getattr(cls, "name", None)
+        return isinstance(name, str) and self._classes.get(name) is cls
 
 
 REGISTRY = Registry()

@@ -166,13 +166,13 @@ class NOGD(OnlineKernelLearner):
             self.n_updates += 1                             # w <- w + eta y z_t
         return f
 
-    def steps(self, rows, ys, out) -> None:
+    def step_rows(self, rows, ys, out) -> None:
         """The engine's stretch of rows (see the base class): step by step until the map is built, then, with the
         hinge loss, the rest in one call (:meth:`NystromScreen.steps`: the same operations as ``step``)."""
         k, n = 0, rows.shape[0]
         while k < n and (self._Mt is None or self.loss != "hinge"):
             if self._Mt is not None:                        # another loss: every row exact, step by step
-                super().steps(rows[k:], ys[k:], out[k:])
+                super().step_rows(rows[k:], ys[k:], out[k:])
                 return
             out[k] = self.step(int(rows[k]), float(ys[k]))
             k += 1

@@ -71,7 +71,7 @@ class BOGD(OnlineKernelLearner):
             return f
         return self.reading_step(i, y)
 
-    def steps(self, rows, ys, out) -> None:
+    def step_rows(self, rows, ys, out) -> None:
         """The engine's stretch of rows in one call into the core (:func:`olk._core.bogd.bogd_steps`: bogd_step's
         operations row after row, tags t + 1, t + 2, ...), for the pool ``step`` hands to the core."""
         pool = self.pool
@@ -80,7 +80,7 @@ class BOGD(OnlineKernelLearner):
                                          self.t, out)
             self.t += rows.shape[0]
             return
-        super().steps(rows, ys, out)
+        super().step_rows(rows, ys, out)
 
     def reading_step(self, i, y):
         """The step of the docstring's pseudo-code in Python, on the pool's calls (after ``t += 1``): what

@@ -83,7 +83,7 @@ class Forgetron(ForgetronLearner, OnlineKernelLearner):
         if pool.n_sv > self.budget:                           # (2) shrink by phi_t, (3) forget the oldest
             purge(pool, [self.state.shrink_and_forget(pool, 0, self._buf)])
 
-    def steps(self, rows, ys, out) -> None:
+    def step_rows(self, rows, ys, out) -> None:
         """The engine's stretch of rows: the pool decides the rows up to the next mistake in one call
         (:meth:`SVPool.decide_until`, decision1's bits), the learner steps in only on the mistake."""
         pool, src, t0 = self.pool, self.src, self.t

@@ -266,12 +266,12 @@ class ArrayAPI:
         self._adopt_classes(classes)
         if getattr(self, "n_features_in_", None) is None:
             self.n_features_in_ = n_features(X)
-        if self.task == "binary":           # the rows in stretches through steps(), as the engine's binary pass
+        if self.task == "binary":           # the rows in stretches through step_rows(), as the engine's binary pass
             ys = np.ascontiguousarray(y, dtype=np.float64)
             out = np.empty(min(ys.shape[0], STRETCH))
             for a in range(0, ys.shape[0], STRETCH):
                 b = min(a + STRETCH, ys.shape[0])
-                self.steps(np.arange(a, b, dtype=np.int64), ys[a:b], out[:b - a])
+                self.step_rows(np.arange(a, b, dtype=np.int64), ys[a:b], out[:b - a])
             return self
         step = self.step
         for i, yi in enumerate(y.tolist()):

@@ -238,7 +238,7 @@ class KernelEstimator:
     def step(self, i: int, y: float) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def steps(self, rows: np.ndarray, ys: np.ndarray, out: np.ndarray) -> None:
+    def step_rows(self, rows: np.ndarray, ys: np.ndarray, out: np.ndarray) -> None:
         """``out[k] = step(rows[k], ys[k])`` for k = 0, 1, ... in order (rows: int64, ys and out: float64, one
         dimension): how the engine's binary pass hands a learner its rows, a stretch at a time.  A learner with a
         compiled loop overrides it with the very operations of its ``step`` (same scores, same state, bit for
