@@ -398,9 +398,3 @@ cdef class NystromScreen:
             out[k] = self._step(pool, src, rows[k], ys[k], eta)
             updates += self.updated
         return updates
-        f = _project_dot(self.Mt, self.kv, &self.zv[0], &self.w[0], False, self.sc)
-        if y * f < 1.0:
-            olk_axpy(&self.w[0], eta * y, &self.zv[0], self.k)
-            self._refresh()
-            self.updated = True
-        return f

@@ -170,16 +170,17 @@ class NOGD(OnlineKernelLearner):
         """The engine's stretch of rows (see the base class): step by step until the map is built, then, with the
         hinge loss, the rest in one call (:meth:`NystromScreen.steps`: the same operations as ``step``)."""
         k, n = 0, rows.shape[0]
-        while k < n and (self._Mt is None or self.loss != "hinge"):
-            if self._Mt is not None:                        # another loss: every row exact, step by step
-                super().step_rows(rows[k:], ys[k:], out[k:])
-                return
+        while k < n and self._Mt is None:                   # phase 1 until the map is built
             out[k] = self.step(int(rows[k]), float(ys[k]))
             k += 1
-        if k < n:
-            sc = self._screen or self._new_screen()
-            self.n_updates += sc.steps(self.pool, self.src, rows[k:], ys[k:], self.eta, out[k:])
-            self.t += n - k
+        if k == n:
+            return
+        if self.loss != "hinge":                            # another loss: every row exact, step by step
+            super().step_rows(rows[k:], ys[k:], out[k:])
+            return
+        sc = self._screen or self._new_screen()
+        self.n_updates += sc.steps(self.pool, self.src, rows[k:], ys[k:], self.eta, out[k:])
+        self.t += n - k
 
     def _new_screen(self):
         """The screened hinge step over M' and w (:class:`olk._core.approx.NystromScreen`: the derivation that it
