@@ -435,30 +435,41 @@ def _multiclass_loop(step, ylist, olist, cps):
 STRETCH = 8192
 
 
-def _binary_pass(model, y, order, cps, held_out=None):
-    """The binary task's online pass: ``model.step_rows`` over the rows ``order`` a stretch at a time (stretches end at
-    every checkpoint and held-out probe point), a mistake where sign(f) != y (sign(0) = +1: ``f >= 0`` predicts
-    +1), the cumulative mistakes at each checkpoint."""
+def step_stretches(model, y, order, stops):
+    """``model.step_rows`` over the rows ``order`` (labels ``y[order]``) a stretch of at most :data:`STRETCH` rows
+    at a time, every stretch ending at or before the next of ``stops`` (sorted example counts, the last one
+    ``len(order)``).  Yields (examples so far, the stretch's labels, its scores) after each stretch; the scores'
+    buffer is reused."""
     n = order.shape[0]
-    probes = set(held_out.points(n)) if held_out is not None else set()
-    stops = set(cps)
-    curve_t, curve_m = [], []
     out = np.empty(min(n, STRETCH))
-    mistakes, a = 0, 0
-    for stop in sorted(stops | probes | {n}):
+    a = 0
+    for stop in stops:
         while a < stop:
             b = min(stop, a + STRETCH)
             rows = order[a:b]
             ys = y[rows]
             f = out[:b - a]
             model.step_rows(rows, ys, f)
-            mistakes += int(np.count_nonzero((f >= 0.0) != (ys > 0.0)))
             a = b
-        if stop in stops:
-            curve_t.append(stop)
+            yield b, ys, f
+
+
+def _binary_pass(model, y, order, cps, held_out=None):
+    """The binary task's online pass: :func:`step_stretches` (stretches end at every checkpoint and held-out probe
+    point), a mistake where sign(f) != y (sign(0) = +1: ``f >= 0`` predicts +1), the cumulative mistakes at each
+    checkpoint."""
+    n = order.shape[0]
+    probes = set(held_out.points(n)) if held_out is not None else set()
+    stops = set(cps)
+    curve_t, curve_m = [], []
+    mistakes = 0
+    for t, ys, f in step_stretches(model, y, order, sorted(stops | probes | {n})):
+        mistakes += int(np.count_nonzero((f >= 0.0) != (ys > 0.0)))
+        if t in stops:
+            curve_t.append(t)
             curve_m.append(mistakes)
-        if stop in probes:
-            held_out.probe(model, stop)
+        if t in probes:
+            held_out.probe(model, t)
     return _mistake_summary(mistakes, n, curve_t, curve_m)
 
 

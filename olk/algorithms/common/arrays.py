@@ -41,7 +41,7 @@ from ..._core.svpool import RowSource
 from ..._lazy import issparse
 from ...errors import ConfigError
 from ...kernels import KernelSet
-from ...tasks import STRETCH, TASKS
+from ...tasks import TASKS, step_stretches
 from ..registry import check_params_of
 from .inputs import (
     InputError,
@@ -267,11 +267,10 @@ class ArrayAPI:
         if getattr(self, "n_features_in_", None) is None:
             self.n_features_in_ = n_features(X)
         if self.task == "binary":           # the rows in stretches through step_rows(), as the engine's binary pass
-            ys = np.ascontiguousarray(y, dtype=np.float64)
-            out = np.empty(min(ys.shape[0], STRETCH))
-            for a in range(0, ys.shape[0], STRETCH):
-                b = min(a + STRETCH, ys.shape[0])
-                self.step_rows(np.arange(a, b, dtype=np.int64), ys[a:b], out[:b - a])
+            n = y.shape[0]
+            for _ in step_stretches(self, np.ascontiguousarray(y, dtype=np.float64), np.arange(n, dtype=np.int64),
+                                    [n]):
+                pass
             return self
         step = self.step
         for i, yi in enumerate(y.tolist()):
