@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._lazy import unique
 from .errors import DataError
 
 
@@ -39,8 +40,7 @@ def checkpoints(n: int, count: int = 50) -> np.ndarray:
     """About `count` log-spaced example counts in [1, n] (always including n): where a learning curve is sampled."""
     if n <= 0:
         return np.zeros(0, dtype=np.int64)
-    pts = np.sort(np.round(np.geomspace(1, n, max(count, 2))).astype(np.int64))
-    pts = pts[np.concatenate(([True], pts[1:] != pts[:-1]))]     # np.unique's values, without its numpy.ma import
+    pts = unique(np.round(np.geomspace(1, n, max(count, 2))).astype(np.int64))
     return pts[(pts >= 1) & (pts <= n)]
 
 

@@ -158,12 +158,14 @@ def test_a_path_is_opened_without_the_registry_and_no_name_is_a_path(tmp_path, m
         load_dataset(str(tmp_path / "a9b"))
 
 
-def test_distinct_labels_are_numpys_unique():
+def test_unique_is_numpys_unique():
+    """olk._lazy.unique (the labels' and the checkpoints' distinct values, without numpy.ma's import) gives
+    np.unique's values and dtype."""
     import numpy as np
 
-    from olk.data.preprocess import distinct_labels
+    from olk._lazy import unique
     rng = np.random.default_rng(3)
     for y in (np.zeros(0), np.array([2.0]), np.array([-0.0, 0.0, 1.0, -1.0]), rng.integers(-3, 4, 500) * 1.0,
-              rng.standard_normal(300), np.repeat(rng.standard_normal(7), 9)):
-        got = distinct_labels(y)
-        assert np.array_equal(got, np.unique(y)) and got.dtype == np.float64
+              rng.standard_normal(300), np.repeat(rng.standard_normal(7), 9), rng.integers(0, 9, 50)):
+        got = unique(y)
+        assert np.array_equal(got, np.unique(y)) and got.dtype == y.dtype

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from olk._lazy import issparse
+from olk._lazy import issparse, unique
 from olk.data import cache
 from olk.data.checksum import check_sha256, known_sha256, remember_sha256, sha256_bytes
 from olk.data.compression import SUFFIXES, read_bytes
@@ -33,7 +33,6 @@ from olk.data.formats import READERS
 from olk.data.libsvm import read_libsvm_file
 from olk.data.preprocess import (
     apply_scaler,
-    distinct_labels,
     fit_scaler,
     fit_target_scale,
     fmt_labels,
@@ -311,9 +310,10 @@ def _read_part(spec: DatasetSpec, part: Part, data_dir, verify, meta):
         else:
             y = yf
             if spec.labels is not None:
-                bad = np.setdiff1d(distinct_labels(yf), np.asarray(spec.labels, dtype=np.float64))
+                found = unique(yf)
+                bad = np.setdiff1d(found, np.asarray(spec.labels, dtype=np.float64))
                 if bad.size:
-                    raise DataError(f"{src}: labels {fmt_labels(distinct_labels(yf))} found, but the registry declares "
+                    raise DataError(f"{src}: labels {fmt_labels(found)} found, but the registry declares "
                                     f"{fmt_labels(spec.labels)} for {spec.task} dataset '{spec.name}': wrong or "
                                     f"corrupt file; re-fetch it with `olk datasets fetch {spec.name} --force`")
         blocks.append(X)
@@ -422,7 +422,7 @@ def _build_user_file(path: Path, pre: dict, sparse) -> Dataset:
     X, y, sha, hit = read_file(path, "libsvm")
     if X.shape[0] == 0:
         raise DataError(f"{src}: empty file (no data lines): expected '<label> <index>:<value> ...' per line")
-    found = distinct_labels(y)
+    found = unique(y)
     task = pre.get("task")
     if task is None:
         integral = bool(np.all(found == np.round(found)))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from olk._lazy import issparse
+from olk._lazy import issparse, unique
 from olk.errors import DataError, did_you_mean
 
 SCALES = ("none", "minmax01", "minmax11", "zscore", "minmax01_global")
@@ -69,21 +69,10 @@ def fmt_labels(labels) -> str:
     return "{" + ", ".join(out) + "}"
 
 
-def distinct_labels(y: np.ndarray) -> np.ndarray:
-    """The sorted distinct values of the finite labels `y` (the readers refuse a non-finite label): ``np.unique(y)``
-    without its first-call cost (numpy 2's ``unique`` asks ``np.ma.is_masked`` and so imports ``numpy.ma``, about
-    12 ms of a short run's start-up)."""
-    s = np.sort(np.asarray(y, dtype=np.float64))
-    keep = np.empty(s.shape[0], dtype=bool)
-    keep[:1] = True
-    np.not_equal(s[1:], s[:-1], out=keep[1:])
-    return s[keep]
-
-
 def map_labels(y: np.ndarray, task: str, pre: dict, ctx: str):
     """Map raw labels to olk's convention.  Returns (y, keep_mask or None, task, info dict)."""
     pos, neg = pre.get("positive_label"), pre.get("negative_label")
-    found = distinct_labels(y)
+    found = unique(y)
     if task == "regression":
         if pos is not None:
             raise DataError(f"{ctx}: positive_label does not apply to a regression dataset: remove it")
