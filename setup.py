@@ -19,6 +19,7 @@ extensions = [
     _core("svpool"),                        # the shared SV pool (svpool.pxd: its C interface)
     _core("bpas"),                          # BPA-S's removal choice (cimports the pool)
     _core("bogd"),                          # BOGD's whole step (cimports the pool)
+    _core("forgetron"),                     # the self-tuned Forgetron's rows (cimports the pool)
     _core("packed"),                        # Projectron(++)'s packed K^-1 loops
     _core("klr"),                           # the batch KLR baselines' coordinate sweeps (PCD, DCD)
     _core("refloop"),                       # olk bench's reference loops (olk's fastest reference loop)

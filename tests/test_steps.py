@@ -80,25 +80,3 @@ def test_online_pass_is_the_row_by_row_loop(name):
     assert ts == [int(t) for t in np.unique(np.round(np.geomspace(1, 300, 7)))]
     assert res["curve"]["mistake_rate"] == [100.0 * curve[t] / t for t in ts]
     assert np.array_equal(_bits(a.decision_function(X)), _bits(b.decision_function(X)))
-
-
-def test_decide_until_stops_at_the_first_row_within_the_margin():
-    """SVPool.decide_until: decision1's values up to and including the first row with y f <= margin (its index
-    returned; len(rows) when none), the kernel evaluations decision1 would count, a bad row index refused."""
-    X, y = _data(False, n=60)
-    m = _learner("perceptron")
-    m.bind(X)
-    for i in range(10):                             # a few SVs
-        m.pool.add(m.src, i, float(y[i]), i + 1)
-    rows = np.arange(10, 60, dtype=np.int64)
-    want = np.array([m.pool.decision1(m.src, int(i)) for i in rows])
-    evals = m.pool.n_kernel_evals
-    out = np.full(rows.shape[0], np.nan)
-    first = int(np.argmax(y[rows] * want <= 0.0))
-    assert m.pool.decide_until(m.src, rows, y[rows], out, 0, 0.0) == first
-    assert np.array_equal(_bits(out[:first + 1]), _bits(want[:first + 1])) and np.isnan(out[first + 1:]).all()
-    assert m.pool.n_kernel_evals - evals == 10 * (first + 1)
-    assert m.pool.decide_until(m.src, rows, y[rows], out, 0, -np.inf) == rows.shape[0]   # no row within -inf
-    assert np.array_equal(_bits(out), _bits(want))
-    with pytest.raises(IndexError):
-        m.pool.decide_until(m.src, np.array([0, 60], dtype=np.int64), y[:2], out, 0, -np.inf)

@@ -114,6 +114,8 @@ cdef class SVPool:
     # ---- the C interface for learner-specific modules (all checks are the caller's)
     cdef Py_ssize_t _append(self, RowSource src, Py_ssize_t i, const double* coefs, long long tag) except -1
     cdef Py_ssize_t _swap_remove(self, Py_ssize_t s) noexcept nogil
+    cdef Py_ssize_t _oldest(self, Py_ssize_t c) noexcept nogil
+    cdef double _decision_sv1(self, Py_ssize_t q) noexcept nogil
     cdef int _scale_col(self, Py_ssize_t c, double factor) except -1
     cdef void _kernel_values(self, RowSource src, Py_ssize_t i, double* out, Py_ssize_t ld) noexcept nogil
     cdef double _values_decide1(self, RowSource src, Py_ssize_t i, double* kv) noexcept nogil

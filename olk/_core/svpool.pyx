@@ -36,7 +36,7 @@ Rows are read from a :class:`RowSource`, a typed view of a CSR matrix or a dense
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport INFINITY, pow, sqrt
-from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 cdef extern from *:
@@ -757,9 +757,13 @@ cdef class SVPool:
     def oldest(self, Py_ssize_t c):
         """The slot of column c's oldest SV: the smallest tag among the SVs it owns (:meth:`owned`), ties to the lowest
         slot (``owned(c)[argmin(tags[owned(c)])]`` without the two arrays); -1 if it owns none."""
-        cdef Py_ssize_t s, best = -1
         if c < 0 or c >= self.n_cols:
             raise IndexError(f"coefficient column {c} out of range (n_cols={self.n_cols})")
+        return self._oldest(c)
+
+    cdef Py_ssize_t _oldest(self, Py_ssize_t c) noexcept nogil:
+        """:meth:`oldest` without the check (0 <= c < n_cols)."""
+        cdef Py_ssize_t s, best = -1
         for s in range(self.n_sv):
             if self.n_cols == 1 or self.coef[s, c] != 0.0:
                 if best < 0 or self.tag[s] < self.tag[best]:
@@ -1284,26 +1288,6 @@ cdef class SVPool:
         self._check_src(src, i)
         self._decide(src, i, &out[0])
 
-    def decide_until(self, RowSource src, const int64_t[::1] rows, const double[::1] ys, double[::1] out,
-                     Py_ssize_t start, double margin):
-        """A mistake-driven learner's stretch of rows: out[k] = the column-0 decision value of row rows[k]
-        (:meth:`decision1`'s bits and kernel-evaluation count) for k = start, start + 1, ... up to and including
-        the first k with ys[k] * out[k] <= margin, whose index is returned (len(rows) if none: no row needs the
-        learner).  Each row index is checked before its decision."""
-        cdef double buf[64]
-        cdef Py_ssize_t k, n = rows.shape[0]
-        if ys.shape[0] != n or out.shape[0] < n or start < 0:
-            raise ValueError(f"decide_until: {n} rows, {ys.shape[0]} labels, {out.shape[0]} outputs, start {start}")
-        if self.n_cols > 64:
-            raise ValueError("decide_until: at most 64 coefficient columns")
-        for k in range(start, n):
-            self._check_src(src, rows[k])
-            self._decide(src, rows[k], buf)
-            out[k] = buf[0]
-            if ys[k] * buf[0] <= margin:
-                return k
-        return n
-
     def decision1(self, RowSource src, Py_ssize_t i):
         """Column-0 decision value for row i (fast path for single-column learners)."""
         cdef double buf[64]
@@ -1349,16 +1333,10 @@ cdef class SVPool:
             c0 = col; c1 = col + 1
         for c in range(c0, c1):
             out[c] = 0.0
-        qrow = self._sv_query(q)
         if self.n_kernels == 1 and self.n_cols == 1:     # one classifier: the blocked pass of decision (vector exp)
-            self._decide_single(qrow, self.n_features, &out[0])
-            for s in range(self.n_sv):                   # a zero coefficient's term is +-0.0: not an evaluation
-                if self.coef[s, 0] != 0.0:
-                    evals += 1
-            if self.sparse:
-                self._scatter_sv(q, 0.0)
-            self.n_kernel_evals += evals
+            out[0] = self._decision_sv1(q)
             return
+        qrow = self._sv_query(q)
         for s in range(self.n_sv):
             if self.masked:
                 m = self._owners_in(s, c0, c1)
@@ -1369,6 +1347,22 @@ cdef class SVPool:
         if self.sparse:
             self._scatter_sv(q, 0.0)
         self.n_kernel_evals += evals
+
+    cdef double _decision_sv1(self, Py_ssize_t q) noexcept nogil:
+        """:meth:`decision_sv` at slot q (0 <= q < n_sv, unchecked) in a pool of one kernel and one column: the
+        blocked pass of decision (vector exp), the evaluations counted (the C interface: the Forgetron's core)."""
+        cdef Py_ssize_t s
+        cdef long long evals = 0
+        cdef double acc = 0.0
+        cdef const double* qrow = self._sv_query(q)
+        self._decide_single(qrow, self.n_features, &acc)
+        for s in range(self.n_sv):                       # a zero coefficient's term is +-0.0: not an evaluation
+            if self.coef[s, 0] != 0.0:
+                evals += 1
+        if self.sparse:
+            self._scatter_sv(q, 0.0)
+        self.n_kernel_evals += evals
+        return acc
 
     def kernel_values(self, RowSource src, Py_ssize_t i, double[:, ::1] out):
         """out[k, s] = k_k(x_i, sv_s) for all kernels k and live SVs s (out: n_kernels x >= n_sv)."""

@@ -18,6 +18,7 @@ Cognitive Foundry's Forgetron.java, the SPA authors' MATLAB forgetron.m): :mod:`
 """
 from __future__ import annotations
 
+from ..._core.forgetron import forgetron_step, forgetron_steps
 from ..common.learner import OnlineKernelLearner
 from ..registry import register
 from .core import ForgetronLearner, purge
@@ -58,7 +59,9 @@ class Forgetron(ForgetronLearner, OnlineKernelLearner):
 
     Cost: f'_t(x_r) is one pass over the pool (B + 1 kernel evaluations) evaluated at the stored SV
     itself (``pool.decision_sv``: the same bits as at the data row it was copied from), so the model
-    keeps no reference to the data it was trained on and learns from a stream.
+    keeps no reference to the data it was trained on and learns from a stream.  On a pool of one kernel and one
+    column the rows run in C (:mod:`olk._core.forgetron`), bit for bit :meth:`reading_step`, the pseudo-code above
+    on the pool's calls (tests/test_forgetron_core.py).
     """
 
     name = "forgetron"
@@ -68,31 +71,34 @@ class Forgetron(ForgetronLearner, OnlineKernelLearner):
 
     def step(self, i, y):
         self.t += 1
-        f = self.pool.decision1(self.src, i)
-        if y * f <= 0.0:
-            self._mistake(i, y)
-        return f
-
-    def _mistake(self, i, y):
-        """The update on a mistake (y_t f_t(x_t) <= 0) at example t = ``self.t``."""
         pool = self.pool
-        self.state.M += 1
-        self.n_updates += 1
-        pool.add(self.src, i, y, self.t)                      # (1) sigma_t = 1
-        self.state.fifo.append(y)
-        if pool.n_sv > self.budget:                           # (2) shrink by phi_t, (3) forget the oldest
-            purge(pool, [self.state.shrink_and_forget(pool, 0, self._buf)])
+        if pool.n_cols == 1 and pool.n_kernels == 1:        # one call into the core (olk._core.forgetron),
+            f, mistake = forgetron_step(pool, self.src, i, y, self.budget, self.t, self.state)
+            self.n_updates += mistake                       # bit for bit the reading of reading_step
+            return f
+        return self.reading_step(i, y)
 
     def step_rows(self, rows, ys, out) -> None:
-        """The engine's stretch of rows: the pool decides the rows up to the next mistake in one call
-        (:meth:`SVPool.decide_until`, decision1's bits), the learner steps in only on the mistake."""
-        pool, src, t0 = self.pool, self.src, self.t
-        k, n = 0, rows.shape[0]
-        while k < n:
-            k = pool.decide_until(src, rows, ys, out, k, 0.0)
-            if k == n:
-                break
-            self.t = t0 + k + 1
-            self._mistake(int(rows[k]), float(ys[k]))
-            k += 1
-        self.t = t0 + n
+        """The engine's stretch of rows in one call into the core (:func:`olk._core.forgetron.forgetron_steps`:
+        forgetron_step's operations row after row, tags t + 1, t + 2, ...), for the pool ``step`` hands to the core."""
+        pool = self.pool
+        if pool.n_cols == 1 and pool.n_kernels == 1:
+            self.n_updates += forgetron_steps(pool, self.src, rows, ys, self.budget, self.t, self.state, out)
+            self.t += rows.shape[0]
+            return
+        super().step_rows(rows, ys, out)
+
+    def reading_step(self, i, y):
+        """The step of the docstring's pseudo-code in Python, on the pool's calls (after ``t += 1``): what
+        :func:`olk._core.forgetron.forgetron_step` computes in one call (tests/test_forgetron_core.py holds them
+        equal)."""
+        pool = self.pool
+        f = pool.decision1(self.src, i)
+        if y * f <= 0.0:                                      # a mistake: M_t = M_{t-1} + 1
+            self.state.M += 1
+            self.n_updates += 1
+            pool.add(self.src, i, y, self.t)                  # (1) sigma_t = 1
+            self.state.fifo.append(y)
+            if pool.n_sv > self.budget:                       # (2) shrink by phi_t, (3) forget the oldest
+                purge(pool, [self.state.shrink_and_forget(pool, 0, self._buf)])
+        return f
