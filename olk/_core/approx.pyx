@@ -389,11 +389,8 @@ cdef class NystromScreen:
         row index is checked before the first step."""
         cdef Py_ssize_t k, n = rows.shape[0]
         cdef long long updates = 0
-        if ys.shape[0] != n or out.shape[0] < n:
-            raise ValueError(f"NystromScreen.steps: {n} rows, {ys.shape[0]} labels, {out.shape[0]} outputs")
         self._check(pool)
-        for k in range(n):
-            pool._check_src(src, rows[k])
+        pool._check_rows(src, rows, ys, out, "NystromScreen.steps")
         for k in range(n):
             out[k] = self._step(pool, src, rows[k], ys[k], eta)
             updates += self.updated

@@ -45,12 +45,6 @@ cdef int _bogd(SVPool pool, RowSource src, Py_ssize_t i, double y, double eta, d
     return 0
 
 
-cdef int _check_pool(SVPool pool) except -1:
-    if pool.n_kernels != 1 or pool.n_cols != 1:
-        raise ValueError("bogd_step needs a pool of one kernel and one coefficient column")
-    return 0
-
-
 def bogd_step(SVPool pool, RowSource src, Py_ssize_t i, double y, double eta, double lam, Py_ssize_t budget,
               rng, long long tag):
     """One BOGD step on row i of `src` with label y, on a pool of one kernel and one coefficient column.
@@ -58,7 +52,7 @@ def bogd_step(SVPool pool, RowSource src, Py_ssize_t i, double y, double eta, do
     cdef double f
     cdef int learned
     pool._check_src(src, i)
-    _check_pool(pool)
+    pool._check_single("bogd_step")
     learned = _bogd(pool, src, i, y, eta, lam, budget, rng, tag, &f)
     return f, learned
 
@@ -70,11 +64,8 @@ def bogd_steps(SVPool pool, RowSource src, const int64_t[::1] rows, const double
     stored; every row index is checked before the first step."""
     cdef Py_ssize_t k, n = rows.shape[0]
     cdef long long learned = 0
-    if ys.shape[0] != n or out.shape[0] < n:
-        raise ValueError(f"bogd_steps: {n} rows, {ys.shape[0]} labels, {out.shape[0]} outputs")
-    _check_pool(pool)
-    for k in range(n):
-        pool._check_src(src, rows[k])
+    pool._check_single("bogd_steps")
+    pool._check_rows(src, rows, ys, out, "bogd_steps")
     for k in range(n):
         learned += _bogd(pool, src, rows[k], ys[k], eta, lam, budget, rng, t0 + k + 1, &out[k])
     return learned

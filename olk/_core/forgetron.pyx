@@ -73,12 +73,6 @@ cdef int _mistake(SVPool pool, RowSource src, Py_ssize_t i, double y, long long 
     return 0
 
 
-cdef int _check_pool(SVPool pool) except -1:
-    if pool.n_kernels != 1 or pool.n_cols != 1:
-        raise ValueError("the Forgetron core needs a pool of one kernel and one coefficient column")
-    return 0
-
-
 cdef Book _book(state):
     cdef Book book
     book.M = state.M
@@ -99,7 +93,7 @@ def forgetron_step(SVPool pool, RowSource src, Py_ssize_t i, double y, Py_ssize_
     cdef double f
     cdef Book book
     pool._check_src(src, i)
-    _check_pool(pool)
+    pool._check_single("forgetron_step")
     pool._decide(src, i, &f)                         # pool.decision1
     if not y * f <= 0.0:                             # no mistake (a NaN f is none either, as in Python)
         return f, 0
@@ -119,11 +113,8 @@ def forgetron_steps(SVPool pool, RowSource src, const int64_t[::1] rows, const d
     cdef Py_ssize_t k, n = rows.shape[0]
     cdef long long mistakes = 0
     cdef Book book
-    if ys.shape[0] != n or out.shape[0] < n:
-        raise ValueError(f"forgetron_steps: {n} rows, {ys.shape[0]} labels, {out.shape[0]} outputs")
-    _check_pool(pool)
-    for k in range(n):
-        pool._check_src(src, rows[k])
+    pool._check_single("forgetron_steps")
+    pool._check_rows(src, rows, ys, out, "forgetron_steps")
     fifo = state.fifo
     book = _book(state)
     try:

@@ -10,7 +10,7 @@ needs kernel values asks the pool (``_kernel_values``, ``_kernel_at``, ``kself``
 computes every value olk uses.
 """
 cimport numpy as cnp
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
 
 
 cdef class RowSource:
@@ -73,6 +73,9 @@ cdef class SVPool:
     cdef int _check_src(self, RowSource src, Py_ssize_t i) except -1
     cdef int _check_slot(self, Py_ssize_t s, Py_ssize_t c=*) except -1
     cdef int _check_kernel(self, Py_ssize_t k) except -1
+    cdef int _check_single(self, str what) except -1
+    cdef int _check_rows(self, RowSource src, const int64_t[::1] rows, const double[::1] ys, double[::1] out,
+                         str what) except -1
     # storage
     cdef void _grow_slots(self)
     cdef void _reserve_flat(self, Py_ssize_t need)

@@ -36,7 +36,7 @@ Rows are read from a :class:`RowSource`, a typed view of a CSR matrix or a dense
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport INFINITY, pow, sqrt
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 cdef extern from *:
@@ -460,6 +460,23 @@ cdef class SVPool:
     cdef int _check_kernel(self, Py_ssize_t k) except -1:
         if k < 0 or k >= self.n_kernels:
             raise IndexError(f"kernel {k} out of range (n_kernels={self.n_kernels})")
+        return 0
+
+    cdef int _check_single(self, str what) except -1:
+        """A compiled step written for one classifier (``what``: its name) refuses any other pool."""
+        if self.n_kernels != 1 or self.n_cols != 1:
+            raise ValueError(f"{what} needs a pool of one kernel and one coefficient column")
+        return 0
+
+    cdef int _check_rows(self, RowSource src, const int64_t[::1] rows, const double[::1] ys, double[::1] out,
+                         str what) except -1:
+        """A stretch of rows (``what``: the compiled loop's name): one label and one output per row, every row index
+        checked (:meth:`_check_src`) before the first step."""
+        cdef Py_ssize_t k, n = rows.shape[0]
+        if ys.shape[0] != n or out.shape[0] < n:
+            raise ValueError(f"{what}: {n} rows, {ys.shape[0]} labels, {out.shape[0]} outputs")
+        for k in range(n):
+            self._check_src(src, rows[k])
         return 0
 
     # ------------------------------------------------------------------ pickling
