@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -124,24 +125,17 @@ class Task:
         n = len(order)
         cps = checkpoints(n, n_checkpoints).tolist()
         if self.name == "binary":           # the learner's step_rows(), a stretch of rows at a time
-            yarr = np.ascontiguousarray(y, dtype=np.float64)
-            oarr = np.ascontiguousarray(order, dtype=np.int64)
-            t0 = time.perf_counter()
-            if held_out is not None:
-                held_out.start(t0)
-            res = _binary_pass(model, yarr, oarr, cps, held_out)
+            run = partial(_binary_pass, model, np.ascontiguousarray(y, dtype=np.float64),
+                          np.ascontiguousarray(order, dtype=np.int64), cps, held_out)
         else:
-            ylist = np.asarray(y, dtype=np.float64).tolist()
-            olist = np.asarray(order, dtype=np.int64).tolist()
             loop = {"probabilistic": _probabilistic_loop, "multiclass": _multiclass_loop,
                     "regression": _regression_loop}[self.name]
-            step = model.step
-            if held_out is not None:
-                step = held_out.probing(model, n)
-            t0 = time.perf_counter()
-            if held_out is not None:
-                held_out.start(t0)
-            res = loop(step, ylist, olist, cps)
+            run = partial(loop, model.step if held_out is None else held_out.probing(model, n),
+                          np.asarray(y, dtype=np.float64).tolist(), np.asarray(order, dtype=np.int64).tolist(), cps)
+        t0 = time.perf_counter()
+        if held_out is not None:
+            held_out.start(t0)
+        res = run()
         res["time_s"] = time.perf_counter() - t0 - (held_out.paused if held_out is not None else 0.0)
         res.update({"n_examples": n, "n_sv": model.n_sv_output, "n_sv_last": model.n_sv,
                     "n_updates": model.n_updates, "kernel_evals": model.kernel_evals})
