@@ -27,10 +27,11 @@ help:
 	@echo "make reproduce-all  every paper config at full scale (hours), then the report"
 	@echo "make asan           the C reader and the SV pool built with AddressSanitizer + UBSan, on the fuzz corpus"
 
-$(STAMP): pyproject.toml setup.py olk/_core/*.pyx olk/_core/*.pxd olk/_core/*.h
+$(STAMP): pyproject.toml setup.py olk/_core/*.pyx olk/_core/*.pxd olk/_core/*.h tests/plugin_example/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,bench,docs]"
+	$(PY) -m pip install --quiet --no-deps -e tests/plugin_example   # the example plugin (entry point olk.learners)
 	$(PY) -m compileall -q olk >/dev/null   # bytecode for the editable install: start-up without compiling
 	touch $(STAMP)
 
@@ -48,7 +49,7 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy --cache-dir $(VENV)/.mypy_cache
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
-	$(PY) -m pytest tests
+	$(PY) -m pytest -n $(JOBS) tests
 
 # the documentation site (mkdocs.yml; docs/_gen/hooks.py writes the generated pages at build time)
 docs: $(STAMP)

@@ -40,6 +40,8 @@ _LAZY_COMMANDS = {
              "Figures of RESULTS_DIR as PNG and PDF (default into RESULTS_DIR/figures/)."),
     "report": ("olk.report.cli", "report_cmd",
                "Reproduction report over every results directory: results/REPRODUCTION.md (+ .html)."),
+    "stats": ("olk.report.cli", "stats_cmd",
+              "Is a difference significant? Paired tests per dataset and ranks across datasets for RESULTS_DIR."),
 }
 
 def _command_line() -> str:
@@ -136,7 +138,7 @@ def run_options(f):
     ]
     for o in reversed(opts):
         f = o(f)
-    return f
+    return plugin_option(f)
 
 
 def _interrupted(command: str | None) -> Interrupted:
@@ -204,6 +206,28 @@ class _Group(click.Group):
             raise _interrupted(ctx.invoked_subcommand or ctx.meta.get("olk.command")) from None
 
 
+def _load_plugins(ctx, param, value):
+    """--plugin MODULE (repeatable): import learners of the user's own before the command runs (relative to the
+    working directory first; olk.algorithms.plugins)."""
+    if value:
+        from pathlib import Path
+
+        from .algorithms.registry import load_plugin
+        for spec in value:
+            load_plugin(spec, Path.cwd(), where=f"--plugin {spec}")
+    return value
+
+
+def plugin_option(f):
+    """--plugin on the group (``olk --plugin m run ...``) and on the commands that build learners."""
+    return click.option("--plugin", "plugins", multiple=True, metavar="MODULE", callback=_load_plugins,
+                        expose_value=False, is_eager=True,
+                        help="Load learners of your own first: a module (mylearner for ./mylearner.py or the "
+                             "folder ./mylearner/), a .py path or an installed module; MODULE:CLASS names one "
+                             "class (repeatable). Installed packages with an 'olk.learners' entry point load "
+                             "without it.")(f)
+
+
 def _set_limits(ctx, param, value):
     if value:
         from .limits import set_limit
@@ -218,6 +242,7 @@ def _set_limits(ctx, param, value):
               help="Raise (or lower) one of olk's input limits for this command, e.g. --limit line_bytes=64M "
                    "(repeatable; 0: no limit). The limits, their defaults and OLK_LIMIT_* variables: "
                    "docs/guide/limits.md.")
+@plugin_option
 def cli():
     """olk: online kernel learning, reproduced."""
 
@@ -290,11 +315,13 @@ def _param_options(args: list[str]) -> list[str]:
 
 @cli.command()
 @click.argument("names", nargs=-1)
+@plugin_option
 def algorithms(names):
     """List the registered algorithms, their classes and their parameters.
 
-    Per learner: its registry id, display name and first docstring line; its classes (the learner class, and the
-    scikit-learn class of olk.estimators and the River class of olk.river, which share one name); its parameters."""
+    Per learner: its registry id, display name and first docstring line; its origin (built-in, an installed
+    package's entry point, a plugin module); its classes (the learner class, and the scikit-learn class of
+    olk.estimators and the River class of olk.river, which share one name); its parameters."""
     from .algorithms import registry
     from .algorithms.surface import surface_class_name
     avail = registry.available()
@@ -302,16 +329,48 @@ def algorithms(names):
         registry.resolve_name(n)
     for name in (registry.resolve_name(n) for n in names) if names else avail:
         cls = registry.REGISTRY[name]
-        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        doc = ((cls.__doc__ or "").strip().splitlines() or [cls.display])[0]
         click.echo(f"{name:<14} {cls.display:<14} {doc}")
         surface = surface_class_name(cls)
         river = "none (batch)" if cls.batch else f"olk.river.{surface}"
+        click.echo(f"    origin: {registry.origin(name).text()}")
         click.echo(f"    classes: learner {cls.__module__}.{cls.__qualname__} | scikit-learn olk.estimators.{surface}"
                    f" | River {river}")
         for p in cls.params:
             extra = (f" (one of {', '.join(p.choices)})" if p.choices else
                      f" ({p.requirement})" if p.requirement else "")
             click.echo(f"    {p.name:<10} default {p.default!r:<8} {p.doc}{extra}")
+
+
+@cli.command("check-learner")
+@click.argument("target", metavar="TARGET")
+@click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
+              help="A parameter of the learner for the checks (default: its defaults, budget 20); repeatable.")
+@click.option("--skip", default=None, metavar="CHECK,...",
+              help="Checks to leave out: declarations, contract, determinism, stretches, save_load, pickle, sklearn, "
+                   "river.")
+@click.option("--seed", type=int, default=0, show_default=True, help="random_state of the learners checked.")
+@plugin_option
+def check_learner_cmd(target, sets, skip, seed):
+    """Run olk's learner contract on TARGET: MODULE:CLASS, a module (one learner), or a registry name.
+
+    Prints one line per check (ok / FAIL and what differs); a failed check ends in one error line (exit status 2).  The same checks
+    as olk.testing.check_learner() in your tests: determinism, stretches = single steps, save/load round trip,
+    pickle, scikit-learn's and River's own estimator checks."""
+    from .testing import run_checks
+    params = {}
+    for key, vals in parse_set_options(sets).items():
+        if len(vals) != 1:
+            raise ConfigError(f"--set {key}: one value (got {len(vals)})")
+        params[key] = vals[0]
+    report = run_checks(target, params, skip=tuple(_csv_list(skip) or ()), seed=seed)
+    for line in report.lines():
+        click.echo(line)
+    n_bad = len(report.failures)
+    if n_bad:
+        raise OlkError(f"{report.learner} fails {n_bad} of the {len(report.results)} checks of the learner contract "
+                       f"(the FAIL lines above)")
+    click.echo(f"olk: {report.learner}: all {len(report.results)} checks of the learner contract passed", err=True)
 
 
 @cli.command()
@@ -333,6 +392,7 @@ def algorithms(names):
 @click.option("--positive-label", default=None, metavar="L",
               help="The label that is the positive class (default: the larger of two); with more than two labels, "
                    "learn L against the rest.")
+@plugin_option
 def train(data, algorithm, kernel, sets, seed, shuffle, out, quiet, positive_label):
     """Train a learner on DATA and save the model (like LIBSVM's svm-train).
 
@@ -387,6 +447,7 @@ def _kernel_option(text: str | None):
               help="Write the predictions to this file (default: standard output).")
 @click.option("--proba", is_flag=True,
               help="Also write the probability of each class (learners with predict_proba only).")
+@plugin_option
 def predict(model, data, out, proba):
     """Predict every row of DATA with a saved MODEL (like LIBSVM's svm-predict).
 
@@ -505,6 +566,19 @@ def _stop_workers() -> None:
         pass
 
 
+def _one_line_warnings() -> None:
+    """olk's own warnings (an installed learner package that failed to load) as one line ``olk: warning: ...``."""
+    import warnings
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if category.__module__.startswith("olk."):
+            click.echo(f"olk: warning: {message}", err=True)
+        else:
+            shown(message, category, filename, lineno, file, line)
+    warnings.showwarning = show
+
+
 def main(argv=None):
     """Entry point: run the CLI, turning user-input errors into one line ``olk: error: ...``.
 
@@ -513,6 +587,7 @@ def main(argv=None):
     (SIGTERM); the line of an interruption says what was saved and how to resume.
     """
     _install_signal_handlers()
+    _one_line_warnings()
     try:
         cli.main(args=argv, prog_name="olk", standalone_mode=False)
         if argv is None:            # the command, not a caller's process: a quick shutdown

@@ -361,13 +361,28 @@ if len(by_class_name) != len(by_name):     # pragma: no cover - two learners who
     raise RuntimeError("two registered learners give the same estimator class name")
 
 
+def estimator_class(name: str) -> type:
+    """The estimator class of the learner registered as `name` (or an alias); made on first use for a learner
+    registered after this module was imported (a plugin loaded with ``--plugin`` or a config's ``plugins:``)."""
+    key = resolve_name(name)
+    cls = by_name.get(key)
+    if cls is None:
+        cls = by_name[key] = _make(key)
+        by_class_name[cls.__name__] = cls
+    return cls
+
+
 def __getattr__(name: str):
     """``olk.estimators.SPAClassifier`` and ``from olk.estimators import SPAClassifier``: the estimator classes
     are attributes of this module (PEP 562), listed in :data:`__all__` and in docs/estimators.md
-    (:func:`catalogue`), and pickle finds them by their ``__module__`` and ``__qualname__``."""
+    (:func:`catalogue`), and pickle finds them by their ``__module__`` and ``__qualname__`` (a plugin's too, once
+    its module is imported)."""
     cls = by_class_name.get(name)
     if cls is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        late = [n for n, c in list(REGISTRY._classes.items()) if n not in by_name and surface_class_name(c) == name]
+        if not late:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        cls = estimator_class(late[0])
     return cls
 
 
@@ -397,12 +412,12 @@ def estimator(name: str, **params):
     """The estimator of the learner registered as `name` (or an alias), e.g. ``estimator("spa", beta=20)``;
     an unknown name is a one-line ValueError with a did-you-mean.  Parameters are checked at ``fit``."""
     try:
-        key = resolve_name(name)
+        cls = estimator_class(name)
     except ConfigError as e:
         raise ParamError(str(e)) from None
-    return by_name[key](**params)
+    return cls(**params)
 
 
-__all__ = ["estimator", "by_name", "by_class_name", "OlkEstimator", "OlkClassifier", "OlkMulticlassClassifier",
-           "OlkRegressor", "FITTED",
+__all__ = ["estimator", "estimator_class", "by_name", "by_class_name", "OlkEstimator", "OlkClassifier",
+           "OlkMulticlassClassifier", "OlkRegressor", "FITTED",
            *sorted(by_class_name)]

@@ -559,16 +559,40 @@ former_names: dict[str, str] = {_former_name(REGISTRY[n]): c.__name__ for n, c i
                                 if _former_name(REGISTRY[n]) not in globals()}
 
 
+def river_class(name: str) -> type:
+    """The River class of the online learner registered as `name` (or an alias); made on first use for a learner
+    registered after this module was imported (a plugin loaded with ``--plugin`` or a config's ``plugins:``).  A
+    batch learner has none: a one-line ValueError."""
+    from .algorithms.registry import resolve_name
+    try:
+        key = resolve_name(name)
+    except ConfigError as e:
+        raise ValueError(str(e)) from None
+    cls = by_name.get(key)
+    if cls is None:
+        if REGISTRY[key].batch:
+            raise ValueError(f"{key} is a batch learner: it has no River class (River models learn one example at "
+                             f"a time); use its scikit-learn estimator")
+        cls = by_name[key] = _make(key)
+        by_class_name[cls.__name__] = cls
+        globals()[cls.__name__] = cls
+    return cls
+
+
 def __getattr__(name: str):
     """A former class name (:data:`former_names`, e.g. ``olk.river.Perceptron``): the class, with a
     DeprecationWarning naming its name now; code and pickles that name it keep working."""
     new = former_names.get(name)
     if new is None:
+        late = [n for n, c in list(REGISTRY._classes.items())
+                if n not in by_name and not c.batch and surface_class_name(c) == name]
+        if late:                        # a plugin's class, once its module is imported (pickles find it here)
+            return river_class(late[0])
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import warnings
     warnings.warn(f"olk.river.{name} is now olk.river.{new} (the class names of olk.estimators and olk.river are "
                   f"one; the former name will go)", DeprecationWarning, stacklevel=2)
     return by_class_name[new]
 
-__all__ = ["by_name", "by_class_name", "former_names", "OlkRiverModel", "OlkClassifier", "OlkProbabilisticClassifier",
-           "OlkRegressor", *sorted(by_class_name)]
+__all__ = ["river_class", "by_name", "by_class_name", "former_names", "OlkRiverModel", "OlkClassifier",
+           "OlkProbabilisticClassifier", "OlkRegressor", *sorted(by_class_name)]

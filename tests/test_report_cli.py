@@ -35,7 +35,7 @@ def _run(olk, *args):
 
 
 def test_commands_are_named():
-    assert [c.name for c in COMMANDS] == ["table", "compare", "plot", "report"]
+    assert [c.name for c in COMMANDS] == ["table", "compare", "plot", "report", "stats"]
 
 
 def test_table_prints_and_writes(olk, toy, tmp_path):
@@ -45,7 +45,7 @@ def test_table_prints_and_writes(olk, toy, tmp_path):
     assert r"\begin{tabular}" in r.output and out.read_text().startswith("% olk reproduction")
     assert {"table.md", "table.csv", "table.tex"} <= {p.name for p in toy.iterdir()}
     r = _run(olk, "table", toy)
-    assert "| SPA | 82.04 ± 0.05 | 160 ± 10 |" in r.output
+    assert "| SPA | **82.04 ± 0.05** | 160 ± 10 |" in r.output
 
 
 def test_compare_with_tolerances(olk, toy):

@@ -38,10 +38,12 @@ def test_markdown_cells_are_hand_computed(toy):
                        "w7a: Accuracy (%)", "w7a: Time (s)", "w7a: #SVs"]
     assert rows[1] == ["Perceptron", "79.30 ± 0.20", "1.20 ± 0.10", "8,000 ± 50",
                        "not run", "not run", "not run"]
-    # time > 100 s -> 3 significant digits
-    assert rows[2] == ["SPA", "82.04 ± 0.05", "160 ± 10", "1,000 ± 0", "97.20 ± 0.20", "2.20 ± 0.20", "520 ± 20"]
-    assert rows[3] == ["SPA-last", "81.70 ± 0.20", "0.50 ± 0.00", "1,000 ± 0",
-                       "97.10 ± 0.20", "1,240 ± 6", "500 ± 0"]
+    # time > 100 s -> 3 significant digits; bold: the best mean of each dataset and metric (higher accuracy, lower
+    # time and #SVs; both 1,000 #SVs tie); with 3 permutations no difference can be significant: no dagger
+    assert rows[2] == ["SPA", "**82.04 ± 0.05**", "160 ± 10", "**1,000 ± 0**", "**97.20 ± 0.20**", "**2.20 ± 0.20**",
+                       "520 ± 20"]
+    assert rows[3] == ["SPA-last", "81.70 ± 0.20", "**0.50 ± 0.00**", "**1,000 ± 0**",
+                       "97.10 ± 0.20", "1,240 ± 6", "**500 ± 0**"]
     # block 2: the unavailable dataset alone (datasets_per_block = 2)
     assert rows[4] == ["Algorithm", "covtype: Accuracy (%)", "covtype: Time (s)", "covtype: #SVs"]
     assert rows[5] == ["Perceptron"] + ["not run: data unavailable"] * 3
@@ -67,11 +69,11 @@ def test_rows_follow_config_order_and_tune_runs_are_ignored(toy):
 def test_tidy_csv(toy):
     rows = list(csv.DictReader(io.StringIO(render_table(toy, "csv"))))
     assert list(rows[0]) == ["dataset", "algorithm", "display", "metric", "mean", "std", "n_runs",
-                             "setting", "status"]
+                             "setting", "status", "mark"]
     assert len(rows) == 3 * 3 * 3  # datasets x algorithms x metrics
     r = next(r for r in rows if r["dataset"] == "a9a" and r["algorithm"] == "spa" and r["metric"] == "accuracy")
     assert math.isclose(float(r["mean"]), 82.04) and math.isclose(float(r["std"]), math.sqrt(0.0028))
-    assert r["n_runs"] == "3" and r["display"] == "SPA" and r["status"] == "ok"
+    assert r["n_runs"] == "3" and r["display"] == "SPA" and r["status"] == "ok" and r["mark"] == "best"
     r = next(r for r in rows if r["dataset"] == "w7a" and r["algorithm"] == "perceptron")
     assert r["status"] == "not run" and r["n_runs"] == "0" and r["mean"] == ""
     assert {r["status"] for r in rows if r["dataset"] == "covtype"} == {"data unavailable"}
@@ -85,7 +87,8 @@ def test_latex_structure(toy):
     assert r"\multicolumn{3}{c}{a9a} & \multicolumn{3}{c}{w7a} \\" in tex
     assert r"\cmidrule(lr){2-4}\cmidrule(lr){5-7}" in tex
     assert r"Accuracy (\%) & Time (s) & \#SVs" in tex
-    assert r"SPA & 82.04 $\pm$ 0.05 & 160 $\pm$ 10 & 1,000 $\pm$ 0 & 97.20 $\pm$ 0.20" in tex
+    assert (r"SPA & \textbf{82.04 $\pm$ 0.05} & 160 $\pm$ 10 & \textbf{1,000 $\pm$ 0} & \textbf{97.20 $\pm$ 0.20}"
+            in tex)
     assert r"Perceptron & 79.30 $\pm$ 0.20 & 1.20 $\pm$ 0.10 & 8,000 $\pm$ 50 & \multicolumn{3}{c}{not run} \\" in tex
     assert r"\multicolumn{3}{c}{not run: data unavailable} & & & \\" in tex
     assert r"toy\_paper" in tex and "±" not in tex

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ..errors import ConfigError, did_you_mean
+from . import plugins
 
 #: Param.legacy when not given: the default
 _SAME = object()
@@ -203,7 +204,12 @@ def value_type(cls):
 
 
 def register(cls):
-    """Class decorator: add a learner class (with ``name``, ``display``, ``params``) to the registry."""
+    """Class decorator: add a learner class (with ``name``, ``display``, ``params``) to the registry.
+
+    The one way in for every learner, olk's own and a plugin's (:mod:`olk.algorithms.plugins`).  A learner from
+    outside olk may not take a built-in's name or alias, nor another plugin's: one line says whose it is."""
+    if not plugins.is_builtin(cls):
+        return _register_external(cls)
     if cls.name in REGISTRY._classes:          # (not `in REGISTRY`: that would import learner modules)
         raise RuntimeError(f"algorithm {cls.name!r} registered twice")
     REGISTRY[cls.name] = cls
@@ -212,14 +218,94 @@ def register(cls):
     return cls
 
 
+def _register_external(cls):
+    """:func:`register` for a class defined outside olk: its declarations' shape and its names checked first."""
+    where = f"{cls.__module__}.{cls.__qualname__}"
+    name = getattr(cls, "name", None)
+    if not (isinstance(name, str) and name.isidentifier() and name == name.lower()):
+        raise ConfigError(f"{where}: a learner needs a class attribute name = '...' in lower case (a Python "
+                          f"identifier such as 'my_budget_perceptron'; got {name!r})")
+    aliases = getattr(cls, "aliases", ())
+    if not (isinstance(aliases, tuple) and all(isinstance(a, str) for a in aliases)):
+        raise ConfigError(f"{where}: aliases must be a tuple of names (got {aliases!r})")
+    if not (isinstance(getattr(cls, "params", None), tuple) and all(isinstance(p, Param) for p in cls.params)):
+        raise ConfigError(f"{where}: params must be a tuple of olk.algorithms.Param (got {cls.params!r})")
+    builtin = _builtin_names()
+    for key in (name, *aliases):
+        if key in builtin:
+            own = builtin[key]
+            raise ConfigError(f"{where}: the name '{key}' is olk's built-in learner {own}; give your learner "
+                              f"another name (its class attribute name = '...')")
+        other = REGISTRY._classes.get(ALIASES.get(key, key))
+        if other is not None and other is not cls and not _same_class(other, cls):
+            raise ConfigError(f"{where}: the name '{key}' is already taken by {other.__module__}."
+                              f"{other.__qualname__} ({plugins.origin_of(other).text()}); rename one of them")
+    REGISTRY._classes[name] = cls
+    for a in aliases:
+        ALIASES[a] = name
+    return cls
+
+
+def _same_class(a, b) -> bool:
+    """The same class imported twice (a module re-imported under the same name): not a clash."""
+    return (a.__module__, a.__qualname__) == (b.__module__, b.__qualname__)
+
+
+def _builtin_names() -> dict[str, str]:
+    """Every built-in learner's name and alias -> 'Display (module)', from the index when it is current, else
+    from importing olk's learner modules."""
+    index = _read_index()
+    if not index:
+        _load_builtins()
+        index = {n: [n, c.__module__] for n, c in REGISTRY._classes.items() if plugins.is_builtin(c)}
+        index.update({a: [n, REGISTRY._classes[n].__module__] for a, n in ALIASES.items()
+                      if plugins.is_builtin(REGISTRY._classes[n])})
+    return {k: f"'{v[0]}' ({v[1]})" for k, v in index.items()}
+
+
+def origin(name: str) -> plugins.Origin:
+    """Where the learner registered as `name` comes from (built-in, an entry point, a plugin module)."""
+    return plugins.origin_of(get(name))
+
+
+def load_plugin(spec: str, base=None, where: str = "--plugin") -> list[str]:
+    """Import a plugin module (:func:`olk.algorithms.plugins.import_plugin`: a config's ``plugins:`` entry, relative
+    to `base`, or ``--plugin``); a ``module:Class`` whose class is not registered yet is registered.  Returns the
+    registry names the plugin's module holds; a module that registers no learner is one line."""
+    before = set(REGISTRY._classes)
+    org, obj = plugins.import_plugin(spec, base, where)
+    if obj is not None:
+        if not (isinstance(obj, type) and callable(getattr(obj, "step", None)) or getattr(obj, "batch", False)):
+            raise ConfigError(f"{where}: plugin {spec}: {obj!r} is not a learner class (subclass "
+                              f"olk.algorithms.OnlineKernelLearner)")
+        if not REGISTRY.holds(obj):
+            _wrap(where, spec, register, obj)
+        return [str(getattr(obj, "name", ""))]
+    names = [n for n, c in REGISTRY._classes.items()
+             if n not in before or plugins.origin_of(c).module == org.module]
+    if not names:
+        raise ConfigError(f"{where}: plugin {spec} registered no learner; decorate its class with "
+                          f"@olk.algorithms.register (see the guide 'Write your own learner')")
+    return sorted(names)
+
+
+def _wrap(where, spec, fn, *args):
+    try:
+        return fn(*args)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: plugin {spec}: {e}") from None
+
+
 def resolve_name(name: str, where: str = "algorithm") -> str:
     key = str(name).lower().replace("-", "_")
     if key not in REGISTRY._classes and key not in ALIASES:
         _import_for(key)
     key = ALIASES.get(key, key)
     if key not in REGISTRY:
+        broken = f" ({'; '.join(msg for _, msg in plugins.BROKEN)})" if plugins.BROKEN else ""
         raise ConfigError(f"{where}: unknown algorithm '{name}'{did_you_mean(key, list(REGISTRY) + list(ALIASES))}"
-                          f"; run 'olk algorithms' to list them")
+                          f"; run 'olk algorithms' to list them, and load a learner of your own with --plugin "
+                          f"MODULE or the config's plugins: [MODULE]{broken}")
     return key
 
 
@@ -253,8 +339,39 @@ class Checked(dict):
         super().__init__(values)
         self.cls = cls
 
-    def __reduce__(self):           # pickles (joblib, Dask) as the class and the plain values
-        return (Checked, (self.cls, dict(self)))
+    def __reduce__(self):
+        """Pickles (joblib, Dask) as the class and the plain values; a learner from outside olk as its registry
+        name and :class:`~olk.algorithms.plugins.Origin`, so that a worker imports its module first
+        (:func:`_checked_in_worker`)."""
+        if plugins.is_builtin(self.cls) or isinstance(self.cls, _Unimportable):
+            return (Checked, (self.cls, dict(self)))
+        return (_checked_in_worker, (self.cls.name, plugins.origin_of(self.cls), dict(self)))
+
+
+class _Unimportable:
+    """Stands for a learner class a worker could not import: building it raises the one-line reason (so the run,
+    not the unpickling of its task, fails, and the error reaches the user as any run's error does)."""
+
+    def __init__(self, name: str, reason: str):
+        self.name, self.reason = name, reason
+
+    def __call__(self, *args, **kwargs):
+        raise ConfigError(self.reason)
+
+    def __reduce__(self):
+        return (_Unimportable, (self.name, self.reason))
+
+
+def _checked_in_worker(name: str, org: plugins.Origin, values: dict) -> Checked:
+    """Unpickling a plugin learner's parameters in a worker: import its module unless it is registered."""
+    cls = REGISTRY._classes.get(name)
+    if cls is None:
+        reason = plugins.ensure(name, org)
+        cls = REGISTRY._classes.get(name)
+        if cls is None:
+            cls = _Unimportable(name, reason or f"learner '{name}': its module '{org.module}' registered no learner "
+                                                f"of that name in this worker")
+    return Checked(cls, values)
 
 
 def check_params_of(cls, params: dict, where: str = "") -> Checked:
@@ -337,10 +454,11 @@ def _read_index() -> dict:
 
 
 def _write_index() -> None:
-    """The index of the complete registry (written atomically; nothing if the directory is not writable)."""
+    """The index of olk's own learners (written atomically; nothing if the directory is not writable)."""
     global _index
-    learners = {n: [n, c.__module__] for n, c in REGISTRY._classes.items()}
-    learners.update({a: [n, REGISTRY._classes[n].__module__] for a, n in ALIASES.items()})
+    own = {n: c for n, c in REGISTRY._classes.items() if plugins.is_builtin(c)}
+    learners = {n: [n, c.__module__] for n, c in own.items()}
+    learners.update({a: [n, own[n].__module__] for a, n in ALIASES.items() if n in own})
     if _read_index() == learners:
         return
     _index = learners
@@ -368,14 +486,39 @@ def _import_for(key: str) -> None:
     load_all()
 
 
+_builtins_loaded = False
+
+
+def _load_builtins() -> None:
+    """Import every module of olk's own learners (each registers itself)."""
+    global _builtins_loaded
+    if not _builtins_loaded:
+        import_modules(__package__, [str(_ROOT)])
+        _builtins_loaded = True
+
+
 def load_all() -> None:
-    """Import every learner module (each registers itself), order the registry by name and refresh the index."""
+    """Import every learner module, olk's own and the installed packages' (entry-point group ``olk.learners``),
+    order the registry by name and refresh the index.  An entry point that fails to import is one warning line
+    (:class:`PluginWarning`) and is left out; an unknown name then says why."""
     if REGISTRY.complete:
         return
-    import_modules(__package__, [str(_ROOT)])
+    _load_builtins()
+    REGISTRY.complete = True            # (before the entry points: a plugin's register() may look names up)
+    for ep in plugins.entry_points():
+        try:
+            obj = plugins.load_entry_point(ep)
+            if isinstance(obj, type) and not REGISTRY.holds(obj):
+                register(obj)
+        except ConfigError as e:
+            import warnings
+            warnings.warn(str(e), PluginWarning, stacklevel=2)
     REGISTRY._classes = dict(sorted(REGISTRY._classes.items()))
-    REGISTRY.complete = True
     _write_index()
+
+
+class PluginWarning(UserWarning):
+    """An installed learner package (entry point) that could not be loaded: the CLI prints it as one line."""
 
 
 def available() -> list[str]:

@@ -193,6 +193,7 @@ class ExperimentConfig:
     cv_folds: int = 3
     cv_max_rows: int | None = None
     test_curve: int | None = None
+    plugins: dict = field(default_factory=dict)     # learner name -> its origin, for the config's plugins: entries
 
     def algorithm(self, label: str) -> AlgorithmEntry:
         for a in self.algorithms:
@@ -331,6 +332,11 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         raise ConfigError(f"{where0}: expected a YAML mapping at the top level, got {type(raw).__name__} "
                           f"{_show(raw)} (see configs/demo.yaml)")
     doc = schema.convert(raw, schema.ConfigFile, where0, top=True)
+    plugins = {}
+    for k, spec in enumerate(doc.plugins or ()):       # before any learner name is looked up
+        base = Path(path).resolve().parent if path else Path.cwd()
+        for n in algo_registry.load_plugin(spec, base, _where(where0, f"plugins[{k}]")):
+            plugins[n] = algo_registry.origin(n).to_json()
     if doc.name in (None, ""):
         name = Path(path).stem if path else "experiment"
     else:
@@ -347,7 +353,7 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         checkpoints=doc.checkpoints, data_dir=doc.data_dir, tune_metric=(doc.tune or schema.TuneSpec()).metric,
         compare=dict(doc.compare or {}), table_layout=dict(doc.table_layout or {}),
         unavailable=dict(doc.unavailable or {}), cv_folds=cv.folds, cv_max_rows=cv.max_rows,
-        test_curve=doc.test_curve)
+        test_curve=doc.test_curve, plugins=plugins)
     if cfg.n_jobs == 0:
         raise ConfigError(f"{_where(where0, 'n_jobs')}: must be >= 1, or negative for all cores but n-1 (-1 = all)")
     if doc.memory_limit is not None:

@@ -42,8 +42,10 @@ class DaskSession:
     """A Dask client for one ``olk run`` (connected to ``scheduler``, or to a LocalCluster of ``n_workers``
     started here), and the futures of the datasets scattered to its workers."""
 
-    def __init__(self, scheduler: str | None = None, n_workers: int = 2, log=print):
+    def __init__(self, scheduler: str | None = None, n_workers: int = 2, log=print, plugins=()):
         self.scheduler, self.n_workers, self.log = scheduler, max(1, int(n_workers)), log
+        #: the origins (olk.algorithms.plugins.Origin) of the run's learners from local plugin modules: shipped
+        self.plugins = [o for o in plugins if o.kind == "plugin" and o.source]
         self.client: Any = None         # a distributed.Client once entered
         self.cluster: Any = None        # the LocalCluster started here, if any
         self.futures: dict[str, tuple] = {}
@@ -70,7 +72,31 @@ class DaskSession:
                                         silence_logs=logging.ERROR)
             self.client = Client(self.cluster, set_as_default=False)
             self.log(f"olk: Dask LocalCluster on 127.0.0.1: {self.n_workers} worker(s), 1 thread each")
+        self.ship_plugins()
         return self
+
+    def ship_plugins(self) -> None:
+        """Upload the run's local plugin modules to every worker (``Client.upload_file``: a .py module as it is, a
+        package folder as a zip), so that a worker on another machine imports them as this process did.  An
+        installed package (entry point) is not shipped: it must be installed on the workers."""
+        import tempfile
+        import zipfile
+        from pathlib import Path
+        for org in self.plugins:
+            src = Path(org.source)
+            try:
+                if src.name != "__init__.py":
+                    self.client.upload_file(str(src))       # imported on every worker (it registers there)
+                    continue
+                with tempfile.TemporaryDirectory(prefix="olk-plugin-") as tmp:
+                    archive = Path(tmp) / f"{org.module}.zip"
+                    with zipfile.ZipFile(archive, "w") as z:
+                        for f in sorted(src.parent.rglob("*.py")):
+                            z.write(f, Path(org.module) / f.relative_to(src.parent))
+                    self.client.upload_file(str(archive))
+            except Exception as e:      # noqa: BLE001 - the workers will say they cannot import it, in one line
+                self.log(f"olk: warning: could not ship plugin '{org.module}' to the Dask workers "
+                         f"({type(e).__name__}: {' '.join(str(e).split())[:120]}); install it on every worker")
 
     def wait_for_workers(self, timeout: float | None = None) -> int:
         """The number of workers, waiting up to `timeout` (default :data:`WORKER_TIMEOUT`) seconds for the first

@@ -224,6 +224,9 @@ class Planner:
         self.records = records
         self.log = log
         self.tuning: dict = {}
+        #: dataset -> entry (and sweep point) -> parameter -> the value a ``match:`` gave it and the runs it came
+        #: from (experiment.json "matched")
+        self.matched: dict = {}
         self.skipped: dict = {}
         #: (dataset, WidthRef, kind, cols) -> gamma of a data-dependent kernel width; the runner fills it from
         #: the prepared data (olk.experiment.data.kernel_widths) before any spec is made
@@ -334,15 +337,19 @@ class Planner:
     def _match_value(self, d, a, pt: Point, what: str, ref: MatchRef) -> float:
         """``ref.agg`` of ``ref.stat`` over the main runs of entry ``ref.label`` at the point ``pt`` inherits."""
         setting = pt.refs.get(ref.label, "")
-        vals = [stat_of(r, ref.stat) for r in self.records(d.name, ref.label) if (r.get("setting") or "") == setting]
-        vals = [v for v in vals if v is not None]
-        if not vals:
+        runs = [r for r in self.records(d.name, ref.label) if (r.get("setting") or "") == setting
+                and stat_of(r, ref.stat) is not None]
+        if not runs:
             raise ConfigError(f"{self.cfg.path}: {a.label}.{what} matches {ref.label}'s {ref.stat}, but {ref.label} "
                               f"has no runs with '{ref.stat}' on {d.name}")
         agg: Any = {"mean": np.mean, "median": np.median, "max": np.max, "min": np.min}.get(ref.agg)
         if agg is None:
             raise ConfigError(f"{self.cfg.path}: {a.label}.{what}.agg must be mean, median, max or min")
-        return float(agg(vals))
+        value = float(agg([stat_of(r, ref.stat) for r in runs]))
+        # recorded in experiment.json ("matched"): the value and the runs it came from
+        self.matched.setdefault(d.name, {}).setdefault(self._tune_key(a, pt), {})[what] = {
+            "value": value, **ref.to_json(), "runs": len(runs), "perms": sorted({int(r.get("perm", -1)) for r in runs})}
+        return value
 
     def _resolve_matches(self, d, a, pt: Any, params: dict, kernel: bool = False) -> dict:
         specs = {p.name: p for p in algo_registry.REGISTRY[a.name].params}

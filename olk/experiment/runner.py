@@ -101,6 +101,7 @@ class Runner:
         self.unavailable: dict[str, str] = dict(cfg.unavailable)
         self.order: list[str] = []
         self.previous_meta: dict = {}
+        self._previous: list[str] = []      # the rows runs.csv held when this invocation started (resume)
         self.plan: Planner | None = None
         self.kernel_widths: dict = {}       # dataset -> data-dependent Gaussian width (config gamma: {percentile: P})
         self.target_scales: dict = {}       # dataset -> {scale, offset} of a regression target scaled on loading
@@ -127,7 +128,9 @@ class Runner:
             yield None
             return
         workers = self.n_jobs if self.n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
-        with dask_backend.DaskSession(self.scheduler, workers, log=self.log) as session:
+        from ..algorithms import registry
+        origins = [registry.origin(a.name) for a in self.cfg.algorithms]
+        with dask_backend.DaskSession(self.scheduler, workers, log=self.log, plugins=origins) as session:
             self.session = session
             try:
                 yield session
@@ -135,7 +138,10 @@ class Runner:
                 self.session = None
 
     def _main_records(self, dataset: str, label: str) -> list[dict]:
-        recs = (self.store.get(rid) for rid in self.order)
+        """The main-phase runs of (dataset, label) among the directory's rows (:meth:`_rows`): what a ``match:``
+        takes its value from, e.g. SPA's mean #SV over every permutation the directory holds, not only over the
+        permutations this invocation happened to run."""
+        recs = (self.store.get(rid) for rid in self._rows())
         return [r for r in recs if r and r["phase"] == "main" and r["dataset"] == dataset and r["label"] == label]
 
     def _stage(self, algos):
@@ -161,10 +167,12 @@ class Runner:
             "compare": self.cfg.compare,
             "table_layout": self.cfg.table_layout, "unavailable": self.unavailable,
             "tuning": self.plan.tuning if self.plan else {},
+            "matched": self.plan.matched if self.plan else {},
             "kernel_widths": self.kernel_widths,
             "target_scales": self.target_scales,
             "datasets": [d.name for d in self.cfg.datasets], "mode": self.cfg.mode,
             "algorithms": [lab for a in self.cfg.algorithms for lab in (list(a.outputs) or [a.label])],
+            "plugins": self._plugins(),
             fingerprint.KEY: fingerprint.fingerprint(self.cfg),
         }
         prev = self.previous_meta
@@ -177,20 +185,84 @@ class Runner:
             for ds, v in (self.plan.tuning if self.plan else {}).items():
                 tuning.setdefault(ds, {}).update(v)
             meta["tuning"] = tuning
+            matched = {ds: dict(v) for ds, v in (prev.get("matched") or {}).items() if isinstance(v, dict)}
+            for ds, v in (self.plan.matched if self.plan else {}).items():
+                matched.setdefault(ds, {}).update(v)
+            meta["matched"] = matched
             meta["unavailable"] = {**{k: v for k, v in (prev.get("unavailable") or {}).items()
                                       if k not in meta["datasets"] or k in self.unavailable}, **self.unavailable}
         return meta
 
-    def _kept_from_earlier(self) -> list[str]:
-        """Runs in the log from earlier invocations for (dataset, label) pairs this one does not cover
-        (it was restricted with --datasets/--algorithms): they stay in runs.csv.  Runs of covered pairs
-        that this config no longer produces (e.g. a changed parameter) are stale and left out."""
-        if not self.resume:
+    def _plugins(self) -> dict:
+        """Learner name -> its origin (olk.algorithms.plugins) for every learner of the config from outside olk."""
+        from ..algorithms import registry
+        out = {}
+        for a in self.cfg.algorithms:
+            org = registry.origin(a.name)
+            if org.kind != "built-in":
+                out[a.name] = org.to_json()
+        return out
+
+    def _previous_rows(self) -> list[str]:
+        """The run ids of the rows the directory's runs.csv holds (what the last invocation left), those with a
+        record in the log, in runs.csv's order; none without --resume.  An unreadable runs.csv is one warning
+        line (its rows are then the ones this invocation plans)."""
+        path = self.out / "runs.csv"
+        if not self.resume or self.force or not path.is_file():
             return []
+        import csv
+        ids: dict[str, None] = {}
+        try:
+            with open(path, newline="", encoding="utf-8") as fh:
+                for row in csv.DictReader(fh):
+                    rid = str(row.get("run_id") or "").split(":")[0]       # a batch output's row: <run_id>:<out>
+                    if self.store.get(rid) is not None:
+                        ids[rid] = None
+        except (OSError, UnicodeDecodeError, csv.Error, ValueError) as e:
+            self.log(f"olk: warning: {path} cannot be read ({type(e).__name__}); the table shows only the runs this "
+                     f"command plans (the others stay in runs.jsonl)")
+            return []
+        return list(ids)
+
+    def _rows(self, finished: bool = True) -> list[str]:
+        """The directory's rows after this invocation -- the one rule of what ``olk table`` shows
+        (docs/guide/resuming.md): every earlier row (runs.csv) is kept except those this invocation supersedes,
+        then this invocation's runs.  A row is superseded when this invocation ran its (dataset, entry): its
+        tuning and matching runs are replaced by this invocation's, and a main run is kept only on a permutation
+        (or setting) this invocation did not run and with the parameters its runs there have (so fewer
+        ``--repeats`` keep the other permutations, and runs at a ``match:``ed value that moved are dropped).  A
+        record of runs.jsonl that is in no row is stale: kept in the log (a later invocation reuses it when it
+        plans its id again), never shown.  ``finished=False`` (an interruption): an entry whose main runs this
+        invocation had not reached keeps its earlier rows."""
+        mine = [rid for rid in self.order if self.store.get(rid) is not None]
+        mine_set = set(mine)
         covered = {(d.name, a.label) for d in self.cfg.datasets for a in self.cfg.algorithms}
-        mine = set(self.order)
-        return [rid for rid, rec in self.store.records().items()
-                if rid not in mine and (rec.get("dataset"), rec.get("label")) not in covered]
+        params: dict[tuple, set] = {}           # (dataset, label, setting) -> this invocation's main-run params
+        for rid in mine:
+            rec = self.store.get(rid)
+            if rec.get("phase") == "main":
+                key = (rec.get("dataset"), rec.get("label"), rec.get("setting") or "")
+                params.setdefault(key, set()).add(json.dumps(rec.get("params"), sort_keys=True))
+        slots = {(r.get("dataset"), r.get("label"), r.get("setting") or "", r.get("perm"), r.get("fold"))
+                 for r in map(self.store.get, mine) if r.get("phase") == "main"}
+        kept = []
+        for rid in self._previous:
+            if rid in mine_set:
+                continue
+            rec = self.store.get(rid)
+            if (rec.get("dataset"), rec.get("label")) in covered:
+                setting = rec.get("setting") or ""
+                mine_params = params.get((rec.get("dataset"), rec.get("label"), setting))
+                if rec.get("phase") != "main":
+                    continue
+                if mine_params is None:
+                    if finished:
+                        continue
+                elif (json.dumps(rec.get("params"), sort_keys=True) not in mine_params
+                      or (rec.get("dataset"), rec.get("label"), setting, rec.get("perm"), rec.get("fold")) in slots):
+                    continue
+            kept.append(rid)
+        return kept + mine
 
     def _outputs(self) -> dict:
         """label -> {result label: (output, display)} for entries reporting several outputs (batch mode)."""
@@ -230,6 +302,7 @@ class Runner:
             old = self.previous_meta.get(fingerprint.KEY)
             fingerprint.check_resume(self.out, old if isinstance(old, dict) else None,
                                      fingerprint.fingerprint(self.cfg), log=self.log)
+        self._previous = self._previous_rows()
         self.plan = Planner(self.cfg, self._main_records, log=self.log)     # checks every spec up front
         started = _dt.datetime.now().isoformat(timespec="seconds")
         views: dict = {}
@@ -248,12 +321,11 @@ class Runner:
                 for stage in self.cfg.stages():
                     self._stage(stage)
         except KeyboardInterrupt:
-            self.store.write_tables(self._kept_from_earlier() + [r for r in self.order if self.store.get(r)],
-                                    self._outputs())
+            self.store.write_tables(self._rows(finished=False), self._outputs())
             done = sum(1 for r in self.order if self.store.get(r))
             raise Interrupted(f"interrupted: {done} finished runs are saved in {self.out}; rerun with --resume to "
                               f"continue") from None
-        self.store.write_tables(self._kept_from_earlier() + self.order, self._outputs())
+        self.store.write_tables(self._rows(), self._outputs())
         atomic_write_text(self.out / "experiment.json",
                           json.dumps(self._meta("finished", started), indent=2, default=str), then=RERUN_RESUME)
         return self.out

@@ -169,6 +169,10 @@ class ConfigFile(_Shape, kw_only=True):
                                           "a paper id such as spa_tist2018")]] = None
     table: Optional[Annotated[Text, _meta("table id within the paper", "a table id such as 2")]] = None
     description: Annotated[Optional[Text], _meta("free text", "text")] = None
+    plugins: Annotated[Optional[List[Annotated[NonEmpty, _meta(expect="a module name such as mylearner")]]], _meta(
+        "learners of your own to load first: a module beside the config (mylearner for mylearner.py or the "
+        "folder mylearner/), a .py path, or an installed module; MODULE:CLASS names one class",
+        "a list of module names, e.g. [mylearner]")] = None
     mode: Annotated[Mode, _meta("online (mistake rate along one pass) or batch (train on the train "
                                           "split, test on the test split)")] = "online"
     seed: Annotated[int, _meta("base seed: permutations and learners' RNGs derive from it", ge=0)] = 0

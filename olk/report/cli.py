@@ -1,4 +1,4 @@
-"""Click commands of the reporting layer: ``olk table``, ``olk compare``, ``olk plot``, ``olk report``.
+"""Click commands of the reporting layer: ``olk table``, ``olk compare``, ``olk plot``, ``olk report``, ``olk stats``.
 
 The main ``olk`` group mounts them with :func:`register` (or by adding :data:`COMMANDS`).  Every
 user-input problem arrives as :class:`olk.errors.OlkError` and leaves as a one-line
@@ -12,7 +12,7 @@ from olk.errors import OlkError
 from olk.fileio import atomic_write_text
 from olk.report.results import load_results
 
-PLOT_KINDS = ("curves", "time", "sensitivity", "test", "tradeoff", "kernels", "all")
+PLOT_KINDS = ("curves", "time", "sensitivity", "sweep", "test", "tradeoff", "kernels", "all")
 
 
 def _fail(e: Exception) -> click.ClickException:
@@ -89,7 +89,8 @@ def compare_cmd(results_dir: str, tols: tuple[str, ...], paper: str | None, tabl
 @click.argument("results_dir")
 @click.option("--kind", type=click.Choice(PLOT_KINDS), default="all", show_default=True,
               help="curves: mistake rate vs #examples; time: accuracy vs time (SPA Fig. 1); "
-                   "sensitivity: metrics vs a parameter (SPA Fig. 2); test: held-out accuracy during training "
+                   "sensitivity: metrics vs a parameter (SPA Fig. 2); sweep: one figure per swept parameter (--x "
+                   "for one), every learner that sweeps it a line; test: held-out accuracy during training "
                    "vs --x t|n_sv|train_time_s (KLR Figs. 1-3, 5); tradeoff: sparsity and relative accuracy vs "
                    "--x PARAM - 1 (KLR Fig. 4); kernels: LIBSVM's test accuracy on every kernel with the kernels "
                    "each method of --selections DIR selected (OKS Figs. 1-2); all: whichever apply.")
@@ -115,6 +116,8 @@ def plot_cmd(results_dir: str, kind: str, x_param: str | None, series: str | Non
             files = plots.plot_test_curves(res, x=x_param or "t", out_dir=out_dir)
         elif kind == "tradeoff":
             files = plots.plot_sparsity_tradeoff(res, param=x_param or "gamma", out_dir=out_dir)
+        elif kind == "sweep":
+            files = plots.plot_sweep(res, param=x_param, out_dir=out_dir)
         elif kind == "kernels":
             files = plots.plot_kernel_selection(res, selections=selections, out_dir=out_dir)
         elif kind == "sensitivity":
@@ -161,7 +164,45 @@ def report_cmd(results_root: str | None, out: str | None, no_html: bool, include
         click.echo(str(f))
 
 
-COMMANDS = (table_cmd, compare_cmd, plot_cmd, report_cmd)
+@click.command("stats")
+@click.argument("results_dir")
+@click.option("--metric", default=None, help="The metric compared (default: accuracy; test_accuracy in batch mode; "
+              "mse for regression).")
+@click.option("--baseline", default=None, metavar="LABEL",
+              help="Compare every learner with this one (default: with the best mean on each dataset).")
+@click.option("--blocks", type=click.Choice(["dataset", "run"]), default="dataset", show_default=True,
+              help="Friedman / Nemenyi blocks: each dataset (a learner's mean over its permutations; Demšar 2006) "
+                   "or each (dataset, permutation).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Significance level.")
+@click.option("--no-figure", is_flag=True, help="Do not draw the critical-difference diagram.")
+def stats_cmd(results_dir: str, metric: str | None, baseline: str | None, blocks: str, alpha: float,
+              no_figure: bool) -> None:
+    """Is a difference significant? Paired tests per dataset and ranks across datasets for RESULTS_DIR.
+
+    Per dataset, each learner against --baseline (or the best mean) over the permutations both ran: mean difference,
+    two-sided Wilcoxon signed-rank (exact) and paired t-test p-values, Holm-corrected.  Across datasets: the
+    Friedman test, Nemenyi's critical difference and a critical-difference diagram (figures/cd_METRIC.png/.pdf).
+    Writes stats.md and stats.csv into RESULTS_DIR and prints stats.md; a warning line when too few
+    permutations make significance impossible."""
+    from olk.report.stats import report
+
+    try:
+        text, pt, _, files = report(results_dir, metric, baseline, blocks, alpha, figures=not no_figure)
+        res = load_results(results_dir)
+        _write(str(res.path / "stats.md"), text)
+        _write(str(res.path / "stats.csv"), pt.frame().to_csv(index=False, float_format="%.10g",
+                                                               lineterminator="\n"))
+    except (OlkError, OSError) as e:
+        raise _fail(e) from None
+    click.echo(text, nl=False)
+    for w in pt.warnings:
+        click.echo(f"olk: warning: {w}", err=True)
+    for f in files:
+        click.echo(f"wrote {f}", err=True)
+
+
+COMMANDS = (table_cmd, compare_cmd, plot_cmd, report_cmd, stats_cmd)
 
 
 def register(group: click.Group) -> None:

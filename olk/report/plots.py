@@ -6,6 +6,7 @@
   (algorithm, parameter setting such as budget or beta), an algorithm's settings joined in time order.
 * :func:`plot_param_sensitivity` SPA Fig. 2 type: #SVs, time and accuracy as a function of one
   parameter (``x``, e.g. alpha), one line per value of another (``series``, e.g. beta).
+* :func:`plot_sweep` a sweep's figures: one per swept parameter, every learner that sweeps it a line.
 * :func:`plot_test_curves` the sparse online KLR paper's Figs. 1-3 and 5: held-out accuracy during training
   (``test_curves.csv``, batch mode with ``test_curve:``) against the number of examples, the number of SVs
   or the training time; one panel per dataset, one line per (algorithm, setting), mean over runs.
@@ -74,11 +75,35 @@ LINESTYLES = ("-", "--", "-.", ":")
 # are plotted.  tests/test_registry_declarations.py checks that every triple is used once and that the learners of
 # every config differ pairwise in (colour, line style) and in (colour, marker): 8 colours serve the 11 curves of SPA's
 # Table 2 because a colour's second learner has another line and another marker.
+def style_problem(style) -> str:
+    """'' when a learner's declared ``style`` can be drawn -- None, or (colour, marker, line style): a colour of
+    :data:`PALETTE` by name or any matplotlib colour (a plugin's own, e.g. '#17becf'), a matplotlib marker, one of
+    :data:`LINESTYLES` -- else what is wrong, in one line (``olk check-learner`` prints it)."""
+    if style is None:
+        return ""
+    from matplotlib.colors import is_color_like
+    from matplotlib.lines import Line2D
+    if not (isinstance(style, tuple) and len(style) == 3):
+        return f"style must be None or (colour, marker, line style), e.g. ('#17becf', 'x', '-') (got {style!r})"
+    colour, marker, line = style
+    if not (isinstance(colour, str) and (colour in PALETTE or is_color_like(colour))):
+        return f"style colour {colour!r} is not a colour: a palette name ({', '.join(PALETTE)}) or a matplotlib colour"
+    if not isinstance(marker, str) or marker not in Line2D.markers or marker in ("None", "none", "", " "):
+        return f"style marker {marker!r} is not a matplotlib marker such as 'o', 's', 'x'"
+    if line not in LINESTYLES:
+        return f"style line style {line!r} must be one of {', '.join(LINESTYLES)}"
+    return ""
+
+
 def algorithm_styles() -> dict[str, tuple[str, str, str]]:
-    """registry name -> (colour as hex, marker, line style) of every registered learner that declares a style."""
+    """registry name -> (colour as hex, marker, line style) of every registered learner that declares a style it can
+    be drawn with (:func:`style_problem`; a learner from outside olk with a bad one gets a style from its name)."""
+    from matplotlib.colors import to_hex
+
     from olk.algorithms.registry import REGISTRY, available
     available()
-    return {name: (PALETTE[cls.style[0]], *cls.style[1:]) for name, cls in REGISTRY.items() if cls.style}
+    return {name: (to_hex(PALETTE.get(cls.style[0], cls.style[0])), *cls.style[1:])
+            for name, cls in REGISTRY.items() if cls.style and not style_problem(cls.style)}
 
 
 def kernel_ground_truth_algorithms() -> set[str]:
@@ -567,6 +592,96 @@ def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", 
     return written
 
 
+def _numeric_ticks(ax, xs: np.ndarray) -> None:
+    """The swept values as the x ticks (a log axis when they span a factor of 10 or more), printed with ``:g``;
+    slanted when there are more than five, thinned to at most ten: no label overprints another."""
+    xs = np.unique(xs[np.isfinite(xs)])
+    if not len(xs):
+        return
+    if xs.min() > 0 and xs.max() / xs.min() >= 10:
+        ax.set_xscale("log")
+    ticks = xs if len(xs) <= 10 else xs[np.unique(np.round(np.linspace(0, len(xs) - 1, 10)).astype(int))]
+    ax.set_xticks(ticks)
+    ax.set_xticks([], minor=True)
+    ax.set_xticklabels([f"{v:g}" for v in ticks], rotation=35 if len(ticks) > 5 else 0,
+                       ha="right" if len(ticks) > 5 else "center", fontsize="small")
+
+
+def plot_sweep(results_dir: str | Path | Results, param: str | None = None, metrics: Sequence[str] | None = None,
+               out_dir: str | Path | None = None) -> list[Path]:
+    """One figure per swept parameter (``param``, default every parameter some learner sweeps): a row of panels per
+    dataset, a panel per metric (the task's, as :func:`plot_param_sensitivity`), and in each panel one line per
+    learner that HAS the parameter swept on that dataset -- in the learner's own style, mean ± std over its runs
+    -- against the swept values; a learner without the parameter gets no line (and no panel of its own).  A
+    learner that sweeps other parameters too draws one line per value of them ('SPA (beta=5)').  Written as
+    ``sweep_<param>.png`` / ``.pdf``."""
+    res = load_results(results_dir)
+    metrics = tuple(metrics) if metrics is not None else tuple(TASKS[res.task].sensitivity_metrics(res.is_batch))
+    for m in metrics:
+        _check_metric(m)
+    varying = varying_params(res)
+    swept = list(dict.fromkeys(p for ps in varying.values() for p in ps))
+    if param is not None and param not in swept:
+        raise OlkError(f"parameter '{param}' is not swept by any learner in {res.path / 'runs.csv'}"
+                       f"{did_you_mean(param, swept)}; swept: {', '.join(swept) or 'none'}")
+    df = param_values(res)
+    styles = _styles(res)
+    written: list[Path] = []
+    for p in [param] if param is not None else swept:
+        datasets = [d for d in res.datasets if any(ds == d and p in ps for (ds, _), ps in varying.items())]
+        fig, axes = _figure(len(datasets) * len(metrics), ncols=len(metrics))
+        drawn = 0
+        for i, ds in enumerate(datasets):
+            row_axes = axes[i * len(metrics):(i + 1) * len(metrics)]
+            all_x: list[np.ndarray] = []
+            for lab in dict.fromkeys(lab for lab, _ in res.rows):
+                if p not in varying.get((ds, lab), []):
+                    continue
+                g = df[(df["dataset"] == ds) & (df["label"] == lab)]
+                g = g.assign(**{p: pd.to_numeric(g[p], errors="coerce")})
+                g = g[g[p].notna()]
+                if g[p].nunique() < 2:
+                    continue
+                others = [q for q in varying[(ds, lab)] if q != p and q in g.columns]
+                groups = list(g.groupby(others, sort=True, dropna=False)) if others else [((), g)]
+                colour, marker, line = styles.get(lab, algorithm_style(lab))
+                for j, (key, sg) in enumerate(groups):
+                    key = key if isinstance(key, tuple) else (key,)
+                    name = res.display(lab) + (" (" + ", ".join(f"{q}={_fmt(v)}" for q, v in zip(others, key)) + ")"
+                                               if others else "")
+                    stats = sg.groupby(p, sort=True)[list(metrics)].agg(["mean", "std"])
+                    for ax, m in zip(row_axes, metrics):
+                        u = res.layout.unit(m)
+                        ax.errorbar(stats.index.to_numpy(float), stats[(m, "mean")] / u,
+                                    yerr=stats[(m, "std")].fillna(0) / u, color=colour,
+                                    marker=marker if j == 0 else MARKERS[(MARKERS.index(marker) + j) % len(MARKERS)]
+                                    if marker in MARKERS else marker,
+                                    linestyle=LINESTYLES[(LINESTYLES.index(line) + j) % len(LINESTYLES)],
+                                    markersize=4, capsize=2, linewidth=1.2, label=name)
+                    all_x.append(stats.index.to_numpy(float))
+                    drawn += 1
+            for ax, m in zip(row_axes, metrics):
+                _numeric_ticks(ax, np.concatenate(all_x) if all_x else np.array([]))
+                ax.set_xlabel(p)
+                ax.set_ylabel(res.layout.header(m) if m in METRICS else m)
+                ax.set_title(ds, fontsize="medium")
+                ax.grid(True, alpha=0.3)
+        if not drawn:
+            continue
+        _legend(fig, axes)
+        _stamp(fig, res, f"bars: {PLUS_MINUS}1 std over the runs; only learners that sweep {p}",
+               title=f"Sweep over {p}")
+        written += _save(fig, res, f"sweep_{_slug(p)}", out_dir)
+    if param is not None and not written:
+        raise OlkError(f"parameter '{param}' takes a single numeric value in every learner of "
+                       f"{res.path / 'runs.csv'}; a sweep figure needs several")
+    return written
+
+
+def _fmt(v) -> str:
+    return f"{v:g}" if isinstance(v, (int, float, np.floating)) and not isinstance(v, bool) else str(v)
+
+
 def varying_params(res: Results) -> dict[tuple[str, str], list[str]]:
     """Setting parameters (see olk.report.results) of each (dataset, label) that has several
     settings, most distinct values first."""
@@ -659,10 +774,9 @@ def plot_all(results_dir: str | Path | Results, out_dir: str | Path | None = Non
         written += plot_accuracy_vs_time(res, out_dir=out_dir)
         spec = (res.meta.get("plots") or {}).get("sensitivity") or {}
         metrics = tuple(spec["metrics"]) if spec.get("metrics") else None      # None: the task's
-        if "x" in spec:
-            axes = [(spec["x"], spec.get("series"))]
-        else:
-            axes = list(dict.fromkeys((k[0], k[1] if len(k) > 1 else None) for k in varying.values()))
-        for x, series in axes:
-            written += plot_param_sensitivity(res, x=x, series=series, metrics=metrics, out_dir=out_dir)
+        if "x" in spec:             # a paper's figure (SPA Fig. 2: one figure per learner, x vs series)
+            written += plot_param_sensitivity(res, x=spec["x"], series=spec.get("series"), metrics=metrics,
+                                              out_dir=out_dir)
+        else:                       # one figure per swept parameter, every learner that has it a line
+            written += plot_sweep(res, metrics=metrics, out_dir=out_dir)
     return written

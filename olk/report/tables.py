@@ -17,7 +17,7 @@ std, n_runs, setting, status) and LaTeX (``table.tex``, booktabs, hand-built, no
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -76,6 +76,12 @@ class Table:
     cells: dict[tuple[tuple[str, str], str], dict[str, str]]
     status: dict[tuple[tuple[str, str], str], str]
     agg: pd.DataFrame
+    #: (dataset, row, metric) -> 'best' (bold), 'worse' (†: significantly worse than the best) or ''
+    #: (:func:`olk.report.stats.cell_marks`)
+    marks: dict = field(default_factory=dict)
+
+    def mark(self, row: tuple[str, str], ds: str, metric: str) -> str:
+        return self.marks.get((ds, row, metric), "") if self.status.get((row, ds)) == "ok" else ""
 
     def display(self, row: tuple[str, str]) -> str:
         return self.results.display(*row)
@@ -106,18 +112,39 @@ def build_table(results_dir: str | Path | Results) -> Table:
                 text = UNAVAILABLE if ds in res.unavailable else NOT_RUN
                 status[row, ds] = "data unavailable" if ds in res.unavailable else "not run"
                 cells[row, ds] = {m: text for m in metrics}
-    return Table(res, metrics, blocks, rows, cells, status, agg)
+    from olk.report.stats import cell_marks
+    return Table(res, metrics, blocks, rows, cells, status, agg, cell_marks(res, metrics))
 
 
 # ----------------------------------------------------------------------------- captions
 def _title(res: Results) -> str:
+    """What ran: a reproduction of a paper's table, or -- when a learner from outside olk took part (experiment.json
+    ``plugins``) -- that learner beside the table's learners, on its protocol."""
     paper, table = res.meta.get("paper"), res.meta.get("table")
+    plugins: dict = res.meta["plugins"] if isinstance(res.meta.get("plugins"), dict) else {}
+    new = [res.display(lab) for lab in dict.fromkeys(res.main["label"])
+           if str(dict(zip(res.main["label"], res.main["algorithm"])).get(lab)) in plugins]
     if not paper:
-        return f"olk results of experiment {res.name}"
+        return f"olk results of experiment {res.name}" + (f" ({', '.join(new)}: from outside olk)" if new else "")
     table = "" if table is None else str(table)
     what = (f"{paper} Figure {table[3:]}" if table.lower().startswith("fig") else f"{paper} Table {table}") \
         if table else paper
+    if new:
+        return f"olk results of experiment {res.name}: {', '.join(new)} beside the learners of {what}, on its protocol"
     return f"olk reproduction of {what} (experiment {res.name})"
+
+
+def _marks_note(t: Table) -> str | None:
+    """What bold and † mean (the test named), when some cell has a mark."""
+    from olk.report.stats import ALPHA, BETTER, TEST_NAME
+    marked = [m for m in t.metrics if any(k[2] == m and v for k, v in t.marks.items())]
+    if not marked:
+        return None
+    ways = "; ".join(f"{'higher' if BETTER[m] == 'higher' else 'lower'} {t.results.layout.header(m)}" for m in marked)
+    dagger = any(v == "worse" for v in t.marks.values())
+    return (f"Bold: the best mean of each dataset and metric ({ways} is better)."
+            + (f" †: worse than the bold cell by a {TEST_NAME} over the learners of the dataset, alpha = {ALPHA:g}, "
+               f"paired over the permutations both ran." if dagger else ""))
 
 
 def _runs_phrase(t: Table) -> str:
@@ -133,6 +160,9 @@ def _notes(t: Table) -> list[str]:
                  "that ignores the order (LIBSVM) runs once."]
     else:
         notes = [_runs_phrase(t).capitalize() + "; time is learning-loop wall time in seconds."]
+    marks = _marks_note(t)
+    if marks:
+        notes.append(marks)
     if res.scale is not None:
         notes.append(f"Scaled-down run: scale={res.scale:g} of each dataset; not comparable to the paper.")
     for ds, why in res.unavailable.items():
@@ -170,15 +200,20 @@ def to_markdown(t: Table) -> str:
         out.append("| " + " | ".join(_md_escape(h) for h in header) + " |")
         out.append("|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|")
         for row in t.rows:
-            vals = [t.display(row)] + [t.cells[row, ds][m] for ds in block for m in t.metrics]
-            out.append("| " + " | ".join(_md_escape(v) for v in vals) + " |")
+            vals = [_md_escape(t.display(row))] + [_md_mark(_md_escape(t.cells[row, ds][m]), t.mark(row, ds, m))
+                                                   for ds in block for m in t.metrics]
+            out.append("| " + " | ".join(vals) + " |")
         out.append("")
     out += [n for note in _notes(t) for n in (note, "")]
     return "\n".join(out).rstrip() + "\n"
 
 
+def _md_mark(text: str, mark: str) -> str:
+    return f"**{text}**" if mark == "best" else f"{text}†" if mark == "worse" else text
+
+
 # ----------------------------------------------------------------------------- CSV
-CSV_COLUMNS = ["dataset", "algorithm", "display", "metric", "mean", "std", "n_runs", "setting", "status"]
+CSV_COLUMNS = ["dataset", "algorithm", "display", "metric", "mean", "std", "n_runs", "setting", "status", "mark"]
 
 
 def to_frame(t: Table) -> pd.DataFrame:
@@ -192,7 +227,7 @@ def to_frame(t: Table) -> pd.DataFrame:
                 recs.append({"dataset": ds, "algorithm": row[0], "display": t.display(row), "metric": m,
                              "mean": hit.mean if hit else math.nan, "std": hit.std if hit else math.nan,
                              "n_runs": hit.n_runs if hit else 0, "setting": row[1],
-                             "status": t.status[row, ds]})
+                             "status": t.status[row, ds], "mark": t.mark(row, ds, m)})
     return pd.DataFrame.from_records(recs, columns=CSV_COLUMNS)
 
 
@@ -210,8 +245,9 @@ def tex_escape(s: str) -> str:
     return "".join(_TEX.get(c, c) for c in str(s))
 
 
-def _tex_cell(s: str) -> str:
-    return tex_escape(s).replace(f" {PM} ", r" $\pm$ ")
+def _tex_cell(s: str, mark: str = "") -> str:
+    text = tex_escape(s).replace(f" {PM} ", r" $\pm$ ")
+    return rf"\textbf{{{text}}}" if mark == "best" else rf"{text}$^\dagger$" if mark == "worse" else text
 
 
 def to_latex(t: Table) -> str:
@@ -246,9 +282,12 @@ def to_latex(t: Table) -> str:
                 if t.status[row, ds] != "ok" and k > 1:
                     parts.append(rf"\multicolumn{{{k}}}{{c}}{{{tex_escape(cell[t.metrics[0]])}}}")
                 else:
-                    parts += [_tex_cell(cell[m]) for m in t.metrics]
+                    parts += [_tex_cell(cell[m], t.mark(row, ds, m)) for m in t.metrics]
             out.append(" & ".join(parts) + pad + r" \\")
     caption = tex_escape(_runs_phrase(t)).replace(PM, r"$\pm$")
+    marks = _marks_note(t)
+    if marks:
+        caption += ". " + tex_escape(marks).replace("†", r"$^\dagger$").rstrip(".")
     out += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{tex_escape(_title(t.results))}: {caption}.}}",
             rf"\label{{{label}}}", r"\end{table}"]
     return "\n".join(out) + "\n"
