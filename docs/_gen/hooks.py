@@ -12,7 +12,8 @@ Every page here is written at build time from what the code and the results say,
 * ``reproduction/*.md``, ``results/REPRODUCTION.md`` split by paper (it holds the notes of ``results/notes/``),
   with its figures (the PNG files under ``results/``);
 * ``speed/latest.md``, the files of ``results/bench/``; a hand-written page's ``<!-- olk:bench NAME -->`` becomes the
-  tables of ``results/bench/NAME`` (:func:`on_page_markdown`);
+  tables of ``results/bench/NAME`` (:func:`on_page_markdown`), its ``<!-- olk:results DIR/FILE -->`` a committed
+  results directory's table, statistics (``.md``) or figure (``.png``);
 * ``contributing/developing.md``, a copy of ``olk/algorithms/DEVELOPING.md``; ``contributing/tests.md``, every test
   file with the first sentence of its docstring.
 
@@ -650,6 +651,44 @@ def bench_tables(name: str) -> str:
     return "\n".join(out)
 
 
+#: ``<!-- olk:results DIR/FILE -->`` in a hand-written page: a committed results directory's table or statistics
+#: (a .md file, without its title) or figure (a .png, copied beside the page): what the page shows is what the
+#: committed runs give
+RESULTS_INCLUDE = re.compile(r"<!-- olk:results ([\w.-]+)/([\w./-]+) -->")
+
+
+def results_file(page: str, directory: str, name: str) -> str:
+    """The Markdown that stands for ``<!-- olk:results DIR/FILE -->`` on `page` (see :data:`RESULTS_INCLUDE`)."""
+    f = RESULTS / directory / name
+    if not f.is_file():
+        return f"*No `results/{directory}/{name}` yet.*"
+    if f.suffix == ".png":
+        site = _results_site_path(directory, name)
+        return f"![{directory}: {f.stem}]({posixpath.relpath(site, posixpath.dirname(page) or '.')})"
+    lines = f.read_text(encoding="utf-8").splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    date = git_date(f)
+    head = f"*From `results/{directory}/{name}`" + (f", last committed {date}" if date else ", not committed") + ":*"
+    body = [re.sub(r"^(#+) ", r"\1## ", ln) for ln in lines]          # its headings below the page's
+    return "\n".join([head, *body])
+
+
+def _results_site_path(directory: str, name: str) -> str:
+    return f"guide/files/{directory}/{name}"
+
+
+def results_figures() -> dict[str, Content]:
+    """The figures hand-written pages include with ``<!-- olk:results DIR/FILE.png -->``: copied into the site."""
+    out: dict[str, Content] = {}
+    for page in DOCS.rglob("*.md"):
+        for directory, name in RESULTS_INCLUDE.findall(page.read_text(encoding="utf-8")):
+            f = RESULTS / directory / name
+            if f.suffix == ".png" and f.is_file():
+                out[_results_site_path(directory, name)] = f
+    return out
+
+
 def speed_latest() -> str:
     bench = RESULTS / "bench"
     lines = ["# Latest benchmark numbers", "",
@@ -737,6 +776,7 @@ def generated() -> dict[str, Content]:
     for fid, names in fams.items():
         pages[f"algorithms/{fid}.md"] = family_page(fid, names)
     pages.update(reproduction_pages())
+    pages.update(results_figures())
     return pages
 
 
@@ -780,8 +820,10 @@ def on_files(files, config, **kwargs):
 
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
-    """A hand-written page's ``<!-- olk:bench NAME -->``: the tables of the last committed benchmark run."""
-    return BENCH_INCLUDE.sub(lambda m: bench_tables(m.group(1)), markdown)
+    """A hand-written page's ``<!-- olk:bench NAME -->``: the tables of the last committed benchmark run; its
+    ``<!-- olk:results DIR/FILE -->``: a committed results directory's table, statistics or figure."""
+    markdown = BENCH_INCLUDE.sub(lambda m: bench_tables(m.group(1)), markdown)
+    return RESULTS_INCLUDE.sub(lambda m: results_file(page.file.src_uri, m.group(1), m.group(2)), markdown)
 
 
 def on_serve(server, config, builder, **kwargs):
