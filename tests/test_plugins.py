@@ -225,3 +225,15 @@ def test_the_example_package_runs_through_run_stats_and_plot(tmp_path):
     assert p.returncode == 0, p.stderr
     figs = {Path(line).name for line in p.stdout.split()}
     assert {"learning_curves.png", "cd_accuracy.png"} <= figs | {f.name for f in (out / "figures").iterdir()}
+
+
+def test_a_plugin_model_saved_and_loaded_names_its_module_when_it_is_missing(tmp_path):
+    _local_copy(tmp_path, "pmodel", "pmodel_mrb")
+    model = tmp_path / "m.olk"
+    r = _olk("--plugin", "pmodel", "train", "a9a-small", "-a", "pmodel_mrb", "-o", model, "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    with_it = _olk("--plugin", "pmodel", "predict", model, "a9a-small", "-o", tmp_path / "p.txt", cwd=tmp_path)
+    assert with_it.returncode == 0 and with_it.stderr.startswith("accuracy = "), with_it.stderr
+    without = _olk("predict", model, "a9a-small", cwd=tmp_path)
+    assert without.returncode == 2 and without.stderr.count("\n") == 1
+    assert "a learner from the plugin module 'pmodel': load it first with --plugin pmodel" in without.stderr

@@ -46,6 +46,7 @@ def save(model, path) -> None:
         "olk_version": __version__,
         "saved_with": {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy_version()},
         "algorithm": name,
+        **_origin_meta(type(model)),
         "params": params_json,
         "state": state,
     }
@@ -53,6 +54,14 @@ def save(model, path) -> None:
         meta["estimator"] = {"class": type(estimator).__name__,
                              "state": enc.encode(_estimator_state(estimator), "estimator")}
     write_archive(path, meta, enc.arrays)
+
+
+def _origin_meta(cls) -> dict:
+    """A learner from outside olk records where it came from (its module and the plugin kind): loading the model
+    where that module is not loaded then names it."""
+    from ..algorithms import plugins
+    org = plugins.origin_of(cls)
+    return {} if org.kind == "built-in" else {"origin": {"kind": org.kind, "module": org.module}}
 
 
 def _estimator_of(model):
@@ -105,8 +114,13 @@ def load(path) -> Any:
     from ..algorithms.registry import REGISTRY
     name = meta.get("algorithm")
     if not isinstance(name, str) or name not in REGISTRY:
+        org = meta.get("origin") if isinstance(meta.get("origin"), dict) else {}
+        module = org.get("module") if isinstance(org.get("module"), str) else None
+        how = (f"; it was trained with a learner from the {org.get('kind')} module '{module}': load it first with "
+               f"--plugin {module} (olk.algorithms.registry.load_plugin) or install its package" if module else
+               "; a learner of your own: load its module first with --plugin MODULE")
         raise ModelFileError(f"{where}: it is a model of algorithm {name!r}, which this olk does not have "
-                             f"(run 'olk algorithms' to list them)")
+                             f"(run 'olk algorithms' to list them){how}")
     cls = REGISTRY[name]
     model, dec = _build(cls, meta, arrays, where)
     check_compatible(model, cls, meta, where)
