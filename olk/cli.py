@@ -354,9 +354,9 @@ def algorithms(names):
 def check_learner_cmd(target, sets, skip, seed):
     """Run olk's learner contract on TARGET: MODULE:CLASS, a module (one learner), or a registry name.
 
-    Prints one line per check (ok / FAIL and what differs); a failed check ends in one error line (exit status 2).  The same checks
-    as olk.testing.check_learner() in your tests: determinism, stretches = single steps, save/load round trip,
-    pickle, scikit-learn's and River's own estimator checks."""
+    Prints one line per check (ok / FAIL and what differs); a failed check ends in one error line (exit status 2).
+    The same checks as olk.testing.check_learner() in your tests: determinism, stretches = single steps, save/load
+    round trip, pickle, scikit-learn's and River's own estimator checks."""
     from .testing import run_checks
     params = {}
     for key, vals in parse_set_options(sets).items():

@@ -66,8 +66,8 @@ def test_a_broken_copy_fails_with_the_right_line(tmp_path, name):
     assert r.returncode == 2, r.stdout + r.stderr
     fails = [ln for ln in r.stdout.splitlines() if ln.startswith("FAIL")]
     assert fails and any(ln.startswith(line) for ln in fails), r.stdout
-    assert r.stderr == f"olk: error: {name} fails {len(fails)} of the 6 checks of the learner contract (the FAIL lines " \
-                       f"above)\n"
+    assert r.stderr == (f"olk: error: {name} fails {len(fails)} of the 6 checks of the learner contract "
+                        f"(the FAIL lines above)\n")
 
 
 def test_check_learner_raises_with_one_line_per_failure(tmp_path, monkeypatch):
