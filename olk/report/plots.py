@@ -564,13 +564,14 @@ def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", 
         if g[x].nunique() < 2:
             continue
         fig, axes = _figure(len(metrics), ncols=len(metrics))
-        groups = g.groupby(series, sort=True, dropna=False) if series else [(None, g)]
+        own = series if series and series in g.columns and g[series].notna().any() else None  # it has the series
+        groups = g.groupby(own, sort=True, dropna=False) if own else [(None, g)]
         colours = list(PALETTE.values())
         for j, (sval, sg) in enumerate(groups):
             stats = sg.groupby(x, sort=True)[list(metrics)].agg(["mean", "std"])
             for ax, m in zip(axes, metrics):
-                name = f"{series}={sval:g}" if isinstance(sval, (int, float)) and series else \
-                    (f"{series}={sval}" if series else res.display(lab))
+                name = f"{own}={sval:g}" if isinstance(sval, (int, float)) and own else \
+                    (f"{own}={sval}" if own else res.display(lab))
                 u = res.layout.unit(m)                 # the table's unit (e.g. MSE x 1e-3)
                 ax.errorbar(stats.index.to_numpy(), stats[(m, "mean")] / u, yerr=stats[(m, "std")].fillna(0) / u,
                             marker=MARKERS[j % len(MARKERS)], markersize=4, capsize=2, linewidth=1.2, label=name,
@@ -584,7 +585,7 @@ def plot_param_sensitivity(results_dir: str | Path | Results, x: str = "alpha", 
             ax.grid(True, alpha=0.3)
         _legend(fig, axes[:1])
         _stamp(fig, res, f"bars: {PLUS_MINUS}1 std over the runs", title=f"{res.display(lab)} on {ds}")
-        stem = f"sensitivity_{_slug(x)}" + (f"_{_slug(series)}" if series else "") + f"_{_slug(ds)}_{_slug(lab)}"
+        stem = f"sensitivity_{_slug(x)}" + (f"_{_slug(own)}" if own else "") + f"_{_slug(ds)}_{_slug(lab)}"
         written += _save(fig, res, stem, out_dir)
     if not written:
         raise OlkError(f"parameter '{x}' takes a single value in every (dataset, algorithm) of "
@@ -774,9 +775,13 @@ def plot_all(results_dir: str | Path | Results, out_dir: str | Path | None = Non
         written += plot_accuracy_vs_time(res, out_dir=out_dir)
         spec = (res.meta.get("plots") or {}).get("sensitivity") or {}
         metrics = tuple(spec["metrics"]) if spec.get("metrics") else None      # None: the task's
-        if "x" in spec:             # a paper's figure (SPA Fig. 2: one figure per learner, x vs series)
+        if "x" in spec:             # the axes a config asks for
             written += plot_param_sensitivity(res, x=spec["x"], series=spec.get("series"), metrics=metrics,
                                               out_dir=out_dir)
-        else:                       # one figure per swept parameter, every learner that has it a line
+        elif str(res.meta.get("table") or "").lower().startswith("fig"):
+            # a paper's figure (SPA Fig. 2: one figure per learner, its first swept parameter against the next)
+            for x, series in dict.fromkeys((k[0], k[1] if len(k) > 1 else None) for k in varying.values()):
+                written += plot_param_sensitivity(res, x=x, series=series, metrics=metrics, out_dir=out_dir)
+        else:                       # a sweep: one figure per swept parameter, every learner that has it a line
             written += plot_sweep(res, metrics=metrics, out_dir=out_dir)
     return written
