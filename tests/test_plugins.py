@@ -237,3 +237,16 @@ def test_a_plugin_model_saved_and_loaded_names_its_module_when_it_is_missing(tmp
     without = _olk("predict", model, "a9a-small", cwd=tmp_path)
     assert without.returncode == 2 and without.stderr.count("\n") == 1
     assert "a learner from the plugin module 'pmodel': load it first with --plugin pmodel" in without.stderr
+
+
+def test_the_installed_example_runs_on_dask_as_on_joblib(tmp_path):
+    cfg = HERE / "plugin_example" / "mrb_vs_budget_baselines.yaml"
+    cols = ["run_id", "accuracy", "n_sv", "mistakes", "kernel_evals"]
+    frames = []
+    for name, extra in (("joblib", ["-j", "2"]), ("dask", ["--backend", "dask", "-j", "2"])):
+        r = _olk("run", cfg, "--out", tmp_path / name, "-q", "--repeats", "2", "-a", "margin_random_budget", *extra)
+        assert r.returncode == 0, r.stderr
+        df = pd.read_csv(tmp_path / name / "runs.csv")
+        assert (df.algorithm == "margin_random_budget").sum() == 4
+        frames.append(df[cols].sort_values("run_id").reset_index(drop=True))
+    pd.testing.assert_frame_equal(*frames)
