@@ -412,6 +412,13 @@ def _load_user_file(path: Path, pre: dict, sparse) -> Dataset:
     return ds
 
 
+def auto_sparse(nnz: int, rows: int, columns: int) -> bool:
+    """Whether your own file's rows are stored sparse (CSR) when ``sparse=None``: fewer than
+    :data:`_SPARSE_DENSITY` of its entries are stored non-zeros; else dense.  (``olk train`` decides a streamed
+    file's storage by the same rule from its first read.)"""
+    return nnz < _SPARSE_DENSITY * max(1, rows * columns)
+
+
 def _user_key(name: str, sha: str, pre: dict, sparse) -> str:
     return cache.cache_key(level="dataset", code=_code_stamp(), source="file", name=name, sha256=sha, pre=pre,
                            sparse=sparse, reader=READER_VERSION)
@@ -453,7 +460,7 @@ def _build_user_file(path: Path, pre: dict, sparse) -> Dataset:
             y = y * t[0] + t[1]
             target = {"target_scale": {"scale": t[0], "offset": t[1]}}
     if sparse is None:
-        sparse = (isinstance(X, CSRArrays) or issparse(X)) and X.nnz < _SPARSE_DENSITY * max(1, X.shape[0] * X.shape[1])
+        sparse = (isinstance(X, CSRArrays) or issparse(X)) and auto_sparse(X.nnz, X.shape[0], X.shape[1])
     X = canonical_X(X, sparse=bool(sparse))
     meta = {"source": "file", "files": [{"split": None, "path": src, "sha256": sha, "verified": False}],
             "cache": {"hits": int(hit), "misses": int(not hit), "dataset": False},
