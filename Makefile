@@ -15,6 +15,8 @@ BENCH_AMKL ?=
 BENCH_CANON ?=
 BENCH_RIVER ?=
 BENCH_ECOSYSTEM ?=
+# olk bench stream: 2M and 10M generated rows (files kept in datasets/bench/, ~3 GB); e.g. BENCH_STREAM="--vs-cpp ~/KOL/build/bin/KOL"
+BENCH_STREAM ?=
 
 .PHONY: install demo test docs docs-serve regress bench reproduce-all asan clean help
 
@@ -70,6 +72,7 @@ bench: $(STAMP)
 	$(OLK) bench canon $(BENCH_CANON)
 	$(OLK) bench river $(BENCH_RIVER)
 	$(OLK) bench ecosystem $(BENCH_ECOSYSTEM)
+	$(OLK) bench stream $(BENCH_STREAM)
 
 # every paper config with --resume, then the report (olk reproduce): the expected time is printed first (from the run
 # times recorded in results/*/runs.jsonl), a failing config does not stop the others, the failures are listed at the
