@@ -163,17 +163,18 @@ class Summary:
         return f"Summary(rows={self.rows}, nnz={self.nnz}, max_index={self.max_index}, labels={labels})"
 
 
-def iter_blocks(source: Source, *, block_bytes: int = BLOCK_BYTES, n_features: int | None = None,
+def iter_blocks(source: Source, *, block_bytes: int | None = None, n_features: int | None = None,
                 dataset: str | None = None, width: int | None = None, tee=None, progress=None):
-    """(X, y) for each block of about `block_bytes` of text of `source` that holds data rows.  X is a
-    :class:`~olk.data.dataset.CSRArrays` of the parsed values (explicit zeros kept), ``width`` columns wide (None:
-    as wide as the block's largest index); y the labels.  ``n_features`` bounds the indices (a registry
-    dataset's width: a larger index is an error naming it).  ``tee(piece)`` sees every byte of text in order;
-    ``progress(position, rows)`` is called after every block with the bytes of the source read so far and the
-    rows parsed so far."""
+    """(X, y) for each block of about `block_bytes` (default :data:`BLOCK_BYTES`) of text of `source` that holds
+    data rows.  X is a :class:`~olk.data.dataset.CSRArrays` of the parsed values (explicit zeros kept), ``width``
+    columns wide (None: as wide as the block's largest index); y the labels.  ``n_features`` bounds the indices
+    (a registry dataset's width: a larger index is an error naming it).  ``tee(piece)`` sees every byte of text
+    in order; ``progress(position, rows)`` is called after every block with the bytes of the source read so far
+    and the rows parsed so far."""
     from olk._core.libsvm_reader import Parser
     from olk.data.libsvm import _max_line, _too_long, read_libsvm
 
+    block_bytes = block_bytes or BLOCK_BYTES
     max_line = _max_line()
     src = source.name
     state = {"parser": Parser(n_features, 1, max_line), "first": 1}   # `first`: the number of the parser's line 1
@@ -183,17 +184,21 @@ def iter_blocks(source: Source, *, block_bytes: int = BLOCK_BYTES, n_features: i
     def line_no() -> int:           # the number of the next line to parse
         return state["first"] + state["parser"].lines
 
-    def feed(buf, a: int, b: int) -> None:
+    def feed(*segments) -> None:
+        """Parse consecutive (buf, start, end) segments of text (whole lines) as one block."""
         parser = state["parser"]
         before = line_no()
-        parser.feed(buf, a, b)
+        for buf, a, b in segments:
+            parser.feed(buf, a, b)
+            if parser.error_line:
+                break
         if not parser.error_line:
             if parser.rows:
                 pending.append(parser.take())
             return
         # the parser stopped at an invalid line: the reader's one-line error for this text, numbered from its first
         # line; should the reference reader accept the text (it decides), its rows stand and a new parser goes on
-        text = bytes(memoryview(buf)[a:b])
+        text = b"".join(bytes(memoryview(buf)[a:b]) for buf, a, b in segments)
         X, y = read_libsvm(text, src, n_features=n_features, dataset=dataset, first_line=before)
         pending.append((np.asarray(X.data, dtype=np.float64), np.asarray(X.indices, dtype=np.int32),
                         np.asarray(X.indptr), np.asarray(y, dtype=np.float64), int(X.shape[1])))
@@ -219,7 +224,7 @@ def iter_blocks(source: Source, *, block_bytes: int = BLOCK_BYTES, n_features: i
             tee(piece)
         if not piece:
             if carry:
-                feed(carry, 0, len(carry))      # the last line, without its newline
+                feed((carry, 0, len(carry)))    # the last line, without its newline
             yield from blocks()
             if progress is not None:
                 progress(source.position(), rows)
@@ -230,11 +235,12 @@ def iter_blocks(source: Source, *, block_bytes: int = BLOCK_BYTES, n_features: i
             if len(carry) > max_line:           # memory holds at most max_line bytes of a line
                 raise _too_long(src, line_no())
             continue
-        start = 0
-        if carry:                               # the line begun in the last piece, up to its newline
+        if carry:                               # the line begun in the last piece, up to its newline, first
             start = piece.find(b"\n") + 1
-            feed(carry + piece[:start], 0, len(carry) + start)
-        feed(piece, start, nl + 1)
+            head = carry + piece[:start]
+            feed((head, 0, len(head)), (piece, start, nl + 1))
+        else:
+            feed((piece, 0, nl + 1))
         carry = piece[nl + 1:]
         if len(carry) > max_line:
             raise _too_long(src, line_no())
@@ -244,7 +250,7 @@ def iter_blocks(source: Source, *, block_bytes: int = BLOCK_BYTES, n_features: i
 
 
 def scan(source: Source, *, labels: bool = True, max_labels: int = MAX_LABELS, n_features: int | None = None,
-         dataset: str | None = None, block_bytes: int = BLOCK_BYTES, tee=None, progress=None) -> Summary:
+         dataset: str | None = None, block_bytes: int | None = None, tee=None, progress=None) -> Summary:
     """Read all of `source` once, keeping only its :class:`Summary` (``labels=False``: no labels kept; ``labels``
     None past `max_labels` distinct ones).  Every line is checked, so an invalid one is reported before a second
     read begins.  The arguments are :func:`iter_blocks`'s."""
