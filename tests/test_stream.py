@@ -191,3 +191,110 @@ def test_the_peak_memory_of_a_streamed_train_does_not_grow_with_the_rows(tmp_pat
     print(f"peak RSS: 200k rows {small / 2**20:.1f} MB, 1M rows {large / 2**20:.1f} MB")
     assert large <= 1.10 * small, peaks
     assert large < 300 * 2**20
+
+
+# ------------------------------------------------------------------------------------- the cache's conversion
+def _same_dataset(a, b):
+    """Two Datasets identical to the last bit: arrays (kind, dtype, shape, bytes), labels, parts, meta."""
+    assert (a.name, a.task, a.n_features, a.splits) == (b.name, b.task, b.n_features, b.splits)
+    assert type(a.X) is type(b.X) and a.X.shape == b.X.shape
+    for k in (("data", "indices", "indptr") if a.is_sparse else ()):
+        x, y = getattr(a.X, k), getattr(b.X, k)
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes(), k
+    if not a.is_sparse:
+        assert a.X.dtype == b.X.dtype and a.X.tobytes() == b.X.tobytes()
+    assert a.y.dtype == b.y.dtype and a.y.tobytes() == b.y.tobytes()
+    strip = lambda m: {k: v for k, v in m.items() if k != "cache"}     # noqa: E731
+    assert strip(a.meta) == strip(b.meta)
+
+
+CONVERT = [("dense", {}), ("dense.gz", {"sparse": True}), ("dense", {"preprocess": {"scale": "minmax11"}}),
+           ("dense", {"preprocess": {"scale": "minmax01_global"}, "sparse": True}),
+           ("dense", {"preprocess": {"subsample": 700, "subsample_seed": 3}, "sparse": False}),
+           ("sparse", {}), ("sparse.gz", {"preprocess": {"scale": "minmax01"}}),
+           ("sparse", {"preprocess": {"scale": "minmax11"}}), ("sparse", {"sparse": False}),
+           ("sparse", {"preprocess": {"subsample": 500}, "sparse": True}),
+           ("labels24", {"preprocess": {"positive_label": 4}}), ("classes", {}),
+           ("classes", {"preprocess": {"positive_label": 1, "negative_label": 2, "scale": "minmax11"}}),
+           ("classes", {"preprocess": {"positive_label": [1, 3]}}), ("targets", {}),
+           ("targets", {"preprocess": {"target_scale": "minmax01", "scale": "minmax01"}})]
+
+
+@pytest.mark.parametrize("key, kw", CONVERT, ids=[f"{k}-{json.dumps(w, sort_keys=True)}" for k, w in CONVERT])
+def test_a_large_file_is_converted_to_the_cache_in_blocks_with_the_arrays_of_a_whole_parse(files, key, kw, tmp_path,
+                                                                                           monkeypatch):
+    from olk.data import cache, load_dataset
+    from olk.data import loader as loader_mod
+    monkeypatch.setattr(loader_mod, "STREAM_MIN", 0)             # every file counts as large
+    import olk.data.stream as stream_mod
+    monkeypatch.setattr(stream_mod, "BLOCK_BYTES", 4096)         # dozens of blocks
+    monkeypatch.setenv("OLK_CACHE", str(tmp_path / "blocks"))
+    blocks = load_dataset(files[key], **kw)
+    assert blocks.meta["cache"] == {"hits": 0, "misses": 1, "dataset": False, "converted": "blocks"}
+    assert [e["what"] for e in cache.entries()] == [f"dataset {files[key].name}"]     # no parsed-file entry
+    warm = load_dataset(files[key], **kw)
+    assert warm.meta["cache"]["dataset"] is True
+    monkeypatch.setattr(loader_mod, "STREAM_MIN", 2**62)
+    monkeypatch.setenv("OLK_CACHE", str(tmp_path / "whole"))
+    whole = load_dataset(files[key], **kw)
+    assert "converted" not in whole.meta["cache"]                 # parsed whole
+    _same_dataset(blocks, whole)
+    _same_dataset(warm, whole)
+
+
+def test_what_cannot_be_converted_exactly_in_blocks_is_parsed_whole(files, tmp_path, monkeypatch):
+    from olk.data import load_dataset
+    from olk.data import loader as loader_mod
+    monkeypatch.setattr(loader_mod, "STREAM_MIN", 0)
+    for kw in ({"preprocess": {"scale": "zscore"}}, {"preprocess": {"subsample": 10, "scale": "minmax11"}},
+               {"preprocess": {"subsample": 10}}):
+        assert "converted" not in load_dataset(files["dense"], **kw).meta["cache"]
+    monkeypatch.setenv("OLK_CACHE_MAX", "1K")                       # the entry would not fit the cache
+    assert "converted" not in load_dataset(files["sparse"]).meta["cache"]
+
+
+def test_blocks_give_the_whole_files_rows_and_errors_on_every_corner_case(tmp_path):
+    """The reader's corner cases (tests/test_libsvm_reader.py), after 40 good lines, read in blocks of 7 and 64
+    bytes: the rows of a whole read (stacked), or its very error message (the line counted over the file)."""
+    from test_libsvm_reader import CASES
+
+    from olk.data.libsvm import read_libsvm_file
+    from olk.data.stream import Source, iter_blocks
+    from olk.errors import DataError
+    good = b"".join(b"%d 1:%d.5 3:-1\n" % (1 - 2 * (i % 2), i) for i in range(40))
+    for name, text in CASES.items():
+        p = tmp_path / f"{name}.libsvm"
+        p.write_bytes(good + text)
+        try:
+            X, y = read_libsvm_file(p, arrays=True)
+            want = (X.data.tobytes(), X.indices.tolist(), X.indptr.tolist(), y.tobytes(), X.shape[1])
+        except DataError as e:
+            want = str(e)
+        for size in (7, 64):
+            try:
+                with Source(p) as s:
+                    parts = list(iter_blocks(s, block_bytes=size))
+                data = np.concatenate([b.data for b, _ in parts]) if parts else np.zeros(0)
+                counts = np.concatenate([np.diff(b.indptr) for b, _ in parts]) if parts else np.zeros(0, int)
+                got = (data.tobytes(), np.concatenate([b.indices for b, _ in parts]).tolist() if parts else [],
+                       [0, *np.cumsum(counts).tolist()], np.concatenate([y for _, y in parts]).tobytes() if parts
+                       else b"", max([b.shape[1] for b, _ in parts], default=1))
+            except DataError as e:
+                got = str(e)
+            assert got == want, (name, size)
+
+
+def test_a_line_longer_than_the_limit_is_refused_once_that_many_bytes_are_held(tmp_path, monkeypatch):
+    from olk.data.libsvm import read_libsvm_file
+    from olk.data.stream import Source, iter_blocks
+    from olk.errors import DataError
+    monkeypatch.setenv("OLK_LIMIT_LINE_BYTES", "300")
+    for text in (b"1 1:1\n" * 30 + b"1 " + b"1" * 1000 + b"\n1 1:1\n", b"1 1:1\n" + b"9" * 5000):
+        p = tmp_path / "long.libsvm"
+        p.write_bytes(text)
+        with pytest.raises(DataError) as whole:
+            read_libsvm_file(p, chunk_bytes=64)
+        for size in (64, 4096):
+            with pytest.raises(DataError) as blocks, Source(p) as s:
+                list(iter_blocks(s, block_bytes=size))
+            assert str(blocks.value) == str(whole.value) and "the line is longer than" in str(blocks.value)
