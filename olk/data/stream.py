@@ -13,7 +13,9 @@ stream, and what the cache's conversion of a large file (:mod:`olk.data.loader`)
   its size, the rows parsed and their rate, the time left.
 
 Memory: one block of text (:data:`BLOCK_BYTES` unless given), its arrays, and at most ``line_bytes``
-(:mod:`olk.limits`) of a line whose end has not come yet (a longer one is refused in one line).  The errors are the
+(:mod:`olk.limits`) of a line whose end has not come yet (a longer one is refused in one line); every large block is
+given back to the system when it is freed (:func:`fix_malloc_threshold`), so the peak does not creep with the
+file's length.  The errors are the
 reader's own (:func:`olk.data.libsvm.read_libsvm`): one line naming the file and the line.
 
 >>> import os, tempfile
@@ -43,6 +45,29 @@ BLOCK_BYTES = 4 << 20
 MAX_LABELS = 100_000
 
 
+_MALLOC_FIXED = False
+
+
+def fix_malloc_threshold() -> None:
+    """Give every block of 1 MB or more back to the system as soon as it is freed (glibc's ``mallopt`` of
+    ``M_MMAP_THRESHOLD``; once per process; nothing where there is no glibc).  By default glibc raises that
+    threshold to the size of the largest block freed (up to 32 MB), after which blocks of a read's size come from the
+    heap, whose freed memory is kept and fragments: the peak of a long read then creeps with the file's length
+    (measured: 77 MB at 1M rows, 96 MB at 2M; with the threshold fixed, 80 MB at 200k rows and at 2M)."""
+    global _MALLOC_FIXED
+    if _MALLOC_FIXED:
+        return
+    _MALLOC_FIXED = True
+    try:
+        import ctypes
+        import ctypes.util
+        name = ctypes.util.find_library("c")
+        if name and sys.platform.startswith("linux"):
+            ctypes.CDLL(name).mallopt(-3, 1 << 20)      # M_MMAP_THRESHOLD (malloc.h): 1 MB, no more adjusting
+    except (OSError, AttributeError):
+        pass
+
+
 class Source:
     """A LIBSVM text: a file (``path``), or standard input (``"-"``).  ``name`` is what messages call it,
     ``size`` its size on disk (None for standard input), :meth:`position` the bytes of it read so far.
@@ -56,6 +81,7 @@ class Source:
     AHEAD = 1                       # pieces the reader thread may hold ready (and one more being read)
 
     def __init__(self, path, name: str | None = None, *, prefetch: bool = True):
+        fix_malloc_threshold()
         self.path = path
         if path == "-":
             self.name = name or "<stdin>"
