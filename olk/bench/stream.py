@@ -5,6 +5,7 @@ rows per second, whole processes in alternating pairs at low load.
     olk bench stream                                  # 2M and 10M rows x 50 features, RBP and Forgetron (B = 200)
     olk bench stream --vs-cpp ~/KOL/build/bin/KOL     # + the C++ library on the same rows (a plain copy of the file)
     olk bench stream --rows 200000 --pairs 1          # a quick check of the suite (times not comparable)
+    olk bench stream --baseline ../olk-da897be        # + the olk of before (its olk train, a cold cache) up to 2M
 
 **The data** (:func:`write_data`, written once under ``--data-dir`` and kept): ``--rows`` rows of ``--features``
 dense features drawn from numpy's ``default_rng(--seed)`` (default seed 45): each row ``x ~ N(0, I)`` written with 4
@@ -19,12 +20,17 @@ a quarter of the plain file's).
 
 * ``olk train FILE -a ALG --set budget=B -k gaussian(gamma)``: the streamed train (a first read of the rows and
   labels, then the rows learned as they are parsed; ``--chunk``); rows/s = rows / wall;
-* ``olk train --in-memory``: the same model by the path of before this issue (the whole file loaded first), only up
-  to ``--in-memory-rows`` rows (default 2,000,000: it needs about 1.7 KB of memory per row of 50 features);
+* ``olk train --in-memory``: the same model with the dataset loaded whole first (through an empty dataset cache of
+  its own: a file this large is converted to the cache in blocks and mapped), up to ``--in-memory-rows`` rows
+  (default 2,000,000);
+* ``olk train (baseline)`` (``--baseline DIR``: another olk checkout with its extensions built, e.g. the commit
+  before issue 45): that olk's ``olk train`` on the same file with an empty cache of its own, as a new user runs it
+  (before issue 45 it parsed the whole file: about 1.7 KB of memory per row of 50 features), up to
+  ``--in-memory-rows`` rows; its model is checked identical to the streamed one;
 * ``KOL -i PLAIN -opt kernel-rbp -B B -gamma G`` (``--vs-cpp``): the library reads the file on its reader thread;
 * River: ``river.stream.iter_libsvm(FILE)`` and the olk learner's River class, ``learn_one`` per row, then
-  ``predict_one`` per row (its predict figure), on the first ``--river-rows`` rows (default 1,000,000: River's rate
-  is per row, so the first million give it; 0 = all);
+  ``predict_one`` per row (its predict figure), on the first ``--river-rows`` rows (default 100,000: River's rate
+  is per row and about a thousand rows a second here, so a prefix gives it; 0 = all);
 * ``olk predict MODEL FILE``: the streamed predict of the model the streamed train saved, predictions to a file.
 
 Per size and learner, ``--pairs`` rounds (default 3); in each round every side runs once, the order rotating from
@@ -138,10 +144,15 @@ def _kernel(gamma: float) -> str:
     return json.dumps({"type": "gaussian", "gamma": gamma})
 
 
-def olk_train(path: Path, alg: str, budget: int, gamma: float, out: Path, chunk: str | None, in_memory: bool, env):
+def olk_train(path: Path, alg: str, budget: int, gamma: float, out: Path, chunk: str | None, in_memory: bool, env,
+              baseline: bool = False):
+    """`olk train` (`baseline`: the olk on the PYTHONPATH of `env`, with its own options only)."""
     from .core import timed
-    cmd = _olk("train", path, "-a", alg, "--set", f"budget={budget}", "--kernel", _kernel(gamma), "-o", out,
-               *(["--chunk", chunk] if chunk else []), *(["--in-memory"] if in_memory else []))
+    args = ("train", path, "-a", alg, "--set", f"budget={budget}", "--kernel", _kernel(gamma), "-o", out)
+    if baseline:
+        cmd = [sys.executable, "-c", "from olk.cli import main; main()", *map(str, args)]
+    else:
+        cmd = _olk(*args, *(["--chunk", chunk] if chunk else []), *(["--in-memory"] if in_memory else []))
     p = timed(cmd, env)
     if p.code != 0:
         raise SystemExit(f"olk bench stream: {' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
@@ -238,7 +249,9 @@ def main(argv=None):
     ap.add_argument("--in-memory-rows", type=int, default=2_000_000,
                     help="run `olk train --in-memory` (the path before streaming) up to this many rows")
     ap.add_argument("--vs-cpp", default=None, metavar="PATH", help="the C++ library's KOL executable")
-    ap.add_argument("--river-rows", type=int, default=1_000_000, help="rows River learns and predicts (0 = all)")
+    ap.add_argument("--baseline", default=None, metavar="DIR", help="another olk checkout (extensions built): its olk "
+                                                                    "train on the same file, a cold cache (before)")
+    ap.add_argument("--river-rows", type=int, default=100_000, help="rows River learns and predicts (0 = all)")
     ap.add_argument("--no-river", action="store_true", help="leave River out")
     ap.add_argument("--no-run", action="store_true", help="leave `olk run` from the cache out")
     ap.add_argument("--data-dir", default=None, help="where the generated files are kept (default datasets/bench/)")
@@ -254,8 +267,20 @@ def main(argv=None):
     if bad or not sizes or min(sizes) < 1 or args.pairs < 1 or args.features < 1:
         raise ConfigError(f"olk bench stream: --algorithms from {', '.join(CPP_OPT)}, --rows, --pairs and "
                           f"--features positive (got {bad[0] if bad else args.rows})")
-    from .core import _HAVE_TIME, _load, _load1, _project, _resolve_cpp, _table, _write_csv, child_env, sha256
+    from .core import (
+        _HAVE_TIME,
+        _check_tree,
+        _load,
+        _load1,
+        _project,
+        _resolve_cpp,
+        _table,
+        _write_csv,
+        child_env,
+        sha256,
+    )
     exe = _resolve_cpp(args.vs_cpp, ap)[0] if args.vs_cpp else None
+    tree = _check_tree(args.baseline, ap) if args.baseline else None
     use_river = not args.no_river
     if use_river:
         import importlib.util
@@ -286,8 +311,10 @@ def main(argv=None):
             md.append(line)
             print(line, flush=True)
             for alg in algs:
-                sides = ["olk train"] + (["olk train --in-memory"] if n <= args.in_memory_rows else []) + \
-                    (["KOL"] if exe else []) + (["River"] if use_river else []) + ["olk predict"]
+                whole = n <= args.in_memory_rows
+                sides = ["olk train"] + (["olk train --in-memory"] if whole else []) + \
+                    (["olk train (baseline)"] if whole and tree else []) + (["KOL"] if exe else []) + \
+                    (["River"] if use_river else []) + ["olk predict"]
                 got: dict[str, list[dict]] = {s: [] for s in sides}
                 reference = None
                 for k in range(args.pairs):
@@ -304,7 +331,14 @@ def main(argv=None):
                             p = olk_train(path, alg, args.budget, args.gamma, model, args.chunk, False, env)
                             rec.update(rows_s=n / p.wall)
                         elif side == "olk train --in-memory":
-                            p = olk_train(path, alg, args.budget, args.gamma, tmp / "mem.olk", args.chunk, True, env)
+                            p = olk_train(path, alg, args.budget, args.gamma, tmp / "mem.olk", args.chunk, True,
+                                          {**env, "OLK_CACHE": str(tmp / "mem-cache")})
+                            shutil.rmtree(tmp / "mem-cache", ignore_errors=True)
+                            rec.update(rows_s=n / p.wall)
+                        elif side == "olk train (baseline)":
+                            p = olk_train(path, alg, args.budget, args.gamma, tmp / "base.olk", None, False,
+                                          child_env(tree, OLK_CACHE=tmp / "base-cache"), baseline=True)
+                            shutil.rmtree(tmp / "base-cache", ignore_errors=True)
                             rec.update(rows_s=n / p.wall)
                         elif side == "olk predict":
                             p = olk_predict(model, path, tmp / "pred.txt", args.chunk, env)
@@ -331,9 +365,10 @@ def main(argv=None):
                         got[side].append(rec)
                         print(f"  {n:,} {alg} round {k} {side}: {p.wall:.1f} s, {_fmt(rec['rows_s'])} rows/s, peak "
                               f"{_fmt(p.maxrss_mb, '.0f')} MB (load {load:.2f})", flush=True)
-                    if (tmp / "mem.olk").exists():          # the path before streaming gives the same model
-                        got["olk train --in-memory"][-1]["same_model"] = _same_model(tmp / "mem.olk", model)
-                        (tmp / "mem.olk").unlink()
+                    for side, other in (("olk train --in-memory", "mem.olk"), ("olk train (baseline)", "base.olk")):
+                        if (tmp / other).exists():          # loading whole, and the olk before, give the same model
+                            got[side][-1]["same_model"] = _same_model(tmp / other, model)
+                            (tmp / other).unlink()
                 rows_out += _summarise(n, alg, got)
             if not args.no_run:
                 for k in range(args.pairs):
