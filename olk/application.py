@@ -57,7 +57,9 @@ def train(data: str, algorithm: str, *, kernel=None, params: dict | None = None,
                     f"{cls.name} is a batch learner: it")
             raise ConfigError(f"olk train -: standard input is read once, in its order; {what} needs a file (write "
                               f"the lines to one and give its path)")
-        return train_streamed(model, data, positive_label=positive_label, quiet=quiet, chunk=chunk, out=out, log=log)
+        return train_streamed(lambda: registry.make(cls.name, kernel=kernel, random_state=seed, where=cls.name,
+                                                    **(params or {})),
+                              data, positive_label=positive_label, quiet=quiet, chunk=chunk, out=out, log=log)
     own_file = data not in get_registry()
     # an own file is read with its labels (or targets) as they are -- a classifier keeps them (encode_labels) --;
     # a registry dataset as the registry prepares it
@@ -94,20 +96,25 @@ def train(data: str, algorithm: str, *, kernel=None, params: dict | None = None,
             "classes": None if kept is None else kept.tolist(), "streamed": False}
 
 
-def train_streamed(model, data: str, *, positive_label=None, quiet: bool = False, chunk: int | None = None,
+def train_streamed(make_model, data: str, *, positive_label=None, quiet: bool = False, chunk: int | None = None,
                    out: str, log=print) -> dict:
-    """One online pass of `model` over the LIBSVM file DATA (or standard input, '-') in file order, learning the
-    rows as they are parsed, then save it to `out`: the model of the in-memory path (:func:`train` on the loaded
-    dataset, :func:`train_online`) bit for bit, in memory bounded by one chunk of text and the model.
+    """One online pass of the learner `make_model()` builds over the LIBSVM file DATA (or standard input, '-') in
+    file order, learning the rows as they are parsed, then save it to `out`: the model of the in-memory path
+    (:func:`train` on the loaded dataset, :func:`train_online`) bit for bit, in memory bounded by one chunk of text
+    and the model (:mod:`olk.data.stream`, `chunk` bytes of text at a time, :data:`~olk.data.stream.BLOCK_BYTES` by
+    default).
 
-    Two reads (:mod:`olk.data.stream`, `chunk` bytes of text at a time, :data:`~olk.data.stream.BLOCK_BYTES` by
-    default).  The first keeps none of the rows, only what the pass must know before its first row -- the rows
-    (T of a 1/sqrt(T) step), the stored non-zeros and the largest index (the storage: dense or sparse by the
-    loader's rule, :func:`olk.data.loader.auto_sparse`, at the file's width) and the distinct labels (the classes,
-    :func:`label_code`) -- and checks every line.  The second parses each chunk, codes its labels and hands it
-    to ``partial_fit`` (the same model as one pass: the streaming property).  Standard input is copied to a
-    temporary file as it is first read (disk, not memory) and read back from there.  On a terminal (and not
-    `quiet`) each read shows a bar of the bytes read of the file's size, the rows and their rate."""
+    What the pass must know before its first row is the whole file's: the storage (dense or sparse, by the loader's
+    rule, :func:`olk.data.loader.auto_sparse`), the classes (:func:`label_code`) and, for a step size 1/sqrt(T)
+    without a horizon, the rows.  **One read** where the first chunk tells (:func:`_train_one_read`: a binary
+    classifier or a regressor that needs no T, on a file): its density and labels decide, the rows are learned as
+    they come (the pool widens to each chunk's width: exact, ``SVPool.widen``), and at the end the decisions are
+    checked against the whole file's; should one differ (a density near the threshold, a label that changes which
+    is the larger), the learner is made anew and the file read twice.  **Two reads** otherwise: the first keeps
+    none of the rows, only their count, stored non-zeros, widest index and labels (:func:`olk.data.stream.scan`,
+    every line checked); the second learns them.  Standard input is read twice, copied to a temporary file (disk,
+    not memory) during the first read.  On a terminal (and not `quiet`) each read shows a bar of the bytes read of
+    the file's size, the rows and their rate."""
     import os
     import tempfile
 
@@ -115,69 +122,138 @@ def train_streamed(model, data: str, *, positive_label=None, quiet: bool = False
     from .data.loader import auto_sparse
     from .data.stream import BLOCK_BYTES, ReadBar, Source, iter_blocks, scan
     from .tasks import TASKS
+    model = make_model()
     task = TASKS[model.task]
     chunk = chunk or BLOCK_BYTES
     name = "<stdin>" if data == "-" else data
     desc = f"olk train {model.name}"
     spool = None
+    t_scan = 0.0
+    t0 = time.perf_counter()
+    done = _train_one_read(model, data, positive_label=positive_label, chunk=chunk, quiet=quiet, desc=desc, log=log)
     try:
-        t0 = time.perf_counter()
-        with Source(data) as source, ReadBar(f"{desc}: first read", source.size, not quiet) as bar:
-            if data == "-":
-                spool = tempfile.NamedTemporaryFile(prefix="olk-train-stdin-", suffix=".libsvm", delete=False)
-            summary = scan(source, labels=task.classifier, block_bytes=chunk,
-                           tee=None if spool is None else spool.write, progress=bar)
-            if spool is not None:
-                spool.close()
-        t_scan = time.perf_counter() - t0
-        n, width = summary.rows, summary.columns
-        if n == 0:
-            raise DataError(f"{name}: empty file (no data lines): expected '<label> <index>:<value> ...' per line")
-        code = None
-        if task.classifier:
-            if summary.labels is None:
-                from .data.stream import MAX_LABELS
-                raise DataError(f"{name}: more than {MAX_LABELS:,} distinct labels, but {model.name} is a classifier: "
-                                f"give it a file of class labels")
-            if task.labels == "classes":        # every label as the file has it (the learner keeps them)
-                first = {"classes": summary.labels}
+        if done is None:                        # two reads
+            model = make_model()
+            t0 = time.perf_counter()
+            with Source(data) as source, ReadBar(f"{desc}: first read", source.size, not quiet) as bar:
+                if data == "-":
+                    spool = tempfile.NamedTemporaryFile(prefix="olk-train-stdin-", suffix=".libsvm", delete=False)
+                summary = scan(source, labels=task.classifier, block_bytes=chunk,
+                               tee=None if spool is None else spool.write, progress=bar)
+                if spool is not None:
+                    spool.close()
+            t_scan = time.perf_counter() - t0
+            n, width = summary.rows, summary.columns
+            if n == 0:
+                raise DataError(f"{name}: empty file (no data lines): expected '<label> <index>:<value> ...' per "
+                                f"line")
+            code, classes = None, None
+            if task.classifier:
+                if summary.labels is None:
+                    from .data.stream import MAX_LABELS
+                    raise DataError(f"{name}: more than {MAX_LABELS:,} distinct labels, but {model.name} is a "
+                                    f"classifier: give it a file of class labels")
+                if task.labels == "classes":    # every label as the file has it (the learner keeps them)
+                    first = {"classes": summary.labels}
+                else:
+                    code, classes = label_code(summary.labels, positive_label, f"dataset {data}", log)
+                    first = {"classes": np.unique(np.where(summary.labels == code, 1.0, -1.0))}
             else:
-                pos, classes = label_code(summary.labels, positive_label, f"dataset {data}", log)
-                code = pos
-                first = {"classes": np.unique(np.where(summary.labels == pos, 1.0, -1.0))}
-        else:
-            first = {}
-        sparse = auto_sparse(summary.nnz, n, width)
-        set_horizon(model, n)
-        t0 = time.perf_counter()
-        done = 0
-        with Source(data if spool is None else spool.name, name) as source, \
-                ReadBar(desc, source.size, not quiet) as bar:
-            for X, y in iter_blocks(source, block_bytes=chunk, width=width, progress=bar):
-                if code is not None:
-                    y = np.where(y == code, 1.0, -1.0)
-                model.partial_fit(canonical_X(X, sparse=sparse), y, **first)
                 first = {}
-                done += y.shape[0]
-        if done != n:
-            raise DataError(f"{name}: {done:,} rows where the first read found {n:,}: the file changed while it was "
-                            f"read; run the command again")
+            sparse = auto_sparse(summary.nnz, n, width)
+            set_horizon(model, n)
+            t0 = time.perf_counter()
+            rows = 0
+            with Source(data if spool is None else spool.name, name) as source, \
+                    ReadBar(desc, source.size, not quiet) as bar:
+                for X, y in iter_blocks(source, block_bytes=chunk, width=width, progress=bar):
+                    if code is not None:
+                        y = np.where(y == code, 1.0, -1.0)
+                    model.partial_fit(canonical_X(X, sparse=sparse), y, **first)
+                    first = {}
+                    rows += y.shape[0]
+            if rows != n:
+                raise DataError(f"{name}: {rows:,} rows where the first read found {n:,}: the file changed while it "
+                                f"was read; run the command again")
+            done = {"rows": n, "width": width, "classes": classes}
         elapsed = time.perf_counter() - t0
     finally:
         if spool is not None:
             spool.close()
             os.unlink(spool.name)
-    if code is not None:
-        model.classes_ = classes
+    n, width = done["rows"], done["width"]
+    if done["classes"] is not None:
+        model.classes_ = done["classes"]
     from .persist import save
     save(model, out)
     if not quiet:
         svs = f", {model.n_sv:,} support vector{'' if model.n_sv == 1 else 's'}" if model.n_sv else ""
-        log(f"olk: trained {model.name} on {n:,} rows of {name} ({width} features{svs}) in {elapsed:.1f} s, "
-            f"streamed (+ {t_scan:.1f} s for a first read of its rows and labels); model saved to {out}")
+        how = (f"streamed (+ {t_scan:.1f} s for a first read of its rows and labels)" if t_scan
+               else "streamed in one read")
+        log(f"olk: trained {model.name} on {n:,} rows of {name} ({width} features{svs}) in {elapsed:.1f} s, {how}; "
+            f"model saved to {out}")
     kept = model.classes_ if task.classifier else None
     return {"rows": n, "features": width, "n_sv": model.n_sv, "seconds": elapsed,
-            "classes": None if kept is None else kept.tolist(), "streamed": True}
+            "classes": None if kept is None else kept.tolist(), "streamed": True, "reads": 2 if t_scan else 1}
+
+
+def _train_one_read(model, data: str, *, positive_label, chunk: int, quiet: bool, desc: str, log) -> dict | None:
+    """The pass of :func:`train_streamed` in one read of the file, where the first chunk decides what the pass
+    must know first; {rows, width, classes} if the whole file's decisions turn out the same, else None (the model
+    is then spoiled: the caller makes another).  None at once (nothing learned) for standard input, a multi-class
+    learner, a learner that cannot widen, a step 1/sqrt(T) without a horizon (T = the rows), and a first chunk
+    whose labels do not tell which is the positive class (one label other than -1/+1)."""
+    from .data.dataset import CSRArrays, canonical_X
+    from .data.loader import auto_sparse
+    from .data.stream import MAX_LABELS, ReadBar, Source, iter_blocks
+    from .tasks import TASKS
+    task = TASKS[model.task]
+    horizon = model.hyperparams.get("horizon") == 0 and model.hyperparams.get("step_size", "sqrt_T") == "sqrt_T"
+    if data == "-" or task.labels == "classes" or not model.widens or horizon:
+        return None
+    name = data
+    found = np.empty(0)
+    rows = nnz = width = 0
+    pos: Any = None
+    sparse = False
+    with Source(data) as source, ReadBar(desc, source.size, not quiet) as bar:
+        for X, y in iter_blocks(source, block_bytes=chunk, progress=bar):
+            first = rows == 0
+            rows += y.shape[0]
+            nnz += int(np.count_nonzero(X.data))
+            width = max(width, X.shape[1])
+            if task.classifier:
+                found = np.union1d(found, y)
+                if found.shape[0] > MAX_LABELS:
+                    return None
+            if first:
+                sparse = auto_sparse(nnz, rows, width)
+                if task.classifier:
+                    if positive_label is not None:
+                        pos = _as_label(positive_label, found)
+                    elif found.shape[0] == 2:
+                        pos = found[1]
+                    elif found.shape[0] == 1 and found[0] in (-1, 1):
+                        pos = found.dtype.type(1)
+                    else:
+                        return None
+            X = canonical_X(CSRArrays(X.data, X.indices, X.indptr, (X.shape[0], width)), sparse=sparse)
+            model.partial_fit(X, np.where(y == pos, 1.0, -1.0) if task.classifier else y,
+                              **({"classes": np.array([-1.0, 1.0])} if first and task.classifier else {}))
+    if rows == 0:
+        raise DataError(f"{name}: empty file (no data lines): expected '<label> <index>:<value> ...' per line")
+    width = max(width, 1)
+    classes = None
+    if task.classifier:
+        code, classes = label_code(found, positive_label, f"dataset {data}", log=lambda m: None)
+        if code != pos:
+            return None
+    if auto_sparse(nnz, rows, width) != sparse:
+        return None
+    if task.classifier:
+        label_code(found, positive_label, f"dataset {data}", log)      # its warning (one label), once
+    model.n_features_in_ = width
+    return {"rows": rows, "width": width, "classes": classes}
 
 
 def file_labels(d) -> np.ndarray:

@@ -343,8 +343,9 @@ def train(data, algorithm, kernel, sets, seed, shuffle, out, quiet, positive_lab
 
     DATA is a registry dataset (see 'olk datasets list'), a LIBSVM file (plain, .gz, .bz2 or .xz) or '-' (LIBSVM
     lines on standard input).  An online learner makes one pass over the rows in file order; on a file (or '-') it
-    streams: a first read counts the rows and labels, then the rows are learned as they are parsed, in memory
-    bounded by --chunk and the model (the same model as loading the file whole).  --shuffle SEED (a seeded random
+    streams: the rows are learned as they are parsed, in memory bounded by --chunk and the model (the same model as
+    loading the file whole), in one read where the first chunk tells the storage and the classes, else after a
+    first read of the rows and labels.  --shuffle SEED (a seeded random
     order), a registry dataset and a batch learner load the data whole.  On a terminal, a progress bar.  A
     classifier learns the file's two labels as they are (0/1, 2/4, ...) and olk predict prints them."""
     from .algorithms import registry

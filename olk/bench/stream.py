@@ -153,7 +153,7 @@ def olk_train(path: Path, alg: str, budget: int, gamma: float, out: Path, chunk:
         cmd = [sys.executable, "-c", "from olk.cli import main; main()", *map(str, args)]
     else:
         cmd = _olk(*args, *(["--chunk", chunk] if chunk else []), *(["--in-memory"] if in_memory else []))
-    p = timed(cmd, env)
+    p = timed(cmd, env, cwd=tempfile.gettempdir())      # a neutral directory: `python -c` puts the current one first
     if p.code != 0:
         raise SystemExit(f"olk bench stream: {' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
     return p
@@ -290,7 +290,7 @@ def main(argv=None):
         from olk.fileio import check_writable_dir
         out_dir = Path(args.out) if args.out else _project() / "results" / "bench"
         check_writable_dir(out_dir, "--out")
-    data_dir = Path(args.data_dir) if args.data_dir else _project() / "datasets" / "bench"
+    data_dir = (Path(args.data_dir) if args.data_dir else _project() / "datasets" / "bench").resolve()
     env = child_env()
     md = [f"olk bench stream: {args.pairs} round(s) per size and learner, {args.features} dense features, seed "
           f"{args.seed}, B = {args.budget}, gamma {args.gamma:g}, {platform.processor() or platform.machine()}, "
