@@ -326,3 +326,12 @@ def test_one_read_widens_the_model_to_later_wider_rows_exactly(tmp_path, capsys)
         _train(capsys, p, tmp_path, "m.olk", "-a", alg, "--in-memory")
         assert "streamed in one read" in _train(capsys, p, tmp_path, "s.olk", "-a", alg, "--chunk", "1000")
         same_model(tmp_path / "s.olk", tmp_path / "m.olk")
+
+
+def test_the_benchmarks_generator_is_seeded_and_written_as_documented(tmp_path):
+    a = write_data(tmp_path / "a.libsvm", 3, features=4, seed=45)
+    b = write_data(tmp_path / "b.libsvm.gz", 3, features=4, seed=45)
+    assert a.read_bytes() == gzip.decompress(b.read_bytes())
+    first = a.read_text().splitlines()[0].split()
+    assert first[0] in ("+1", "-1") and [t.split(":")[0] for t in first[1:]] == ["1", "2", "3", "4"]
+    assert all(len(t.split(":")[1].split(".")[1]) == 4 for t in first[1:])
