@@ -18,8 +18,9 @@ a quarter of the plain file's).
 **The sides**, each a whole process timed from spawn to exit, its peak memory its own (``/usr/bin/time -f %M``, as
 :mod:`olk.bench.core` measures it):
 
-* ``olk train FILE -a ALG --set budget=B -k gaussian(gamma)``: the streamed train (a first read of the rows and
-  labels, then the rows learned as they are parsed; ``--chunk``); rows/s = rows / wall;
+* ``olk train FILE -a ALG --set budget=B -k gaussian(gamma)``: the streamed train (the rows learned as they are
+  parsed: one read here, binary labels and dense rows being clear from the first chunk; ``--chunk``); rows/s =
+  rows / wall;
 * ``olk train --in-memory``: the same model with the dataset loaded whole first (through an empty dataset cache of
   its own: a file this large is converted to the cache in blocks and mapped), up to ``--in-memory-rows`` rows
   (default 2,000,000);
@@ -172,18 +173,10 @@ CPP_OPT = {"rbp": "kernel-rbp", "forgetron": "kernel-forgetron"}
 
 
 def kol(exe: Path, plain: Path, alg: str, budget: int, gamma: float):
-    from .core import timed
+    from .core import kol_lines, timed
     cmd = [str(exe), "-i", str(plain), "-opt", CPP_OPT[alg], "-B", str(budget), "-gamma", str(gamma)]
     p = timed(cmd)
-    got = {}
-    for line in p.stdout.splitlines():
-        line = line.strip()
-        if line.startswith("Learning time:"):
-            got["learn_s"] = float(line.split(":")[1].split()[0])
-        elif line.startswith("#Training Instances:"):
-            got["rows"] = int(line.split(":")[1])
-        elif line.startswith(("Learn acuracy:", "Learn accuracy:")):
-            got["accuracy"] = float(line.split(":")[1].strip().rstrip("%"))
+    got = kol_lines(p.stdout)
     if p.code != 0 or "rows" not in got:
         from olk.errors import ConfigError
         raise ConfigError(f"olk bench stream: --vs-cpp {exe}: '{' '.join(cmd)}' exited {p.code} without its "
@@ -349,7 +342,7 @@ def main(argv=None):
                             reference = digest
                         elif side == "KOL":
                             p, r = kol(exe, plain, alg, args.budget, args.gamma)
-                            rec.update(rows_s=r["rows"] / p.wall, learn_s=r.get("learn_s"),
+                            rec.update(rows_s=r["rows"] / p.wall, learn_s=r.get("time_s"),
                                        accuracy=r.get("accuracy"))
                         else:                               # River: learn_one over its rows, then predict_one
                             p, r = river_side(path, alg, args.budget, args.gamma, args.river_rows, env)
