@@ -15,7 +15,8 @@ BENCH_AMKL ?=
 BENCH_CANON ?=
 BENCH_RIVER ?=
 BENCH_ECOSYSTEM ?=
-# olk bench stream: 2M and 10M generated rows (files kept in datasets/bench/, ~3 GB); e.g. BENCH_STREAM="--vs-cpp ~/KOL/build/bin/KOL"
+# olk bench stream: 2M and 10M generated rows (kept in datasets/bench/: 2.9 GB gzip, 6.2 GB more of plain copies with
+# --vs-cpp); e.g. BENCH_STREAM="--vs-cpp ~/KOL/build/bin/KOL --baseline ../olk-before"
 BENCH_STREAM ?=
 
 .PHONY: install demo test docs docs-serve regress bench reproduce-all asan clean help
