@@ -15,6 +15,9 @@ BENCH_AMKL ?=
 BENCH_CANON ?=
 BENCH_RIVER ?=
 BENCH_ECOSYSTEM ?=
+# olk bench stream: 2M and 10M generated rows (kept in datasets/bench/: 2.9 GB gzip, 6.2 GB more of plain copies with
+# --vs-cpp); e.g. BENCH_STREAM="--vs-cpp ~/KOL/build/bin/KOL --baseline ../olk-before"
+BENCH_STREAM ?=
 
 .PHONY: install demo test docs docs-serve regress bench reproduce-all asan clean help
 
@@ -71,6 +74,7 @@ bench: $(STAMP)
 	$(OLK) bench canon $(BENCH_CANON)
 	$(OLK) bench river $(BENCH_RIVER)
 	$(OLK) bench ecosystem $(BENCH_ECOSYSTEM)
+	$(OLK) bench stream $(BENCH_STREAM)
 
 # every paper config with --resume, then the report (olk reproduce): the expected time is printed first (from the run
 # times recorded in results/*/runs.jsonl), a failing config does not stop the others, the failures are listed at the

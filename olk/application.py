@@ -30,9 +30,14 @@ STDIN_CHUNK_ROWS = 20_000
 
 # ============================================================================================== train
 def train(data: str, algorithm: str, *, kernel=None, params: dict | None = None, seed: int = 0,
-          shuffle: int | None = None, out: str, positive_label=None, quiet: bool = False, log=print) -> dict:
-    """Train `algorithm` on DATA (a registry dataset or a LIBSVM file) and save the model to `out`; returns a
-    summary ({rows, features, n_sv, seconds, classes})."""
+          shuffle: int | None = None, out: str, positive_label=None, quiet: bool = False, chunk: int | None = None,
+          in_memory: bool = False, log=print) -> dict:
+    """Train `algorithm` on DATA (a registry dataset, a LIBSVM file, or '-': LIBSVM lines on standard input) and
+    save the model to `out`; returns a summary ({rows, features, n_sv, seconds, classes, streamed}).
+
+    An online learner on a LIBSVM file (or standard input) in file order *streams* (:func:`train_streamed`: the
+    rows are learned as they are parsed, `chunk` bytes of text at a time); a registry dataset, ``shuffle``, a
+    batch learner and ``in_memory`` load the data whole first (the same model)."""
     from .algorithms import registry
     from .data import get_registry, load_dataset
     from .fileio import check_writable_dir
@@ -45,6 +50,16 @@ def train(data: str, algorithm: str, *, kernel=None, params: dict | None = None,
     if positive_label is not None and task.labels == "classes":
         raise ConfigError(f"--positive-label: {cls.name} ({cls.display}) is a multi-class learner: it learns all "
                           f"the labels of {data}; drop --positive-label (or pick a binary learner)")
+    if data == "-" or (not in_memory and shuffle is None and not cls.batch and data not in get_registry()
+                       and Path(data).is_file()):
+        if data == "-" and (shuffle is not None or cls.batch or in_memory):
+            what = ("--shuffle" if shuffle is not None else "--in-memory" if in_memory else
+                    f"{cls.name} is a batch learner: it")
+            raise ConfigError(f"olk train -: standard input is read once, in its order; {what} needs a file (write "
+                              f"the lines to one and give its path)")
+        return train_streamed(lambda: registry.make(cls.name, kernel=kernel, random_state=seed, where=cls.name,
+                                                    **(params or {})),
+                              data, positive_label=positive_label, quiet=quiet, chunk=chunk, out=out, log=log)
     own_file = data not in get_registry()
     # an own file is read with its labels (or targets) as they are -- a classifier keeps them (encode_labels) --;
     # a registry dataset as the registry prepares it
@@ -78,7 +93,167 @@ def train(data: str, algorithm: str, *, kernel=None, params: dict | None = None,
             f"{elapsed:.1f} s; model saved to {out}")
     kept = classes if classes is not None else model.classes_ if task.classifier else None
     return {"rows": d.n_samples, "features": d.n_features, "n_sv": model.n_sv, "seconds": elapsed,
-            "classes": None if kept is None else kept.tolist()}
+            "classes": None if kept is None else kept.tolist(), "streamed": False}
+
+
+def train_streamed(make_model, data: str, *, positive_label=None, quiet: bool = False, chunk: int | None = None,
+                   out: str, log=print) -> dict:
+    """One online pass of the learner `make_model()` builds over the LIBSVM file DATA (or standard input, '-') in
+    file order, learning the rows as they are parsed, then save it to `out`: the model of the in-memory path
+    (:func:`train` on the loaded dataset, :func:`train_online`) bit for bit, in memory bounded by one chunk of text
+    and the model (:mod:`olk.data.stream`, `chunk` bytes of text at a time, :data:`~olk.data.stream.BLOCK_BYTES` by
+    default).
+
+    What the pass must know before its first row is the whole file's: the storage (dense or sparse, by the loader's
+    rule, :func:`olk.data.loader.auto_sparse`), the classes (:func:`label_code`) and, for a step size 1/sqrt(T)
+    without a horizon, the rows.  **One read** where the first chunk tells (:func:`_train_one_read`: a binary
+    classifier or a regressor that needs no T, on a file): its density and labels decide, the rows are learned as
+    they come (the pool widens to each chunk's width: exact, ``SVPool.widen``), and at the end the decisions are
+    checked against the whole file's; should one differ (a density near the threshold, a label that changes which
+    is the larger), the learner is made anew and the file read twice.  **Two reads** otherwise: the first keeps
+    none of the rows, only their count, stored non-zeros, widest index and labels (:func:`olk.data.stream.scan`,
+    every line checked); the second learns them.  Standard input is read twice, copied to a temporary file (disk,
+    not memory) during the first read.  On a terminal (and not `quiet`) each read shows a bar of the bytes read of
+    the file's size, the rows and their rate."""
+    import os
+    import tempfile
+
+    from .data.dataset import canonical_X
+    from .data.loader import auto_sparse
+    from .data.stream import BLOCK_BYTES, ReadBar, Source, iter_blocks, scan
+    from .tasks import TASKS
+    model = make_model()
+    task = TASKS[model.task]
+    chunk = chunk or BLOCK_BYTES
+    name = "<stdin>" if data == "-" else data
+    desc = f"olk train {model.name}"
+    spool = None
+    t_scan = 0.0
+    t0 = time.perf_counter()
+    done = _train_one_read(model, data, positive_label=positive_label, chunk=chunk, quiet=quiet, desc=desc, log=log)
+    try:
+        if done is None:                        # two reads
+            model = make_model()
+            t0 = time.perf_counter()
+            with Source(data) as source, ReadBar(f"{desc}: first read", source.size, not quiet) as bar:
+                if data == "-":
+                    spool = tempfile.NamedTemporaryFile(prefix="olk-train-stdin-", suffix=".libsvm", delete=False)
+                summary = scan(source, labels=task.classifier, block_bytes=chunk,
+                               tee=None if spool is None else spool.write, progress=bar)
+                if spool is not None:
+                    spool.close()
+            t_scan = time.perf_counter() - t0
+            n, width = summary.rows, summary.columns
+            if n == 0:
+                raise DataError(f"{name}: empty file (no data lines): expected '<label> <index>:<value> ...' per "
+                                f"line")
+            code, classes = None, None
+            if task.classifier:
+                if summary.labels is None:
+                    from .data.stream import MAX_LABELS
+                    raise DataError(f"{name}: more than {MAX_LABELS:,} distinct labels, but {model.name} is a "
+                                    f"classifier: give it a file of class labels")
+                if task.labels == "classes":    # every label as the file has it (the learner keeps them)
+                    first = {"classes": summary.labels}
+                else:
+                    code, classes = label_code(summary.labels, positive_label, f"dataset {data}", log)
+                    first = {"classes": np.unique(np.where(summary.labels == code, 1.0, -1.0))}
+            else:
+                first = {}
+            sparse = auto_sparse(summary.nnz, n, width)
+            set_horizon(model, n)
+            t0 = time.perf_counter()
+            rows = 0
+            with Source(data if spool is None else spool.name, name) as source, \
+                    ReadBar(desc, source.size, not quiet) as bar:
+                for X, y in iter_blocks(source, block_bytes=chunk, width=width, progress=bar):
+                    if code is not None:
+                        y = np.where(y == code, 1.0, -1.0)
+                    model.partial_fit(canonical_X(X, sparse=sparse), y, **first)
+                    first = {}
+                    rows += y.shape[0]
+            if rows != n:
+                raise DataError(f"{name}: {rows:,} rows where the first read found {n:,}: the file changed while it "
+                                f"was read; run the command again")
+            done = {"rows": n, "width": width, "classes": classes}
+        elapsed = time.perf_counter() - t0
+    finally:
+        if spool is not None:
+            spool.close()
+            os.unlink(spool.name)
+    n, width = done["rows"], done["width"]
+    if done["classes"] is not None:
+        model.classes_ = done["classes"]
+    from .persist import save
+    save(model, out)
+    if not quiet:
+        svs = f", {model.n_sv:,} support vector{'' if model.n_sv == 1 else 's'}" if model.n_sv else ""
+        how = (f"streamed (+ {t_scan:.1f} s for a first read of its rows and labels)" if t_scan
+               else "streamed in one read")
+        log(f"olk: trained {model.name} on {n:,} rows of {name} ({width} features{svs}) in {elapsed:.1f} s, {how}; "
+            f"model saved to {out}")
+    kept = model.classes_ if task.classifier else None
+    return {"rows": n, "features": width, "n_sv": model.n_sv, "seconds": elapsed,
+            "classes": None if kept is None else kept.tolist(), "streamed": True, "reads": 2 if t_scan else 1}
+
+
+def _train_one_read(model, data: str, *, positive_label, chunk: int, quiet: bool, desc: str, log) -> dict | None:
+    """The pass of :func:`train_streamed` in one read of the file, where the first chunk decides what the pass
+    must know first; {rows, width, classes} if the whole file's decisions turn out the same, else None (the model
+    is then spoiled: the caller makes another).  None at once (nothing learned) for standard input, a multi-class
+    learner, a learner that cannot widen, a step 1/sqrt(T) without a horizon (T = the rows), and a first chunk
+    whose labels do not tell which is the positive class (one label other than -1/+1)."""
+    from .data.dataset import CSRArrays, canonical_X
+    from .data.loader import auto_sparse
+    from .data.stream import MAX_LABELS, ReadBar, Source, iter_blocks
+    from .tasks import TASKS
+    task = TASKS[model.task]
+    horizon = model.hyperparams.get("horizon") == 0 and model.hyperparams.get("step_size", "sqrt_T") == "sqrt_T"
+    if data == "-" or task.labels == "classes" or not model.widens or horizon:
+        return None
+    name = data
+    found = np.empty(0)
+    rows = nnz = width = 0
+    pos: Any = None
+    sparse = False
+    with Source(data) as source, ReadBar(desc, source.size, not quiet) as bar:
+        for X, y in iter_blocks(source, block_bytes=chunk, progress=bar):
+            first = rows == 0
+            rows += y.shape[0]
+            nnz += int(np.count_nonzero(X.data))
+            width = max(width, X.shape[1])
+            if task.classifier:
+                found = np.union1d(found, y)
+                if found.shape[0] > MAX_LABELS:
+                    return None
+            if first:
+                sparse = auto_sparse(nnz, rows, width)
+                if task.classifier:
+                    if positive_label is not None:
+                        pos = _as_label(positive_label, found)
+                    elif found.shape[0] == 2:
+                        pos = found[1]
+                    elif found.shape[0] == 1 and found[0] in (-1, 1):
+                        pos = found.dtype.type(1)
+                    else:
+                        return None
+            X = canonical_X(CSRArrays(X.data, X.indices, X.indptr, (X.shape[0], width)), sparse=sparse)
+            model.partial_fit(X, np.where(y == pos, 1.0, -1.0) if task.classifier else y,
+                              **({"classes": np.array([-1.0, 1.0])} if first and task.classifier else {}))
+    if rows == 0:
+        raise DataError(f"{name}: empty file (no data lines): expected '<label> <index>:<value> ...' per line")
+    width = max(width, 1)
+    classes = None
+    if task.classifier:
+        code, classes = label_code(found, positive_label, f"dataset {data}", log=lambda m: None)
+        if code != pos:
+            return None
+    if auto_sparse(nnz, rows, width) != sparse:
+        return None
+    if task.classifier:
+        label_code(found, positive_label, f"dataset {data}", log)      # its warning (one label), once
+    model.n_features_in_ = width
+    return {"rows": rows, "width": width, "classes": classes}
 
 
 def file_labels(d) -> np.ndarray:
@@ -95,7 +270,14 @@ def encode_labels(y, positive_label, where: str, log=print) -> tuple[np.ndarray,
     positive one: `positive_label`, else the larger); more than two need `positive_label` (L against the rest:
     classes_ = [-1, L]); one label: a one-line warning (the model predicts it for every row)."""
     y = np.asarray(y)
-    found = np.unique(y)
+    pos, classes = label_code(np.unique(y), positive_label, where, log)
+    return np.where(y == pos, 1.0, -1.0), classes
+
+
+def label_code(found: np.ndarray, positive_label, where: str, log=print) -> tuple[Any, np.ndarray]:
+    """(pos, classes_) for a file whose distinct labels are `found` (sorted): a row is +1 where its label equals
+    pos, else -1 (:func:`encode_labels` on every row; a streamed train codes each chunk so); the rules, errors
+    and warning of :func:`encode_labels`."""
     if positive_label is not None:
         pos = _as_label(positive_label, found)
         if not np.any(found == pos):
@@ -107,21 +289,20 @@ def encode_labels(y, positive_label, where: str, log=print) -> tuple[np.ndarray,
                             f"{', ...' if found.size > 6 else ''}); a binary classifier needs two: give "
                             f"--positive-label L to learn L against the rest, or train a multi-class learner "
                             f"(e.g. -a mc_pa1)")
-        y_pm = np.where(y == pos, 1.0, -1.0)
         neg = np.asarray(-1, dtype=found.dtype) if found.dtype.kind in "iuf" else np.asarray("rest")
-        return y_pm, np.array([neg.item(), pos.item()], dtype=found.dtype if found.dtype.kind in "iuf" else object)
+        return pos, np.array([neg.item(), pos.item()], dtype=found.dtype if found.dtype.kind in "iuf" else object)
     if found.size == 1:
         only = found[0]
         log(f"olk: warning: {where} has one label only ({_text(only)}): the model predicts {_text(only)} for "
             f"every row")
         if only in (-1, 1) and found.dtype.kind in "iuf":
-            return np.where(y == 1, 1.0, -1.0), np.array([-1, 1], dtype=found.dtype)
-        return np.ones(y.shape[0]), np.array([only, only], dtype=found.dtype)
+            return found.dtype.type(1), np.array([-1, 1], dtype=found.dtype)
+        return only, np.array([only, only], dtype=found.dtype)
     if positive_label is None:
         neg, pos = found[0], found[1]
     else:
         neg = found[0] if found[1] == pos else found[1]
-    return np.where(y == pos, 1.0, -1.0), np.array([neg, pos], dtype=found.dtype)
+    return pos, np.array([neg, pos], dtype=found.dtype)
 
 
 def _as_label(value, found: np.ndarray):
@@ -142,8 +323,7 @@ def train_online(model, X, y, desc: str, quiet: bool, chunks: int = 100):
     anytime step (``step_size='auto'`` without a horizon) needs no T and is left as it is."""
     from .tasks import TASKS
     n = int(y.shape[0])
-    if model.hyperparams.get("horizon") == 0 and model.hyperparams.get("step_size", "sqrt_T") == "sqrt_T":
-        model.set_params(horizon=n)
+    set_horizon(model, n)
     size = max(1000, math.ceil(n / chunks))
     kw = {"classes": np.unique(y)} if TASKS[model.task].classifier else {}
     bar = None
@@ -162,13 +342,21 @@ def train_online(model, X, y, desc: str, quiet: bool, chunks: int = 100):
     return model
 
 
+def set_horizon(model, n: int) -> None:
+    """A step size 1/sqrt(T) whose T is "the rows of the bound data" (``horizon`` = 0) is given T = `n`, the rows
+    of the whole pass, before a pass made of several ``partial_fit`` calls."""
+    if model.hyperparams.get("horizon") == 0 and model.hyperparams.get("step_size", "sqrt_T") == "sqrt_T":
+        model.set_params(horizon=n)
+
+
 # ============================================================================================== predict
 def predict(model_path: str, data: str, *, out: str | None = None, proba: bool = False, write=None,
-            log=print) -> dict:
-    """Predict every row of DATA ('-': LIBSVM lines on standard input, streamed in chunks) with a saved model;
-    write one line per row (the label, or the value of a regressor; with `proba` then P(class) of each class) to
-    `out` (default: `write`, i.e. standard output) as the rows are predicted; log the accuracy / MSE.  Returns
-    {rows, correct, sq_error}."""
+            quiet: bool = False, chunk: int | None = None, log=print) -> dict:
+    """Predict every row of DATA (a LIBSVM file, streamed `chunk` bytes of text at a time; '-': LIBSVM lines on
+    standard input, streamed in chunks of lines; a registry dataset, loaded) with a saved model; write one line
+    per row (the label, or the value of a regressor; with `proba` then P(class) of each class) to `out` (default:
+    `write`, i.e. standard output) as the rows are predicted; log the accuracy / MSE (not when `quiet`, which
+    also hides the progress bar a file's read shows on a terminal).  Returns {rows, correct, sq_error}."""
     from .persist import load
     m: Any = load(model_path)
     est = sys.modules.get("olk.estimators")     # loaded by load() for a saved estimator (it imports scikit-learn)
@@ -185,7 +373,7 @@ def predict(model_path: str, data: str, *, out: str | None = None, proba: bool =
     sink, close = _sink(out, write)
     stats = {"rows": 0, "correct": 0, "sq_error": 0.0, "comparable": True}
     try:
-        for X, y, _src in _chunks(data):
+        for X, y, _src in _chunks(data, chunk, show=not quiet):
             pred = m.predict(X)
             lines = [repr(float(v)) for v in pred] if regression else [_text(v) for v in pred]
             if proba:
@@ -201,10 +389,10 @@ def predict(model_path: str, data: str, *, out: str | None = None, proba: bool =
                 stats["comparable"] = False
     finally:
         close()
-    if proba:
+    if proba and not quiet:
         log(f"olk: columns: predicted label, P({_text(classes[0])}), P({_text(classes[1])})")
     n = stats["rows"]
-    if n:
+    if n and not quiet:
         if regression:
             log(f"mean squared error = {stats['sq_error'] / n:.6g} ({n} rows)")
         elif stats["comparable"]:
@@ -243,12 +431,13 @@ def _sink(out, write):
     return put, close
 
 
-def _chunks(data: str):
+def _chunks(data: str, chunk: int | None = None, show: bool = False):
     """(X, y, name) blocks of DATA: standard input in chunks of :data:`STDIN_CHUNK_ROWS` lines (line numbers in
-    errors counted over the whole stream), or the whole file / registry dataset at once (a file read in chunks of
-    text: memory holds its arrays, not its text)."""
+    errors counted over the whole stream), a file in chunks of `chunk` bytes of text (:mod:`olk.data.stream`; X as
+    the whole file's read gives its rows: a CSR matrix of the parsed values, as wide as the chunk's largest index,
+    which changes no score: SVPool.widen), or a registry dataset at once."""
     from .data import get_registry, load_dataset
-    from .data.libsvm import iter_libsvm_blocks, read_libsvm_file
+    from .data.libsvm import iter_libsvm_blocks
     if data == "-":
         any_rows = False
         for X, y in iter_libsvm_blocks(sys.stdin.buffer, "<stdin>", lines=STDIN_CHUNK_ROWS):
@@ -261,10 +450,14 @@ def _chunks(data: str):
         d = load_dataset(data)              # a registry dataset, or the loader's one-line error for a bad path
         yield _without_trailing_zero_columns(d.X), file_labels(d), data
         return
-    X, y = read_libsvm_file(data, data)
-    if X.shape[0] == 0:
+    from .data.stream import BLOCK_BYTES, ReadBar, Source, iter_blocks
+    any_rows = False
+    with Source(data) as source, ReadBar("olk predict", source.size, show) as bar:
+        for X, y in iter_blocks(source, block_bytes=chunk or BLOCK_BYTES, progress=bar):
+            any_rows = True
+            yield X.tocsr(), y, data
+    if not any_rows:
         raise DataError(f"{data}: no data lines: expected '<label> <index>:<value> ...' per line")
-    yield X, y, data
 
 
 def _without_trailing_zero_columns(X):

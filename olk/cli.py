@@ -392,20 +392,39 @@ def check_learner_cmd(target, sets, skip, seed):
 @click.option("--positive-label", default=None, metavar="L",
               help="The label that is the positive class (default: the larger of two); with more than two labels, "
                    "learn L against the rest.")
+@click.option("--chunk", default=None, metavar="SIZE",
+              help="Bytes of text a streamed train reads and learns at a time (default 4M): memory holds one chunk "
+                   "and its rows, whatever the file's size.")
+@click.option("--in-memory", is_flag=True,
+              help="Load the whole file first instead of streaming it (the same model; memory grows with the file).")
 @plugin_option
-def train(data, algorithm, kernel, sets, seed, shuffle, out, quiet, positive_label):
+def train(data, algorithm, kernel, sets, seed, shuffle, out, quiet, positive_label, chunk, in_memory):
     """Train a learner on DATA and save the model (like LIBSVM's svm-train).
 
-    DATA is a registry dataset (see 'olk datasets list') or a LIBSVM file (plain, .gz, .bz2 or .xz).  An online
-    learner makes one pass over the rows in file order (--shuffle SEED: in a seeded random order; in chunks,
-    with a progress bar on a terminal: the same model as one pass); a batch learner is fitted on all of them.
-    A classifier learns the file's two labels as they are (0/1, 2/4, ...) and olk predict prints them."""
+    DATA is a registry dataset (see 'olk datasets list'), a LIBSVM file (plain, .gz, .bz2 or .xz) or '-' (LIBSVM
+    lines on standard input).  An online learner makes one pass over the rows in file order; on a file (or '-') it
+    streams: the rows are learned as they are parsed, in memory bounded by --chunk and the model (the same model as
+    loading the file whole), in one read where the first chunk tells the storage and the classes, else after a
+    first read of the rows and labels.  --shuffle SEED (a seeded random
+    order), a registry dataset and a batch learner load the data whole.  On a terminal, a progress bar.  A
+    classifier learns the file's two labels as they are (0/1, 2/4, ...) and olk predict prints them."""
     from .algorithms import registry
     from .application import train as do_train
     cls = registry.get(algorithm, "--algorithm")
     do_train(data, cls.name, kernel=_kernel_option(kernel), params=_train_params(cls.name, sets), seed=seed,
-             shuffle=shuffle, out=out, positive_label=positive_label, quiet=quiet,
-             log=lambda m: click.echo(m, err=True))
+             shuffle=shuffle, out=out, positive_label=positive_label, quiet=quiet, chunk=_chunk_option(chunk),
+             in_memory=in_memory, log=lambda m: click.echo(m, err=True))
+
+
+def _chunk_option(text: str | None) -> int | None:
+    """--chunk SIZE of 'olk train' / 'olk predict': a positive size (4M, 512K), None for the default."""
+    if text is None:
+        return None
+    from .units import parse_size
+    size = parse_size(text, "--chunk", zero="not allowed")
+    if size < 1:
+        raise ConfigError(f"--chunk: must be a positive size such as 4M or 512K, got {text!r}")
+    return size
 
 
 def _train_params(name: str, sets) -> dict:
@@ -447,17 +466,22 @@ def _kernel_option(text: str | None):
               help="Write the predictions to this file (default: standard output).")
 @click.option("--proba", is_flag=True,
               help="Also write the probability of each class (learners with predict_proba only).")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar and no accuracy line (the bar is shown only when stderr is a terminal).")
+@click.option("--chunk", default=None, metavar="SIZE",
+              help="Bytes of text of a file read and predicted at a time (default 4M).")
 @plugin_option
-def predict(model, data, out, proba):
+def predict(model, data, out, proba, quiet, chunk):
     """Predict every row of DATA with a saved MODEL (like LIBSVM's svm-predict).
 
-    DATA is a LIBSVM file, '-' for LIBSVM lines on standard input (streamed in chunks: predictions are written as
-    they come, in bounded memory), or a registry dataset.  Writes one line per row: the predicted label (the
-    model's own labels; with --proba: then P(class) for each of the model's two classes, in that order), and
-    prints the accuracy (the MSE for a regression model) to standard error."""
+    DATA is a LIBSVM file (streamed in chunks of --chunk bytes), '-' for LIBSVM lines on standard input
+    (streamed in chunks of lines), or a registry dataset (loaded whole): predictions are written as they come,
+    in memory bounded by a chunk and the model.  Writes one line per row: the predicted label (the model's own
+    labels; with --proba: then P(class) for each of the model's two classes, in that order), and prints the
+    accuracy (the MSE for a regression model) to standard error.  On a terminal, a progress bar."""
     from .application import predict as do_predict
-    do_predict(model, data, out=out, proba=proba, write=lambda text: click.echo(text, nl=False),
-               log=lambda m: click.echo(m, err=True))
+    do_predict(model, data, out=out, proba=proba, quiet=quiet, chunk=_chunk_option(chunk),
+               write=lambda text: click.echo(text, nl=False), log=lambda m: click.echo(m, err=True))
 
 
 @cli.command()
@@ -507,7 +531,8 @@ def reproduce(configs, n_jobs, estimate_only):
 @click.argument("suite", required=False, default="core", metavar="[SUITE]")
 @click.argument("options", nargs=-1, type=click.UNPROCESSED)
 def bench(suite, options):
-    """Speed benchmarks: SUITE is core (default), learners, batch, multi, klr, amkl, canon, river, ecosystem or all.
+    """Speed benchmarks: SUITE is core (default), learners, batch, multi, klr, amkl, canon, river, ecosystem, stream
+    or all.
 
     Each suite takes its own options (olk bench SUITE --help).  'all' runs every suite in that order, each
     with its defaults (make bench); speed claims live here, never in unit tests."""

@@ -84,7 +84,18 @@ def test_default_limit_is_a_fraction_of_the_machine():
     assert total > 0 and limit == int(0.8 * total) and "0.8 of the machine's" in source
 
 
-MEASURE = textwrap.dedent("""
+# the script's own memory.check records every estimate the runner makes
+RECORD = """
+from olk.experiment import memory
+from olk.experiment import runner as runner_mod
+seen = []
+real = memory.check
+def check(specs, data, **kw):
+    seen.append(real(specs, data, **kw))
+    return seen[-1]
+runner_mod.memory.check = check
+"""
+MEASURE = RECORD + textwrap.dedent("""
     import json, sys
     import numpy as np
     from olk.experiment import memory, parse_config, Runner
@@ -93,12 +104,6 @@ MEASURE = textwrap.dedent("""
     X = rng.standard_normal((3000, 2000)) / 40.0        # 48 MB dense; random labels: about half become SVs
     y = np.where(rng.random(3000) < 0.5, -1.0, 1.0)
     runner_mod.prepare_data = lambda cfg, unavailable, **kw: {"a9a-small": (X, y)}
-    seen = []
-    real = memory.check
-    def check(specs, data, **kw):
-        seen.append(real(specs, data, **kw))
-        return seen[-1]
-    runner_mod.memory.check = check
     cfg = parse_config({"name": "m", "repeats": 1, "datasets": ["a9a-small"], "algorithms": ["perceptron"],
                         "kernel": {"type": "gaussian", "gamma": 0.001}})
     Runner(cfg, sys.argv[1], n_jobs=1, progress=False, log=lambda m: None).run()
@@ -112,7 +117,7 @@ MEASURE = textwrap.dedent("""
 # run and reports the run's own ru_maxrss (RUSAGE_CHILDREN)
 LAUNCH = textwrap.dedent("""
     import json, resource, subprocess, sys
-    r = subprocess.run([sys.executable, "-c", sys.argv[1], sys.argv[2]], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", *sys.argv[1:]], capture_output=True, text=True)
     if r.returncode:
         sys.exit(r.stderr)
     got = json.loads(r.stdout.strip().splitlines()[-1])
@@ -132,3 +137,33 @@ def test_estimate_is_an_upper_bound_within_a_small_factor_of_the_measured_peak(t
           f"ratio {ratio:.2f}, {got['n_sv']} SVs")
     assert 1000 < got["n_sv"] < 3000
     assert 0.4 < ratio <= 1.0, got
+
+
+COLD = RECORD + textwrap.dedent("""
+    import json, sys
+    from olk.experiment import memory, parse_config, Runner
+    from olk.experiment import runner as runner_mod
+    cfg = parse_config({"name": "m", "repeats": 1, "datasets": [sys.argv[2]], "kernel": {"type": "gaussian",
+                        "gamma": 0.05}, "algorithms": [{"name": "rbp", "params": {"budget": 100}}]})
+    r = Runner(cfg, sys.argv[1], n_jobs=1, progress=False, log=lambda m: None)
+    r.run()
+    print(json.dumps({"estimate": max(e["total"] for e in seen if e), "loads": r.loads}))
+""")
+
+
+def test_on_a_cold_cache_the_estimate_covers_the_conversion_and_the_run(tmp_path):
+    """`olk run` on a new large file of your own (a cold cache): the text is converted to the cache in blocks, then
+    the run reads the memory-mapped rows; the estimate bounds the peak of the whole process from above, within 2x
+    (ru_maxrss of a fresh process)."""
+    from olk.bench.stream import write_data
+    from olk.data.loader import STREAM_MIN
+    data = write_data(tmp_path / "big.libsvm", 250_000, features=20)     # ~55 MB of text, 40 MB of arrays
+    assert data.stat().st_size >= STREAM_MIN
+    env = {**os.environ, "OLK_CACHE": str(tmp_path / "cold-cache")}
+    r = subprocess.run([sys.executable, "-c", LAUNCH, COLD, str(tmp_path / "o"), str(data)], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    print(f"cold cache: measured {got['maxrss'] / 2**20:.0f} MB, estimated {got['estimate'] / 2**20:.0f} MB")
+    assert got["loads"] == {str(data): "blocks"}
+    assert got["estimate"] / 2 <= got["maxrss"] <= got["estimate"], got

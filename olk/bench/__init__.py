@@ -21,11 +21,14 @@ Suites (``olk bench SUITE [options]``; ``olk bench SUITE --help`` lists a suite'
   ``progressive_val_score`` on Phishing, paired against River's PAClassifier in the same run.
 * ``ecosystem`` (:mod:`olk.bench.ecosystem`): olk's models next to River's and scikit-learn's own on their bundled
   datasets (``progressive_val_score``; ``cross_validate``): accuracy (MAE), examples/s or fit/predict time, one run.
+* ``stream`` (:mod:`olk.bench.stream`): ``olk train`` / ``olk predict`` streaming generated dense files of 2M and
+  10M rows (gzip): peak memory and rows/s, next to the C++ library's ``KOL`` (``--vs-cpp``) and River's
+  ``stream.iter_libsvm`` + ``learn_one``, in alternating rounds with the load recorded; ``olk run`` from the cache.
 * ``all``: every suite in that order (``make bench``).
 """
 import argparse
 
-SUITES = ("core", "learners", "batch", "multi", "klr", "amkl", "canon", "river", "ecosystem")
+SUITES = ("core", "learners", "batch", "multi", "klr", "amkl", "canon", "river", "ecosystem", "stream")
 
 
 class _Parser(argparse.ArgumentParser):

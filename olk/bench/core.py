@@ -306,13 +306,10 @@ def olk_process(case: Case, path: Path, refs: bool, env: dict | None = None) -> 
     return json.loads(p.stdout.strip().splitlines()[-1]), p
 
 
-def cpp_process(exe: Path, case: Case, path: Path) -> tuple[dict, Proc]:
-    """The C++ library's KOL on `path`: its "Learning time", #SV and mistakes, and the process."""
-    from olk.errors import ConfigError
-    cmd = [str(exe), "-i", str(path), "-opt", case.cpp[0], "-gamma", str(case.gamma), *case.cpp[1:]]
-    p = timed(cmd)
-    got = {}
-    for line in p.stdout.splitlines():
+def kol_lines(stdout: str) -> dict:
+    """What the C++ library's KOL prints: time_s ("Learning time"), n_sv, accuracy ("Learn acuracy", sic), rows."""
+    got: dict = {}
+    for line in stdout.splitlines():
         line = line.strip()
         if line.startswith("Learning time:"):
             got["time_s"] = float(line.split(":")[1].split()[0])
@@ -322,6 +319,15 @@ def cpp_process(exe: Path, case: Case, path: Path) -> tuple[dict, Proc]:
             got["accuracy"] = float(line.split(":")[1].strip().rstrip("%"))
         elif line.startswith("#Training Instances:"):
             got["rows"] = int(line.split(":")[1])
+    return got
+
+
+def cpp_process(exe: Path, case: Case, path: Path) -> tuple[dict, Proc]:
+    """The C++ library's KOL on `path`: its "Learning time", #SV and mistakes, and the process."""
+    from olk.errors import ConfigError
+    cmd = [str(exe), "-i", str(path), "-opt", case.cpp[0], "-gamma", str(case.gamma), *case.cpp[1:]]
+    p = timed(cmd)
+    got = kol_lines(p.stdout)
     if p.code != 0 or "time_s" not in got or "rows" not in got:
         raise ConfigError(f"olk bench core: --vs-cpp {exe}: '{' '.join(cmd)}' exited {p.code} without the library's "
                           f"'Learning time' line ({(p.stderr or p.stdout).strip()[-200:]!r}); give the KOL executable "

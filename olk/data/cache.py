@@ -226,6 +226,100 @@ def save(key: str, X, y, extra=None) -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+class _Appender:
+    """A ``.npy`` file written a block of rows at a time: a header of :data:`HEADER` bytes, written again at the
+    end with the final shape (numpy's format 1.0, padded with spaces), then the rows as they come, with their CRC-32:
+    the bytes :func:`numpy.save` writes for the whole array (whose header is 128 bytes for any shape of up to two
+    dimensions this cache holds)."""
+
+    HEADER = 128
+
+    def __init__(self, path: Path, dtype: str, width: int | None = None):
+        self.path, self.dtype, self.width = path, np.dtype(dtype), width
+        self.rows = self.crc = 0
+        self.f = open(path, "wb")
+        self.f.write(b" " * self.HEADER)
+
+    def append(self, a) -> None:
+        a = np.ascontiguousarray(a, dtype=self.dtype)
+        raw: Any = a.reshape(-1).view(np.uint8)
+        self.f.write(raw)
+        self.crc = zlib.crc32(raw, self.crc)
+        self.rows += a.shape[0]
+
+    def close(self) -> dict:
+        shape = (self.rows,) if self.width is None else (self.rows, self.width)
+        text = "{" + "".join(f"{k!r}: {v!r}, " for k, v in (("descr", self.dtype.str), ("fortran_order", False),
+                                                               ("shape", shape))) + "}"    # as numpy writes it
+        body = text.ljust(self.HEADER - 11) + "\n"
+        if len(body) != self.HEADER - 10:
+            raise OSError(f"{self.path.name}: a .npy header for shape {shape} does not fit {self.HEADER} bytes")
+        self.f.seek(0)
+        self.f.write(b"\x93NUMPY\x01\x00" + len(body).to_bytes(2, "little") + body.encode("latin1"))
+        self.f.close()
+        nbytes = self.rows * (self.width or 1) * self.dtype.itemsize
+        return {"file": self.path.name, "dtype": self.dtype.str, "shape": list(shape), "bytes": nbytes,
+                "crc32": self.crc if nbytes else 0}
+
+
+def save_blocks(key: str, blocks, *, width: int | None, size: int, extra=None) -> bool:
+    """Store an entry whose arrays come in blocks of rows, never held whole: `blocks` yields (X, y) with X a dense
+    block of `width` columns (``width``) or a CSR block (``width=None``: data, indices, indptr of its rows; the
+    entry's width is ``extra['n_features']``), y its labels.  The same entry as :func:`save` of the stacked arrays
+    (layout, CRCs, atomic rename, eviction); `size` bounds its bytes beforehand (an entry over the cap is not
+    written).  Returns whether it was stored (False: caching off or too large, or the directory not writable;
+    `blocks` is then not consumed, or consumed in part)."""
+    root = data_cache_dir()
+    tmp = None
+    files: list[_Appender] = []
+    try:
+        cap = max_bytes()
+        if size > cap:
+            return False
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=root, prefix=f".tmp-{key[:12]}-"))
+        if width is None:
+            names = {"data": _Appender(tmp / "data.npy", "<f8"), "indices": _Appender(tmp / "indices.npy", "<i4"),
+                     "indptr": _Appender(tmp / "indptr.npy", "<i4"), "y": _Appender(tmp / "y.npy", "<f8")}
+            names["indptr"].append(np.zeros(1, dtype=np.int32))
+        else:
+            names = {"X": _Appender(tmp / "X.npy", "<f8", width), "y": _Appender(tmp / "y.npy", "<f8")}
+        files = list(names.values())
+        rows = nnz = 0
+        for X, y in blocks:
+            if width is None:
+                if nnz + X.data.shape[0] >= np.iinfo(np.int32).max:
+                    raise OverflowError("too many nonzeros for int32 CSR indices")
+                names["data"].append(X.data)
+                names["indices"].append(X.indices)
+                names["indptr"].append(np.asarray(X.indptr[1:], dtype=np.int64) + nnz)
+                nnz += X.data.shape[0]
+            else:
+                names["X"].append(X)
+            names["y"].append(y)
+            rows += y.shape[0]
+        info = {name: a.close() for name, a in names.items()}
+        files = []
+        cols = width if width is not None else int((extra or {})["n_features"])
+        entry = {"version": CACHE_VERSION, "kind": "dense" if width is not None else "csr", "shape": [rows, cols],
+                 "arrays": info, "extra": extra}
+        (tmp / _ENTRY).write_text(json.dumps(entry, indent=1))
+        try:
+            os.rename(tmp, entry_dir(key))
+            tmp = None
+        except OSError:
+            pass
+        evict(cap, keep=key)
+        return True
+    except OSError:
+        return False
+    finally:
+        for a in files:
+            a.f.close()
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 def discard(key: str) -> None:
     """Remove an entry (first renamed away, so no reader ever sees it half-deleted)."""
     d = entry_dir(key)

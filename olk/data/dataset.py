@@ -61,7 +61,8 @@ class Dataset:
             import scipy.sparse as sp
             assert isinstance(X, sp.csr_matrix) and X.has_sorted_indices
             assert X.indices.dtype == np.int32 and X.indptr.dtype == np.int32
-            assert not np.any(X.data == 0)
+            step = 1 << 24                  # in slices: no temporary the size of a large mapped dataset
+            assert not any(np.any(X.data[a:a + step] == 0) for a in range(0, X.data.shape[0], step))
         else:
             assert isinstance(X, np.ndarray) and X.flags.c_contiguous
         if self.task == "binary":

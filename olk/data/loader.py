@@ -51,7 +51,7 @@ _SPARSE_DENSITY = 0.25      # own files, sparse=None: CSR if fewer than this fra
 
 def load_dataset(name_or_path: str | os.PathLike, split: str | None = None, *,
                  data_dir: str | list[str] | None = None, preprocess: dict | None = None,
-                 verify: bool = True, sparse: bool | None = None) -> Dataset:
+                 verify: bool = True, sparse: bool | None = None, progress: bool = False) -> Dataset:
     """Load a registry dataset by name (e.g. ``'a9a'``) or your own LIBSVM file by path.
 
     Parameters
@@ -63,6 +63,10 @@ def load_dataset(name_or_path: str | os.PathLike, split: str | None = None, *,
     preprocess : overrides of the registry's preprocessing keys (``scale``, ``positive_label``, ...).
     verify : check the sha256 of each file against the registry (cached: free after the first load).
     sparse : None = the registry's storage; True / False forces CSR / dense.
+    progress : show a progress bar (on a terminal only) while a large file of your own is converted to the cache.
+
+    Your own LIBSVM file of at least :data:`STREAM_MIN` bytes on disk is converted to the dataset cache in blocks
+    (:func:`_convert_user_file`: memory bounded by a block, not by the file) and returned memory-mapped from it.
     """
     pre = validate_preprocess(preprocess, "preprocess")
     name = os.fspath(name_or_path)
@@ -77,7 +81,7 @@ def load_dataset(name_or_path: str | os.PathLike, split: str | None = None, *,
     if is_file:
         if split is not None:
             raise DataError(f"{name}: split='{split}' applies only to registry datasets; your own file is one part")
-        return _load_user_file(path, pre, sparse)
+        return _load_user_file(path, pre, sparse, progress)
     if is_dir:
         raise DataError(f"{name}: is a directory; pass a registry dataset name or a LIBSVM file")
     if reg is None:
@@ -399,12 +403,14 @@ def _key(sha, fmt, n_features, options) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- own files
-def _load_user_file(path: Path, pre: dict, sparse) -> Dataset:
+def _load_user_file(path: Path, pre: dict, sparse, progress: bool = False) -> Dataset:
     src = str(path)
     sha = known_sha256(path)
     key = _user_key(path.name, sha, pre, sparse) if sha is not None else None
     files = [{"split": None, "path": src, "sha256": sha, "verified": False}]
     ds = _cached_dataset(key, files) if key is not None else None
+    if ds is None and _converts_in_blocks(path):
+        ds = _convert_user_file(path, pre, sparse, progress)
     if ds is None:
         ds = _build_user_file(path, pre, sparse)
         if _worth_caching(path, "libsvm"):
@@ -412,17 +418,23 @@ def _load_user_file(path: Path, pre: dict, sparse) -> Dataset:
     return ds
 
 
-def _user_key(name: str, sha: str, pre: dict, sparse) -> str:
-    return cache.cache_key(level="dataset", code=_code_stamp(), source="file", name=name, sha256=sha, pre=pre,
-                           sparse=sparse, reader=READER_VERSION)
+#: bytes on disk from which your own LIBSVM file is converted to the dataset cache in blocks (two reads, memory
+#: bounded by a block) rather than parsed whole (one read, memory a few times its arrays: about 4x measured)
+STREAM_MIN = 32 * 2**20
 
 
-def _build_user_file(path: Path, pre: dict, sparse) -> Dataset:
-    src = str(path)
-    X, y, sha, hit = read_file(path, "libsvm")
-    if X.shape[0] == 0:
-        raise DataError(f"{src}: empty file (no data lines): expected '<label> <index>:<value> ...' per line")
-    found = unique(y)
+def _converts_in_blocks(path: Path) -> bool:
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return False
+    return size >= STREAM_MIN and _worth_caching(path, "libsvm") and cache.max_bytes() > 0
+
+
+def _user_task(found: np.ndarray, pre: dict, src: str) -> str:
+    """The task of your own file from its distinct labels `found` (``preprocess`` key ``task``, else: at most two
+    labels or a positive_label -> binary, integral and at most :data:`_USER_MAX_CLASSES` -> multiclass, else
+    regression); more than two labels for a binary task need a positive_label (one-line DataError)."""
     task = pre.get("task")
     if task is None:
         integral = bool(np.all(found == np.round(found)))
@@ -436,6 +448,182 @@ def _build_user_file(path: Path, pre: dict, sparse) -> Dataset:
         raise DataError(f"{src}: labels {fmt_labels(found)} found ({found.size} classes), but binary needs two: "
                         f"set positive_label (preprocess={{'positive_label': L}}, YAML/CLI key positive_label) "
                         f"to map label L to +1 and the others to -1")
+    return task
+
+
+def _convert_user_file(path: Path, pre: dict, sparse, progress: bool = False) -> Dataset | None:
+    """Your own large LIBSVM file converted to its dataset cache entry in blocks, returned memory-mapped from the
+    cache: the Dataset of :func:`_build_user_file` bit for bit (the same arrays, labels and meta), in memory
+    bounded by a block of text (:mod:`olk.data.stream`) instead of a few times the file's arrays.
+
+    Two reads.  The first hashes the text (the cache key), counts the rows and the stored non-zeros of the rows
+    kept, finds the labels and, for a min-max scaling, each column's extremes over the rows kept (exact in any
+    order); then every decision of :func:`_build_user_file` is taken as it takes it (the task, the label map, the
+    subsample, the scaler, the storage).  The second maps, selects, scales and stores each block as the whole
+    arrays would be (the same element-wise operations) and appends it to the entry (:func:`cache.save_blocks`).
+    None (the caller parses the file whole) where that cannot be done exactly or the entry would exceed the cache's
+    cap: zscore scaling (its means are sums in one order), a subsample with scaling, a target scale or the storage
+    left to the density, more than :data:`~olk.data.stream.MAX_LABELS` distinct labels outside a regression."""
+    from olk.data.preprocess import _DENSE_LIMIT_BYTES, label_mapping
+    from olk.data.stream import MAX_LABELS, ReadBar, Source, iter_blocks
+    src = str(path)
+    scale, tscale = pre.get("scale", "none"), pre.get("target_scale", "none")
+    if scale not in ("none", "minmax01", "minmax11", "minmax01_global") or \
+            (pre.get("subsample") and (scale != "none" or tscale != "none" or sparse is None)):
+        return None
+    pos, neg = pre.get("positive_label"), pre.get("negative_label")
+    kept_labels = None if pos is None or neg is None else \
+        [*(pos if isinstance(pos, (list, tuple)) else [pos]), *(neg if isinstance(neg, (list, tuple)) else [neg])]
+
+    # the first read: the hash, the rows, the labels, and the statistics of the rows kept
+    h = hashlib.sha256()
+    rows = width = n_kept = nnz_kept = 0
+    found: np.ndarray | None = np.empty(0)
+    lo = hi = np.zeros(0)
+    stored = np.zeros(0, dtype=np.int64)
+    ylo, yhi = np.inf, -np.inf
+    with Source(path) as source, ReadBar(f"olk: reading {path.name}", source.size, progress) as bar:
+        for X, y in iter_blocks(source, tee=h.update, progress=bar):
+            X = X.without_zeros()
+            rows += y.shape[0]
+            width = max(width, X.shape[1])     # the parser's: the largest index, of a zero value too
+            if found is not None:
+                found = np.union1d(found, y)
+                if found.shape[0] > MAX_LABELS:
+                    found = None
+            if kept_labels is not None:
+                keep = np.isin(y, kept_labels)
+                X, y = _take_rows(X, keep), y[keep]
+            n_kept += y.shape[0]
+            nnz_kept += X.nnz
+            if scale != "none" and X.nnz:
+                lo, hi, stored = _extremes(X, lo, hi, stored)
+            if tscale != "none" and y.shape[0]:
+                ylo, yhi = min(ylo, float(y.min())), max(yhi, float(y.max()))
+    sha = h.hexdigest()
+    if sha != known_sha256(path):
+        remember_sha256(path, sha)
+    files = [{"split": None, "path": src, "sha256": sha, "verified": False}]
+    key = _user_key(path.name, sha, pre, sparse)
+    ds = _cached_dataset(key, files)            # the same file under another name or path, converted before
+    if ds is not None:
+        return ds
+    if rows == 0:
+        raise DataError(f"{src}: empty file (no data lines): expected '<label> <index>:<value> ...' per line")
+    if found is None:                           # more distinct labels than kept: real-valued targets
+        if pre.get("task") not in (None, "regression") or pos is not None:
+            return None
+        task = "regression"
+    else:
+        task = _user_task(found, pre, src)
+    apply, task, info = label_mapping(np.empty(0) if found is None else found, task, pre, src)
+    sub = subsample_index(n_kept, pre)
+    n_final = n_kept if sub is None else int(sub.shape[0])
+    d = max(width, 1)
+    params = None
+    if scale != "none":
+        if n_kept == 0:
+            return None                         # fit_scaler's own error, from the whole path
+        full = stored[:d] if stored.shape[0] >= d else np.concatenate([stored, np.zeros(d - stored.shape[0], int)])
+        lo_d, hi_d = (np.concatenate([a, np.zeros(d - a.shape[0])]) if a.shape[0] < d else a[:d] for a in (lo, hi))
+        holes = full < n_kept                   # columns with an implicit zero in some row kept: scipy's min/max
+        lo_d, hi_d = np.where(holes, np.minimum(lo_d, 0.0), lo_d), np.where(holes, np.maximum(hi_d, 0.0), hi_d)
+        params = fit_scaler(np.vstack([lo_d, hi_d]), scale)
+    densify = params is not None and bool(np.any((0.0 - params[0]) / params[1] * params[2] + params[3]))
+    if densify and n_final * d * 8 > _DENSE_LIMIT_BYTES:
+        return None                             # apply_scaler's own error, from the whole path
+    storage = bool(sparse) if sparse is not None else (not densify and auto_sparse(nnz_kept, n_final, d))
+    t = fit_target_scale(np.array([ylo, yhi]), tscale) if task == "regression" and n_final else None
+    target = {"target_scale": {"scale": t[0], "offset": t[1]}} if t is not None else {}
+    meta = {"source": "file", "files": files, "cache": {"hits": 0, "misses": 1, "dataset": False},
+            "preprocess": {**pre, "scale": scale, "scale_fit": "all" if scale != "none" else None},
+            "storage": "sparse" if storage else "dense", **info, **target}
+    try:
+        extra = json.loads(json.dumps({"name": path.name, "task": task, "n_features": d, "splits": {},
+                                       "meta": {k: v for k, v in meta.items() if k not in ("files", "cache")}},
+                                      allow_nan=False))
+    except (TypeError, ValueError):
+        return None
+    size = (8 * n_final * d if not storage else 12 * nnz_kept + 4 * (n_final + 1)) + 8 * n_final
+    reshaped = kept_labels is not None or sub is not None or params is not None
+
+    def blocks():
+        # the second read: each block as the whole path treats all rows (_build_user_file), in the same order
+        seen = k0 = 0
+        with Source(path) as source, ReadBar(f"olk: converting {path.name}", source.size, progress) as bar:
+            for X, y in iter_blocks(source, width=d, progress=bar):
+                seen += y.shape[0]
+                X = X.without_zeros()
+                y, keep = apply(y)
+                if reshaped:
+                    X = X.tocsr()
+                if keep is not None:
+                    X, y = X[keep], y[keep]
+                if sub is not None:             # the subsample's rows in this block (numbered over the rows kept)
+                    a, b = np.searchsorted(sub, [k0, k0 + y.shape[0]])
+                    chosen = sub[a:b] - k0
+                    k0 += y.shape[0]
+                    X, y = X[chosen], y[chosen]
+                X = apply_scaler(X, params, src)
+                if t is not None:
+                    y = y * t[0] + t[1]
+                yield canonical_X(X, sparse=storage), np.ascontiguousarray(y, dtype=np.float64)
+        if seen != rows:
+            raise DataError(f"{src}: {seen:,} rows where the first read found {rows:,}: the file changed while it "
+                            f"was read; load it again")
+
+    if not cache.save_blocks(key, blocks(), width=None if storage else d, size=size, extra=extra):
+        return None
+    ds = _cached_dataset(key, files)
+    if ds is not None:
+        ds.meta["cache"] = {"hits": 0, "misses": 1, "dataset": False, "converted": "blocks"}
+    return ds
+
+
+def _take_rows(X: CSRArrays, keep: np.ndarray) -> CSRArrays:
+    """The rows of X where `keep` is True, without scipy (the first read counts what the rows kept hold)."""
+    if keep.all():
+        return X
+    counts = np.diff(X.indptr)[keep]
+    mask = np.repeat(keep, np.diff(X.indptr))
+    indptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return CSRArrays(X.data[mask], X.indices[mask], indptr, (int(counts.shape[0]), X.shape[1]))
+
+
+def _extremes(X: CSRArrays, lo: np.ndarray, hi: np.ndarray, stored: np.ndarray):
+    """Per column: the smallest and largest stored value and the count of stored values, updated with X's (the
+    arrays grown to X's largest index); min and max are exact in any order."""
+    d = int(X.indices.max()) + 1
+    if d > lo.shape[0]:
+        grow = d - lo.shape[0]
+        lo = np.concatenate([lo, np.full(grow, np.inf)])
+        hi = np.concatenate([hi, np.full(grow, -np.inf)])
+        stored = np.concatenate([stored, np.zeros(grow, dtype=np.int64)])
+    np.minimum.at(lo, X.indices, X.data)
+    np.maximum.at(hi, X.indices, X.data)
+    stored += np.bincount(X.indices, minlength=stored.shape[0])
+    return lo, hi, stored
+
+
+def auto_sparse(nnz: int, rows: int, columns: int) -> bool:
+    """Whether your own file's rows are stored sparse (CSR) when ``sparse=None``: fewer than
+    :data:`_SPARSE_DENSITY` of its entries are stored non-zeros; else dense.  (``olk train`` decides a streamed
+    file's storage by the same rule from its first read.)"""
+    return nnz < _SPARSE_DENSITY * max(1, rows * columns)
+
+
+def _user_key(name: str, sha: str, pre: dict, sparse) -> str:
+    return cache.cache_key(level="dataset", code=_code_stamp(), source="file", name=name, sha256=sha, pre=pre,
+                           sparse=sparse, reader=READER_VERSION)
+
+
+def _build_user_file(path: Path, pre: dict, sparse) -> Dataset:
+    src = str(path)
+    X, y, sha, hit = read_file(path, "libsvm")
+    if X.shape[0] == 0:
+        raise DataError(f"{src}: empty file (no data lines): expected '<label> <index>:<value> ...' per line")
+    task = _user_task(unique(y), pre, src)
     y, keep, task, info = map_labels(y, task, pre, src)
     sub = subsample_index(y.shape[0] if keep is None else int(np.count_nonzero(keep)), pre)
     scale = pre.get("scale", "none")
@@ -453,7 +641,7 @@ def _build_user_file(path: Path, pre: dict, sparse) -> Dataset:
             y = y * t[0] + t[1]
             target = {"target_scale": {"scale": t[0], "offset": t[1]}}
     if sparse is None:
-        sparse = (isinstance(X, CSRArrays) or issparse(X)) and X.nnz < _SPARSE_DENSITY * max(1, X.shape[0] * X.shape[1])
+        sparse = (isinstance(X, CSRArrays) or issparse(X)) and auto_sparse(X.nnz, X.shape[0], X.shape[1])
     X = canonical_X(X, sparse=bool(sparse))
     meta = {"source": "file", "files": [{"split": None, "path": src, "sha256": sha, "verified": False}],
             "cache": {"hits": int(hit), "misses": int(not hit), "dataset": False},

@@ -71,41 +71,50 @@ def fmt_labels(labels) -> str:
 
 def map_labels(y: np.ndarray, task: str, pre: dict, ctx: str):
     """Map raw labels to olk's convention.  Returns (y, keep_mask or None, task, info dict)."""
+    apply, task, info = label_mapping(unique(y), task, pre, ctx)
+    y, keep = apply(y)
+    return y, keep, task, info
+
+
+def label_mapping(found: np.ndarray, task: str, pre: dict, ctx: str):
+    """The map of :func:`map_labels`, decided (and checked) from the rows' distinct labels `found` (sorted): returns
+    (apply, task, info), ``apply(y) -> (y mapped, keep mask or None)`` for any of the rows (a file converted in
+    blocks maps each block so: the same values as mapping all rows at once)."""
     pos, neg = pre.get("positive_label"), pre.get("negative_label")
-    found = unique(y)
     if task == "regression":
         if pos is not None:
             raise DataError(f"{ctx}: positive_label does not apply to a regression dataset: remove it")
-        return y, None, task, {}
+        return (lambda y: (y, None)), task, {}
     if pos is not None:
-        pos_l, keep = _as_list(pos), None
+        pos_l = _as_list(pos)
         missing = [p for p in pos_l if p not in found]
         if missing:
             raise DataError(f"{ctx}: positive_label {fmt_labels(missing)} not among the labels found "
                             f"{fmt_labels(found)}: pick one of them")
+        kept = None
         if neg is not None:
             neg_l = _as_list(neg)
             missing = [m for m in neg_l if m not in found]
             if missing:
                 raise DataError(f"{ctx}: negative_label {fmt_labels(missing)} not among the labels found "
                                 f"{fmt_labels(found)}: pick one of them")
-            keep = np.isin(y, pos_l + neg_l)
-        ynew = np.where(np.isin(y, pos_l), 1.0, -1.0)
+            kept = pos_l + neg_l
         info = {"label_map": f"{fmt_labels(pos_l)} -> +1, " +
                              (f"{fmt_labels(_as_list(neg))} -> -1 (other rows dropped)" if neg is not None
                               else "others -> -1")}
-        return ynew, keep, "binary", info
+        return (lambda y: (np.where(np.isin(y, pos_l), 1.0, -1.0), None if kept is None else np.isin(y, kept))), \
+            "binary", info
     if task == "binary":
         if not set(found.tolist()) <= {-1.0, 1.0}:
             raise DataError(
                 f"{ctx}: labels {fmt_labels(found)} found, but a binary dataset needs -1/+1 labels: set "
                 f"positive_label to map one label to +1 and the others to -1 (load_dataset(..., preprocess="
                 f"{{'positive_label': {_first(found)}}}), YAML/CLI key positive_label)")
-        return y.astype(np.float64, copy=False), None, task, {}
+        return (lambda y: (y.astype(np.float64, copy=False), None)), task, {}
     # multiclass: 0..K-1 in sorted order of the raw labels
     if found.size and np.array_equal(found, np.arange(found.size)):
-        return y, None, task, {"classes": found.tolist()}
-    return np.searchsorted(found, y).astype(np.float64), None, task, {"classes": found.tolist()}
+        return (lambda y: (y, None)), task, {"classes": found.tolist()}
+    return (lambda y: (np.searchsorted(found, y).astype(np.float64), None)), task, {"classes": found.tolist()}
 
 
 def _first(found) -> str:

@@ -16,12 +16,15 @@ from .config import ExperimentConfig, WidthRef, has_width_rule, width_key
 
 
 def prepare_data(cfg: ExperimentConfig, unavailable: dict, log=print, views: dict | None = None,
-                 targets: dict | None = None) -> dict[str, tuple]:
+                 targets: dict | None = None, loads: dict | None = None, progress: bool = False) -> dict[str, tuple]:
     """dataset name -> arrays, for every dataset of ``cfg`` that can be loaded.  A registry dataset that is
     not available offline is added to ``unavailable`` (its cells read 'not run') instead of failing.  The
     views of a multi-view dataset ({name: (lo, hi)}, from its ``meta['views']``) go into ``views``; a regression
     target the loader scaled (``target_scale: minmax01``), {scale, offset} with y = scale y_file + offset, into
-    ``targets`` (the report turns MSEs back into the file's units with it)."""
+    ``targets`` (the report turns MSEs back into the file's units with it).  How each dataset was loaded goes into
+    ``loads`` ({name: 'blocks' (a large file converted to the cache in blocks), 'whole' (parsed whole), or None
+    (from the cache)}: the memory guard counts what the load itself held); ``progress`` shows the bar of a large
+    file's conversion on a terminal."""
     from ..data import get_registry, load_dataset
     reg = get_registry()
     tasks = {task_of(algo_registry.REGISTRY[a.name]) for a in cfg.algorithms}
@@ -30,7 +33,7 @@ def prepare_data(cfg: ExperimentConfig, unavailable: dict, log=print, views: dic
         if d.name in unavailable:
             continue
         try:
-            ds = load_dataset(d.source, data_dir=cfg.data_dir, preprocess=d.preprocess or None)
+            ds = load_dataset(d.source, data_dir=cfg.data_dir, preprocess=d.preprocess or None, progress=progress)
         except DataError as e:
             entry = reg.get(d.source)        # None for a user's own file path
             if entry is not None and not entry.offline:
@@ -38,6 +41,9 @@ def prepare_data(cfg: ExperimentConfig, unavailable: dict, log=print, views: dic
                 log(f"olk: {d.name}: not available offline, its cells will read 'not run: data unavailable'")
                 continue
             raise e
+        if loads is not None:           # meta['cache']: converted in blocks, built in memory, or from the cache
+            c = ds.meta.get("cache") or {}
+            loads[d.name] = c.get("converted") or (None if c.get("dataset") else "whole")
         if views is not None and ds.meta.get("views"):
             views[d.name] = {v: tuple(c) for v, c in ds.meta["views"].items()}
         if targets is not None and ds.meta.get("target_scale"):

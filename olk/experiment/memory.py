@@ -17,8 +17,13 @@ and refuses with one line (exit status 2) when the estimate exceeds the limit.
   learners' kernel matrices and caches, the kernel-selection methods' Gram matrices);
 * a worker process (``n_jobs`` > 1, or Dask) adds its own copy of the run's dataset and a process base of
   :data:`BASE` (the interpreter with numpy, scipy and olk loaded: about 65-90 MB measured);
-* the peak of the group: the main process (:data:`BASE` + every loaded dataset) + k x the largest run, with
-  k = the runs in flight (``n_jobs``, at most the group's runs; 1 in this process).
+* the peak of the group: the main process (:data:`BASE` + every loaded dataset + what loading one held beyond its
+  arrays, the largest of :func:`load_bytes`) + k x the largest run, with k = the runs in flight (``n_jobs``, at
+  most the group's runs; 1 in this process).  A dataset taken from the cache held nothing more; a large file of
+  your own converted to the cache in blocks held :data:`CONVERT_BLOCKS` (a few blocks of text and their arrays,
+  whatever the file's size); a file parsed whole held :data:`WHOLE_FACTOR` x its arrays besides them (the parsed
+  arrays, their cache copy, the dataset's own).  Its data then sit in the cache, memory-mapped: resident when
+  read, counted in the dataset's bytes above.
 
 **The limit**: ``--memory-limit SIZE`` (``olk run`` / ``olk sweep``), else the config's ``memory_limit``, else
 :data:`DEFAULT_FRACTION` of the machine's memory (``/proc/meminfo``'s MemTotal through ``os.sysconf``, or a
@@ -37,6 +42,13 @@ from ..units import fmt, parse_size, physical_memory  # noqa: F401  (parse_size,
 BASE = 100 * 2**20              # one olk process before any data: interpreter, numpy, scipy, olk (65-90 MB measured)
 DEFAULT_FRACTION = 0.8          # default limit: this fraction of the machine's memory
 STORE_GROWTH = 2                # the SV store doubles its capacity when full
+#: what converting a large file to the cache in blocks holds (olk.data.stream's pieces of 4 MB of text, the
+#: reader thread's, and one block's arrays and their mapped, selected, scaled copies; measured 20-40 MB)
+CONVERT_BLOCKS = 64 * 2**20
+#: what parsing a file whole holds beyond the dataset's arrays, in multiples of them (the parser's arrays grown by
+#: half, the cache's copy, the dense conversion: olk train --in-memory on 1M x 50 dense rows peaked at 1.7 GB
+#: for 0.4 GB of arrays)
+WHOLE_FACTOR = 3
 
 
 class MemoryLimitError(OlkError):
@@ -110,15 +122,27 @@ def _in_flight(n_jobs: int, n_runs: int) -> int:
     return max(1, min(jobs, n_runs))
 
 
-def group_estimate(specs, data: dict, *, n_jobs: int, backend: str) -> dict | None:
+def load_bytes(how: str | None, arrays) -> int:
+    """What loading a dataset held beyond its `arrays` (see the module docstring): `how` is the loader's
+    ``meta['cache']['converted']``: 'blocks', 'whole', or None (taken from the cache)."""
+    if how == "blocks":
+        return CONVERT_BLOCKS
+    if how == "whole":
+        return WHOLE_FACTOR * data_bytes(arrays)
+    return 0
+
+
+def group_estimate(specs, data: dict, *, n_jobs: int, backend: str, loads: dict | None = None) -> dict | None:
     """The peak of running ``specs`` (see the module docstring): ``total``, ``k`` runs in flight, the ``worst``
-    spec and its ``run`` estimate (``worker``: with a process of its own); None for no specs."""
+    spec and its ``run`` estimate (``worker``: with a process of its own), ``load`` (what the costliest load held
+    beyond its arrays; `loads`: {dataset: how it was loaded}); None for no specs."""
     if not specs:
         return None
     in_process = n_jobs == 1 and backend != "dask"
     threads = backend == "threading"
     own_process = not (in_process or threads)
-    main = BASE + sum(data_bytes(v) for v in data.values())
+    load = max((load_bytes(how, data[name]) for name, how in (loads or {}).items() if name in data), default=0)
+    main = BASE + sum(data_bytes(v) for v in data.values()) + load
     worst, worst_est, worst_bytes = None, None, -1
     for s in specs:
         est = run_estimate(s, data[s.dataset])
@@ -127,19 +151,22 @@ def group_estimate(specs, data: dict, *, n_jobs: int, backend: str) -> dict | No
             worst, worst_est, worst_bytes = s, est, b
     k = 1 if in_process else _in_flight(n_jobs, len(specs))
     return {"total": main + k * worst_bytes, "k": k, "worst": worst, "run": worst_est, "worker": worst_bytes,
-            "main": main}
+            "main": main, "load": load}
 
 
-def check(specs, data: dict, *, n_jobs: int, backend: str, limit: int, source: str, what: str) -> dict | None:
+def check(specs, data: dict, *, n_jobs: int, backend: str, limit: int, source: str, what: str,
+          loads: dict | None = None) -> dict | None:
     """Raise :class:`MemoryLimitError` (one line) when the estimate of running ``specs`` exceeds ``limit`` bytes
     (0: no limit); return the estimate."""
-    est = group_estimate(specs, data, n_jobs=n_jobs, backend=backend)
+    est = group_estimate(specs, data, n_jobs=n_jobs, backend=backend, loads=loads)
     if est is None or not limit or est["total"] <= limit:
         return est
     s, run = est["worst"], est["run"]
     sv = (f"up to {run['max_sv']:,} SVs of {fmt(run['per_sv'])} each" if run["max_sv"] else "no SV store")
     extra = f", {fmt(run['extra'])} of kernel matrices/caches" if run["extra"] else ""
     flight = f"{est['k']} runs in flight" if est["k"] > 1 else "1 run at a time"
+    if est["load"]:
+        flight += f", {fmt(est['load'])} held while loading the data"
     raise MemoryLimitError(
         f"memory guard: {what} would need about {fmt(est['total'])} ({flight}; the largest, {s.label} on "
         f"{s.dataset}{' ' + s.setting if s.setting else ''}, about {fmt(est['worker'])}: {sv}{extra}, data "

@@ -98,6 +98,7 @@ class Runner:
         if self.scheduler:                  # the runs use the cluster's memory, not this machine's
             self.memory_limit, self.memory_limit_source = 0, "a remote Dask cluster"
         self.data: dict[str, tuple] = {}
+        self.loads: dict[str, str | None] = {}     # dataset -> how it was loaded (prepare_data; the memory guard)
         self.unavailable: dict[str, str] = dict(cfg.unavailable)
         self.order: list[str] = []
         self.previous_meta: dict = {}
@@ -114,7 +115,7 @@ class Runner:
                 self.order.append(s.run_id)
         todo = [s for s in specs if self.store.get(s.run_id) is None]
         memory.check(todo, self.data, n_jobs=self.n_jobs, backend=self.backend, limit=self.memory_limit,
-                     source=self.memory_limit_source,
+                     source=self.memory_limit_source, loads=self.loads,
                      what=f"the {len(todo)} {what if what == 'runs' else what + ' runs'} of {self.cfg.name}")
         for rec in execute_all(todo, self.data, execute_run, n_jobs=self.n_jobs, backend=self.backend,
                                desc=f"{self.cfg.name}: {what}", progress=self.progress, session=self.session):
@@ -306,7 +307,8 @@ class Runner:
         self.plan = Planner(self.cfg, self._main_records, log=self.log)     # checks every spec up front
         started = _dt.datetime.now().isoformat(timespec="seconds")
         views: dict = {}
-        self.data = prepare_data(self.cfg, self.unavailable, log=self.log, views=views, targets=self.target_scales)
+        self.data = prepare_data(self.cfg, self.unavailable, log=self.log, views=views, targets=self.target_scales,
+                                 loads=self.loads, progress=self.progress is not False)
         widths = kernel_widths(self.cfg, self.data, log=self.log, views=views)
         self.plan.views = views
         self.plan.widths = {k: w["gamma"] for k, w in widths.items()}

@@ -114,7 +114,7 @@ def load(path) -> Any:
     from ..algorithms.registry import REGISTRY
     name = meta.get("algorithm")
     if not isinstance(name, str) or name not in REGISTRY:
-        org = meta.get("origin") if isinstance(meta.get("origin"), dict) else {}
+        org: dict = meta["origin"] if isinstance(meta.get("origin"), dict) else {}
         module = org.get("module") if isinstance(org.get("module"), str) else None
         how = (f"; it was trained with a learner from the {org.get('kind')} module '{module}': load it first with "
                f"--plugin {module} (olk.algorithms.registry.load_plugin) or install its package" if module else

@@ -203,7 +203,7 @@ class RandomFeatureLearner(ArrayAPI, KernelEstimator):
         K, D = len(self.kernels), self.n_rf
         self._proj = np.empty(K * D)            # V x_t (reused every step)
         self._Z = np.empty((K, 2 * D))          # z_k(x_t), one row per kernel (reused every step)
-        self._rows = 0                          # rows of the bound data (T of the 'auto' steps)
+        self._rows = 0                          # rows of the bound data (T of the 'auto' steps without a horizon)
 
     # ------------------------------------------------------------------------------------------ data
     def _dense(self, X) -> np.ndarray:
@@ -242,7 +242,7 @@ class RandomFeatureLearner(ArrayAPI, KernelEstimator):
             self._d = A.shape[1]
             self._V = draw_frequencies(self.kernels, self._d, self.n_rf, self.sampler, feature_rng(self.random_state))
         self.src = A
-        self._rows = A.shape[0]
+        self._rows = 0 if getattr(self, "horizon", 0) else A.shape[0]     # with a horizon T is known: no chunk state
         return A
 
     @property

@@ -50,7 +50,7 @@ class KernelRegressionCore(OnlineKernelLearner):
         self.n_cols = m
         self._buf = np.zeros(m, dtype=np.float64)
         self._sigma = 1.0          # f_k = sigma * column k
-        self._rows = 0             # the data's rows, fixed at the first update (horizon = 0)
+        self._rows = 0             # the data's rows, fixed at the first update (only without a horizon: T)
         self.targets = TargetScale(self.standardize_y)     # y -> what is learned, f -> the prediction
         self.eta_ = 0.0            # the step size of the last update
         self.n_folds = 0           # times sigma was folded into the coefficients
@@ -66,7 +66,7 @@ class KernelRegressionCore(OnlineKernelLearner):
     # ------------------------------------------------------------------ the algorithm
     def _eta(self) -> float:
         """Step t's eta (:func:`~olk.algorithms.common.regressor.step_of`; ``self.t`` already counts step t)."""
-        if not self._rows and self.step_size == "sqrt_T":
+        if not self._rows and self.step_size == "sqrt_T" and not self.horizon:
             self._rows = self.src.n_rows
         eta = step_of(self.step_size, self.horizon, self._rows, self.t)
         assert eta is not None                  # T >= 1: the bound rows at the latest

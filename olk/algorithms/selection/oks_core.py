@@ -76,7 +76,7 @@ class OKSCore(KernelClassifiers, OnlineKernelLearner):
 
     def bind(self, X):
         src = super().bind(X)
-        self._rows = src.n_rows
+        self._rows = 0 if self.horizon else src.n_rows     # T without a horizon (a chunk's rows: no state with one)
         return src
 
     def eta_(self) -> float:
