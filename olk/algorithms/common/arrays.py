@@ -246,19 +246,28 @@ class ArrayAPI:
                                  f"({labels_text(self.classes_)}), fixed by its first fit/partial_fit call")
         return self._learn(X, y, fresh=False)
 
-    def fit(self, X, y):
+    def fit(self, X, y, order=None):
         """Learn from scratch: forget everything learned before (SVs, ``t``, counters, ``classes_``; the RNG is
         re-seeded from ``random_state``, so with an int seed ``fit`` twice equals ``fit`` once), then one
-        online pass over (X, y) in the given order; returns self."""
-        return self._learn(X, y, fresh=True)
+        online pass over (X, y) in the given order, or over the rows ``order`` (row indices in the order to
+        learn them, repeats allowed: several epochs are one pass over their concatenated orders, as the engine
+        passes over a permutation; the scikit-learn estimators' ``shuffle`` / ``n_epochs``); returns self."""
+        return self._learn(X, y, fresh=True, order=order)
 
-    def _learn(self, X, y, fresh: bool, classes=None):
+    def _learn(self, X, y, fresh: bool, classes=None, order=None):
         # every check happens before the model changes: bad data leaves it as it was
         X = as_data(X)
         check_train_shape(X, empty_ok=not fresh)
         check_finite_X(X)
         y, classes = self._encode_y(y, n_rows(X), classes if classes is not None else
                                     None if fresh else self.classes_)
+        n = y.shape[0]
+        if order is not None:
+            order = np.asarray(order)
+            if order.ndim != 1 or (order.size and (order.dtype.kind not in "iu" or order.min() < 0
+                                                   or order.max() >= n)):
+                raise InputError(f"{self.name}.fit: order must be a 1-d array of row indices in [0, {n})")
+            order = np.ascontiguousarray(order, dtype=np.int64)
         if fresh:
             self._reset()
             self.__dict__.pop("n_features_in_", None)
@@ -267,14 +276,18 @@ class ArrayAPI:
         if getattr(self, "n_features_in_", None) is None:
             self.n_features_in_ = n_features(X)
         if self.task == "binary":           # the rows in stretches through step_rows(), as the engine's binary pass
-            n = y.shape[0]
-            for _ in step_stretches(self, np.ascontiguousarray(y, dtype=np.float64), np.arange(n, dtype=np.int64),
-                                    [n]):
+            rows = np.arange(n, dtype=np.int64) if order is None else order
+            for _ in step_stretches(self, np.ascontiguousarray(y, dtype=np.float64), rows, [rows.shape[0]]):
                 pass
             return self
         step = self.step
-        for i, yi in enumerate(y.tolist()):
-            step(i, yi)
+        if order is None:
+            for i, yi in enumerate(y.tolist()):
+                step(i, yi)
+            return self
+        ys = y.tolist()
+        for i in order.tolist():
+            step(i, ys[i])
         return self
 
     # ------------------------------------------------------------- streaming
