@@ -1,5 +1,5 @@
 """olk's online learners inside River: one :class:`river.base.Classifier` / :class:`river.base.Regressor` class per
-registered online learner, generated from the registry (``pip install olk[river]``).
+registered online learner, generated from the registry (from a clone of olk's repository: ``pip install ".[river]"``).
 
 Each class holds an olk learner (``learner``, the class the experiment engine runs) and calls its own
 ``learn_one`` / ``predict_one`` and, for a classifier, ``predict_proba_one`` (a monotone map of the scores fitted
@@ -66,7 +66,8 @@ try:
 except ModuleNotFoundError as _missing:        # River itself, not a module River fails to import
     if _missing.name != "river":
         raise
-    raise ImportError("olk.river needs River, which is not installed: pip install olk[river]") from None
+    raise ImportError("olk.river needs River, which is not installed: pip install river (or, in a clone of olk, "
+                      "pip install \".[river]\")") from None
 
 from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError, RowSource

@@ -373,7 +373,8 @@ def test_olk_works_without_river_and_olk_river_says_how_to_install_it():
             "sys.meta_path.insert(0, NoRiver())\n"
             "try:\n    import olk.river\nexcept ImportError as e:\n    print('ERR', e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["False", "ERR olk.river needs River, which is not installed: pip install olk[river]"]
+    assert out.splitlines() == ["False", 'ERR olk.river needs River, which is not installed: pip install river (or, in '
+                                         'a clone of olk, pip install ".[river]")']
 
 
 # ------------------------------------------------------------------------------------------------ multi-class
