@@ -25,10 +25,13 @@ The contract is scikit-learn's, strictly:
   ``set_params`` between calls take effect at the next call; a new ``kernel``, ``random_state`` or structural
   parameter (e.g. ``n_rf``) only at the next ``fit``.
 * ``predict``, ``score`` (accuracy or R^2, from the mixins), ``decision_function`` (classifiers),
-  ``predict_proba`` / ``predict_log_proba`` (the kernel logistic regression learners' own; UNCALIBRATED for every
-  other classifier: the sigmoid / softmax of its scores, :func:`olk.tasks.margin_proba`).  ``classes_``: any two
-  labels, strings too; a multi-class learner's (task ``multiclass``) any K labels, with ``decision_function``
-  (n, K) (scikit-learn's (n,) for K = 2).  ``n_features_in_`` is strict: data of another width is a ``ValueError``.
+  ``predict_proba`` / ``predict_log_proba``: an online binary classifier's (the kernel logistic regression ones
+  included) is the online Platt map fitted on the scores its pass predicted with (``proba_map_``,
+  :class:`olk.tasks.OnlinePlatt`, River's map too); the batch KLR learners' their own; UNCALIBRATED for the other
+  batch and the multi-class classifiers: the sigmoid / softmax of the scores, :func:`olk.tasks.margin_proba`.
+  ``classes_``: any two labels, strings too; a multi-class learner's (task ``multiclass``) any K labels, with
+  ``decision_function`` (n, K) (scikit-learn's (n,) for K = 2).  ``n_features_in_`` is strict: data of another
+  width is a ``ValueError``.
 * Fitted attributes (the learner's :meth:`~olk.algorithms.base.KernelEstimator.fitted_attributes`): a kernel
   expansion has ``support_vectors_`` (dense, or scipy CSR for sparse data) and ``dual_coef_`` ((n_sv, n_cols):
   output column j is f_j(x) = sum_s dual_coef_[s, j] k_j(sv_s, x), plus ``intercept_`` where the model has a
@@ -72,7 +75,7 @@ from .algorithms.common.inputs import InputError, ParamError
 from .algorithms.registry import REGISTRY, resolve_name
 from .algorithms.surface import parameters_doc, same_value, storing_init, surface_class_name, surface_kernel
 from .errors import ConfigError, DataError
-from .tasks import margin_log_proba, margin_proba
+from .tasks import OnlinePlatt, margin_log_proba, margin_proba
 
 #: the fitted attributes an estimator reads from its learner (``fitted_attributes()``), when the learner has them
 FITTED = ("support_vectors_", "dual_coef_", "intercept_", "coef_", "kernel_weights_", "n_iter_")
@@ -156,13 +159,27 @@ class OlkEstimator(BaseEstimator):
         learner = self._new_learner(X)
         order = self._fit_order(len(y))
         self.__dict__.pop("learner_", None)
+        self.__dict__.pop("proba_map_", None)
+        scores = self._scores_buffer(len(y) if order is None else len(order))
+        kw: dict = {} if order is None else {"order": order}
+        if scores is not None:
+            kw["scores"] = scores
         with _value_errors():
-            if order is None:
-                learner.fit(X, y)
-            else:
-                learner.fit(X, y, order=order)
+            learner.fit(X, y, **kw)
         self._adopt(learner)
+        if scores is not None:                  # the first pass's scores: every row predicted before it was learned
+            first = np.arange(len(y)) if order is None else order[:len(y)]
+            self._learn_proba_map(scores[:len(y)], y[first], fresh=True)
         return self
+
+    def _scores_buffer(self, n: int):
+        """An array for the pass's scores (:meth:`ArrayAPI.fit`'s ``scores``) where the estimator fits a probability
+        map on them (an online classifier of one score: :meth:`OlkClassifier._learn_proba_map`), else None."""
+        cls = self.learner_class()
+        return np.empty(n) if (not cls.batch and cls.task in ("binary", "probabilistic")) else None
+
+    def _learn_proba_map(self, scores, y, fresh: bool) -> None:  # pragma: no cover - classifiers only
+        raise NotImplementedError
 
     def _check_order_params(self) -> None:
         """``shuffle`` and ``n_epochs`` against :data:`ORDER_CONSTRAINTS` (scikit-learn's declarative check: a
@@ -198,9 +215,14 @@ class OlkEstimator(BaseEstimator):
         else:
             learner = self.learner_
             self._sync_hyperparams()
+        scores = self._scores_buffer(len(y))
+        if scores is not None:
+            kw["scores"] = scores
         with _value_errors():
             learner.partial_fit(X, y, **kw)
         self._adopt(learner)
+        if scores is not None:
+            self._learn_proba_map(scores, y, fresh=first)
         return self
 
     def _adopt(self, learner) -> None:
@@ -265,6 +287,16 @@ class OlkClassifier(ClassifierMixin, OlkEstimator):
         self.learner_ = learner
         self.classes_ = learner.classes_
 
+    def _learn_proba_map(self, scores, y, fresh: bool) -> None:
+        """The online Platt map of :meth:`predict_proba` (:class:`olk.tasks.OnlinePlatt`, River's own), one step per
+        example on the score it was predicted with before it was learned, in the order learned, continued from the
+        last call's (``partial_fit``) or new (``fit``); kept as plain numbers in ``proba_map_``."""
+        platt = OnlinePlatt() if fresh else OnlinePlatt.of_state(self.__dict__.get("proba_map_"))
+        positive = np.asarray(y) == self.classes_[1]
+        for f, pos in zip(scores.tolist(), positive.tolist()):
+            platt.learn(f, pos)
+        self.proba_map_ = platt.state()
+
     def __sklearn_tags__(self):
         """A binary-only classifier (``multi_class=False``: a third label is a ValueError)."""
         tags = self._olk_tags(super().__sklearn_tags__())
@@ -276,16 +308,26 @@ class OlkClassifier(ClassifierMixin, OlkEstimator):
         return self._learner_call("decision_function", X)
 
     def predict_proba(self, X):
-        """(n, n_classes): P(classes_[j] | x).  The kernel logistic regression learners' own probabilities; for
-        every other classifier UNCALIBRATED ones: :func:`olk.tasks.margin_proba` of :meth:`decision_function`
-        (sigmoid of the score, softmax of a multi-class model's scores), a monotone map of the margin for ranking
-        metrics; calibrate with ``CalibratedClassifierCV`` where the values matter."""
+        """(n, 2): P(classes_[j] | x).  An online classifier (the kernel logistic regression ones included):
+        sigmoid(a f(x) / s), the online Platt map fitted by ``fit`` / ``partial_fit`` on the scores the pass
+        predicted each example with before learning it (``proba_map_``; :class:`olk.tasks.OnlinePlatt`, River's
+        map too): 0.5 at f = 0, so its argmax is :meth:`predict`'s label (ties aside), and monotone in f.  A batch
+        classifier: the batch KLR learners' own probabilities, UNCALIBRATED ones for the others
+        (:func:`olk.tasks.margin_proba`, the sigmoid of the score; calibrate with ``CalibratedClassifierCV``)."""
+        check_is_fitted(self)
+        m = self.__dict__.get("proba_map_")
+        if m is not None:
+            return margin_proba(OnlinePlatt.of_state(m).log_odds(self.decision_function(X)))
         if hasattr(self.learner_class(), "predict_proba"):
             return self._learner_call("predict_proba", X)
         return margin_proba(self.decision_function(X))
 
     def predict_log_proba(self, X):
         """log of :meth:`predict_proba`, computed without underflow."""
+        check_is_fitted(self)
+        m = self.__dict__.get("proba_map_")
+        if m is not None:
+            return margin_log_proba(OnlinePlatt.of_state(m).log_odds(self.decision_function(X)))
         if hasattr(self.learner_class(), "predict_log_proba"):
             return self._learner_call("predict_log_proba", X)
         return margin_log_proba(self.decision_function(X))
@@ -399,6 +441,9 @@ def _docstring(learner_cls, clsname: str) -> str:
         lines.append("classes_ : ndarray of shape (2,)\n    The two labels (the first in sorted order is the "
                      "negative class).")
     lines += [f"{n} : {_ATTR_DOCS[n]}" for n in learner_cls.fitted_names()]
+    if not learner_cls.batch and learner_cls.task in ("binary", "probabilistic"):
+        lines.append("proba_map_ : dict\n    The online Platt map of ``predict_proba``, sigmoid(a f / s): {'a': a, "
+                     "'n': examples it learned from, 'sq': their scores' sum of squares (s = sqrt(sq / n))}.")
     return "\n".join(lines) + "\n"
 
 

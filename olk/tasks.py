@@ -335,6 +335,25 @@ class OnlinePlatt:
         g = float(log_odds_to_proba(self.a * z)) - (1.0 if positive else 0.0)
         self.a = max(self.a - g * z / math.sqrt(self.n), 1e-6)
 
+    def log_odds(self, f) -> np.ndarray:
+        """a f / s of an array of scores: the map's log-odds, from which :func:`margin_proba` and
+        :func:`margin_log_proba` give the (n, 2) probabilities (scikit-learn's ``predict_proba``)."""
+        r = math.sqrt(self.sq / self.n) if self.n else 0.0
+        f = np.asarray(f, dtype=np.float64)
+        return self.a * (f / r if r > 0.0 else f)
+
+    def state(self) -> dict:
+        """(a, n, sq) as plain numbers, what a scikit-learn estimator keeps (and ``olk.save`` writes)."""
+        return {"a": self.a, "n": self.n, "sq": self.sq}
+
+    @classmethod
+    def of_state(cls, state: dict | None) -> OnlinePlatt:
+        """The map of a :meth:`state` (None: a new map)."""
+        m = cls()
+        if state is not None:
+            m.a, m.n, m.sq = float(state["a"]), int(state["n"]), float(state["sq"])
+        return m
+
 
 class OnlineTemperature:
     """Online temperature scaling (Guo et al., ICML 2017, fitted online), for a multi-class stream: P(class c | s) =

@@ -182,11 +182,17 @@ def test_probabilities_for_every_classifier():
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     np.testing.assert_array_equal(klr.classes_[(P[:, 1] >= 0.5).astype(int)], klr.predict(X))
     np.testing.assert_allclose(np.exp(klr.predict_log_proba(X)), P)
-    # every other classifier: uncalibrated probabilities, the sigmoid (softmax) of its score(s)
+    # every online binary classifier: the online Platt map fitted on its pass (tests/test_sklearn_probabilities.py)
     spa = olk.estimator("spa", kernel=RBF, random_state=0).fit(X, y)
-    f = spa.decision_function(X)
-    np.testing.assert_allclose(spa.predict_proba(X)[:, 1], 1.0 / (1.0 + np.exp(-f)), rtol=1e-12)
+    f, m = spa.decision_function(X), spa.proba_map_
+    z = m["a"] * f / np.sqrt(m["sq"] / m["n"])
+    np.testing.assert_allclose(spa.predict_proba(X)[:, 1], 1.0 / (1.0 + np.exp(-z)), rtol=1e-12)
     np.testing.assert_allclose(np.exp(spa.predict_log_proba(X)), spa.predict_proba(X), rtol=1e-12)
+    # a batch one: uncalibrated, the sigmoid of its score
+    svm = olk.estimator("libsvm", kernel=RBF).fit(X, y)
+    f = svm.decision_function(X)
+    np.testing.assert_allclose(svm.predict_proba(X)[:, 1], 1.0 / (1.0 + np.exp(-f)), rtol=1e-12)
+    # the multi-class ones: uncalibrated, the softmax of their scores
     y3 = np.arange(len(y)) % 3
     mc = olk.estimator("mc_pa1", kernel=RBF).fit(X, y3)
     P3, D3 = mc.predict_proba(X), mc.decision_function(X)
