@@ -278,11 +278,12 @@ def log_odds_to_proba(score):
 
 
 def margin_proba(scores) -> np.ndarray:
-    """UNCALIBRATED class probabilities of a classifier that has no probability model (every one but the KLR
-    learners): a fixed monotone map of its scores, so that ranking metrics (ROC AUC) and tools that need
-    ``predict_proba`` work; not a calibrated probability (for one, wrap the estimator in scikit-learn's
-    ``CalibratedClassifierCV``).  Binary scores f (n,) give (n, 2) [sigmoid(-f), sigmoid(f)] (the score read as
-    log-odds, as :func:`log_odds_to_proba`); multi-class scores (n, K) their row-wise softmax.
+    """UNCALIBRATED class probabilities of a classifier that has no probability model nor a fitted map
+    (scikit-learn's batch classifiers but the KLR ones, and its multi-class ones): a fixed monotone map of its
+    scores, so that ranking metrics (ROC AUC) and tools that need ``predict_proba`` work; not a calibrated
+    probability (for one, wrap the estimator in scikit-learn's ``CalibratedClassifierCV``).  Binary scores f (n,)
+    give (n, 2) [sigmoid(-f), sigmoid(f)] (the score read as log-odds, as :func:`log_odds_to_proba`); multi-class
+    scores (n, K) their row-wise softmax.
 
     >>> margin_proba(np.array([0.0, 2.0])).round(3).tolist()
     [[0.5, 0.5], [0.119, 0.881]]
