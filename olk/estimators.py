@@ -10,23 +10,28 @@ registry name to its class.
 
 The contract is scikit-learn's, strictly:
 
-* ``__init__(self, kernel=None, random_state=None, <every parameter of the learner with its registry default>)``
-  stores its arguments and nothing else; ``get_params`` / ``set_params`` are scikit-learn's own.  Parameters are
+* ``__init__(self, kernel=None, random_state=None, <every parameter of the learner with its registry default>,
+  shuffle=True, n_epochs=1)`` (the last two for an online learner: :func:`order_params`) stores its arguments and
+  nothing else; ``get_params`` / ``set_params`` are scikit-learn's own.  Parameters are
   checked by the registry when ``fit`` / ``partial_fit`` builds the learner: a bad value is a one-line
   ``ValueError`` (:class:`~olk.algorithms.base.ParamError`).
 * ``fit(X, y)`` validates X and y (``sklearn.utils.validation.validate_data``: 2-d, float64, finite, CSR unless
-  the learner takes dense X only), builds the learner through the registry and calls ITS ``fit`` (one online pass
-  in the given order, or the batch solver): the same class and code the experiment engine runs.  The learner is
-  ``learner_``.
+  the learner takes dense X only), builds the learner through the registry and calls ITS ``fit`` (an online
+  learner: ``n_epochs`` passes, by default one, each over the rows in a new order drawn from ``random_state``, as
+  ``SGDClassifier``; ``shuffle=False``: in the given order; or the batch solver): the same class and code the
+  experiment engine runs.  The learner is ``learner_``.
 * ``partial_fit(X, y[, classes])`` (online learners only) continues the same learner: any split of a stream
   into batches gives the model of one pass (for a fixed ``random_state``).  Hyper-parameters changed with
   ``set_params`` between calls take effect at the next call; a new ``kernel``, ``random_state`` or structural
   parameter (e.g. ``n_rf``) only at the next ``fit``.
 * ``predict``, ``score`` (accuracy or R^2, from the mixins), ``decision_function`` (classifiers),
-  ``predict_proba`` / ``predict_log_proba`` (the kernel logistic regression learners' own; UNCALIBRATED for every
-  other classifier: the sigmoid / softmax of its scores, :func:`olk.tasks.margin_proba`).  ``classes_``: any two
-  labels, strings too; a multi-class learner's (task ``multiclass``) any K labels, with ``decision_function``
-  (n, K) (scikit-learn's (n,) for K = 2).  ``n_features_in_`` is strict: data of another width is a ``ValueError``.
+  ``predict_proba`` / ``predict_log_proba``: an online binary classifier's (the kernel logistic regression ones
+  included) is the online Platt map fitted on the scores its pass predicted with (``proba_map_``,
+  :class:`olk.tasks.OnlinePlatt`, River's map too); the batch KLR learners' their own; UNCALIBRATED for the other
+  batch and the multi-class classifiers: the sigmoid / softmax of the scores, :func:`olk.tasks.margin_proba`.
+  ``classes_``: any two labels, strings too; a multi-class learner's (task ``multiclass``) any K labels, with
+  ``decision_function`` (n, K) (scikit-learn's (n,) for K = 2).  ``n_features_in_`` is strict: data of another
+  width is a ``ValueError``.
 * Fitted attributes (the learner's :meth:`~olk.algorithms.base.KernelEstimator.fitted_attributes`): a kernel
   expansion has ``support_vectors_`` (dense, or scipy CSR for sparse data) and ``dual_coef_`` ((n_sv, n_cols):
   output column j is f_j(x) = sum_s dual_coef_[s, j] k_j(sv_s, x), plus ``intercept_`` where the model has a
@@ -39,13 +44,14 @@ The contract is scikit-learn's, strictly:
 >>> rng = np.random.default_rng(0); X = rng.normal(size=(300, 4)); y = np.where(X[:, 0] + X[:, 1] > 0, "yes", "no")
 >>> clf = SPAClassifier(kernel={"type": "gaussian", "gamma": 0.5}, beta=5, random_state=0).fit(X[:200], y[:200])
 >>> clf.classes_.tolist(), clf.predict(X[200:203]).tolist(), round(clf.score(X[200:], y[200:]), 2)
-(['no', 'yes'], ['yes', 'no', 'yes'], 0.8)
->>> clf.support_vectors_.shape, clf.dual_coef_.shape           # 20 SVs; columns: the 'avg' and 'last' outputs
-((20, 4), (20, 2))
+(['no', 'yes'], ['yes', 'no', 'no'], 0.9)
+>>> clf.support_vectors_.shape, clf.dual_coef_.shape           # 26 SVs; columns: the 'avg' and 'last' outputs
+((26, 4), (26, 2))
 >>> stream = olk.estimator("spa", kernel={"type": "gaussian", "gamma": 0.5}, beta=5, random_state=0)
 >>> for a in range(0, 200, 50):                                 # four batches of a stream ...
 ...     _ = stream.partial_fit(X[a:a + 50], y[a:a + 50])
->>> bool((stream.decision_function(X) == clf.decision_function(X)).all())    # ... the model of one pass
+>>> one = SPAClassifier(kernel={"type": "gaussian", "gamma": 0.5}, beta=5, random_state=0, shuffle=False)
+>>> bool((stream.decision_function(X) == one.fit(X[:200], y[:200]).decision_function(X)).all())  # ... one pass
 True
 >>> GridSearchCV(clf, {"beta": [2, 5, 20]}, cv=3).fit(X, y).best_params_
 {'beta': 2}
@@ -53,11 +59,14 @@ True
 from __future__ import annotations
 
 import contextlib
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -66,7 +75,7 @@ from .algorithms.common.inputs import InputError, ParamError
 from .algorithms.registry import REGISTRY, resolve_name
 from .algorithms.surface import parameters_doc, same_value, storing_init, surface_class_name, surface_kernel
 from .errors import ConfigError, DataError
-from .tasks import margin_log_proba, margin_proba
+from .tasks import OnlinePlatt, margin_log_proba, margin_proba
 
 #: the fitted attributes an estimator reads from its learner (``fitted_attributes()``), when the learner has them
 FITTED = ("support_vectors_", "dual_coef_", "intercept_", "coef_", "kernel_weights_", "n_iter_")
@@ -142,15 +151,58 @@ class OlkEstimator(BaseEstimator):
     # ------------------------------------------------------------------ scikit-learn surface
     def fit(self, X, y):
         """Learn from scratch: validate (X, y), build the learner from the current parameters (through the
-        registry) and call its ``fit``: one online pass over the rows in their order, or the batch solver.
-        Returns self."""
+        registry) and call its ``fit``: for an online learner ``n_epochs`` passes over the rows, each in a new
+        order drawn from ``random_state`` (``shuffle=True``, the default) or in the given order
+        (``shuffle=False``); for a batch learner its solver.  Returns self."""
         X, y = self._validate(X, y, reset=True, fitting=True)
+        self._check_order_params()
         learner = self._new_learner(X)
+        order = self._fit_order(len(y))
         self.__dict__.pop("learner_", None)
+        self.__dict__.pop("proba_map_", None)
+        scores = self._scores_buffer(len(y) if order is None else len(order))
+        kw: dict = {} if order is None else {"order": order}
+        if scores is not None:
+            kw["scores"] = scores
         with _value_errors():
-            learner.fit(X, y)
+            learner.fit(X, y, **kw)
         self._adopt(learner)
+        if scores is not None:                  # the first pass's scores: every row predicted before it was learned
+            first = np.arange(len(y)) if order is None else order[:len(y)]
+            self._learn_proba_map(scores[:len(y)], y[first], fresh=True)
         return self
+
+    def _scores_buffer(self, n: int):
+        """An array for the pass's scores (:meth:`ArrayAPI.fit`'s ``scores``) where the estimator fits a probability
+        map on them (an online classifier of one score: :meth:`OlkClassifier._learn_proba_map`), else None."""
+        cls = self.learner_class()
+        return np.empty(n) if (not cls.batch and cls.task in ("binary", "probabilistic")) else None
+
+    def _learn_proba_map(self, scores, y, fresh: bool) -> None:  # pragma: no cover - classifiers only
+        raise NotImplementedError
+
+    def _check_order_params(self) -> None:
+        """``shuffle`` and ``n_epochs`` against :data:`ORDER_CONSTRAINTS` (scikit-learn's declarative check: a
+        one-line ``InvalidParameterError``, a ValueError)."""
+        given = {n: getattr(self, n) for n, _ in order_params(self.learner_class())}
+        if given:
+            validate_parameter_constraints({n: ORDER_CONSTRAINTS[n] for n in given}, given,
+                                           caller_name=type(self).__name__)
+
+    def _fit_order(self, n: int):
+        """The rows ``fit`` hands the learner, in order: None for one pass in the given order, else ``n_epochs``
+        orders one after the other, each a permutation drawn from ``random_state`` (as ``SGDClassifier``: an int
+        gives the same orders at every fit, a ``RandomState`` or ``Generator`` is drawn from, None is numpy's
+        global state) or, without ``shuffle``, the given order again."""
+        params = dict(order_params(self.learner_class()))
+        if not params:
+            return None
+        shuffle, epochs = bool(self.shuffle), int(self.n_epochs)
+        if not shuffle:
+            return None if epochs == 1 else np.tile(np.arange(n, dtype=np.int64), epochs)
+        rs = self.random_state
+        rng = rs if isinstance(rs, np.random.Generator) else check_random_state(rs)
+        return np.concatenate([rng.permutation(n) for _ in range(epochs)]).astype(np.int64)
 
     def _is_online(self) -> bool:
         return not self.learner_class().batch
@@ -163,9 +215,14 @@ class OlkEstimator(BaseEstimator):
         else:
             learner = self.learner_
             self._sync_hyperparams()
+        scores = self._scores_buffer(len(y))
+        if scores is not None:
+            kw["scores"] = scores
         with _value_errors():
             learner.partial_fit(X, y, **kw)
         self._adopt(learner)
+        if scores is not None:
+            self._learn_proba_map(scores, y, fresh=first)
         return self
 
     def _adopt(self, learner) -> None:
@@ -230,6 +287,16 @@ class OlkClassifier(ClassifierMixin, OlkEstimator):
         self.learner_ = learner
         self.classes_ = learner.classes_
 
+    def _learn_proba_map(self, scores, y, fresh: bool) -> None:
+        """The online Platt map of :meth:`predict_proba` (:class:`olk.tasks.OnlinePlatt`, River's own), one step per
+        example on the score it was predicted with before it was learned, in the order learned, continued from the
+        last call's (``partial_fit``) or new (``fit``); kept as plain numbers in ``proba_map_``."""
+        platt = OnlinePlatt() if fresh else OnlinePlatt.of_state(self.__dict__.get("proba_map_"))
+        positive = np.asarray(y) == self.classes_[1]
+        for f, pos in zip(scores.tolist(), positive.tolist()):
+            platt.learn(f, pos)
+        self.proba_map_ = platt.state()
+
     def __sklearn_tags__(self):
         """A binary-only classifier (``multi_class=False``: a third label is a ValueError)."""
         tags = self._olk_tags(super().__sklearn_tags__())
@@ -241,16 +308,26 @@ class OlkClassifier(ClassifierMixin, OlkEstimator):
         return self._learner_call("decision_function", X)
 
     def predict_proba(self, X):
-        """(n, n_classes): P(classes_[j] | x).  The kernel logistic regression learners' own probabilities; for
-        every other classifier UNCALIBRATED ones: :func:`olk.tasks.margin_proba` of :meth:`decision_function`
-        (sigmoid of the score, softmax of a multi-class model's scores), a monotone map of the margin for ranking
-        metrics; calibrate with ``CalibratedClassifierCV`` where the values matter."""
+        """(n, 2): P(classes_[j] | x).  An online classifier (the kernel logistic regression ones included):
+        sigmoid(a f(x) / s), the online Platt map fitted by ``fit`` / ``partial_fit`` on the scores the pass
+        predicted each example with before learning it (``proba_map_``; :class:`olk.tasks.OnlinePlatt`, River's
+        map too): 0.5 at f = 0, so its argmax is :meth:`predict`'s label (ties aside), and monotone in f.  A batch
+        classifier: the batch KLR learners' own probabilities, UNCALIBRATED ones for the others
+        (:func:`olk.tasks.margin_proba`, the sigmoid of the score; calibrate with ``CalibratedClassifierCV``)."""
+        check_is_fitted(self)
+        m = self.__dict__.get("proba_map_")
+        if m is not None:
+            return margin_proba(OnlinePlatt.of_state(m).log_odds(self.decision_function(X)))
         if hasattr(self.learner_class(), "predict_proba"):
             return self._learner_call("predict_proba", X)
         return margin_proba(self.decision_function(X))
 
     def predict_log_proba(self, X):
         """log of :meth:`predict_proba`, computed without underflow."""
+        check_is_fitted(self)
+        m = self.__dict__.get("proba_map_")
+        if m is not None:
+            return margin_log_proba(OnlinePlatt.of_state(m).log_odds(self.decision_function(X)))
         if hasattr(self.learner_class(), "predict_log_proba"):
             return self._learner_call("predict_log_proba", X)
         return margin_log_proba(self.decision_function(X))
@@ -298,6 +375,32 @@ class OlkRegressor(RegressorMixin, OlkEstimator):
 
 
 # ================================================================================================ generation
+def order_params(learner_cls) -> tuple:
+    """The estimator's own arguments on the order ``fit`` learns the rows in, after scikit-learn's
+    ``SGDClassifier``, for an online learner (a batch one's solver sees every row at once): ``shuffle=True`` (each
+    pass in a new order drawn from ``random_state``: an online learner fed rows sorted by class, as scikit-learn's
+    ``load_iris`` or many LIBSVM files give them, learns mostly the last class) and ``n_epochs=1`` (the papers'
+    protocol and their bounds are one pass; every further pass grows an unbudgeted model).  ``partial_fit`` keeps
+    the order it is given: that is the stream."""
+    return () if learner_cls.batch else (("shuffle", True), ("n_epochs", 1))
+
+
+#: the constraints of :func:`order_params`' arguments, checked by scikit-learn's own validation at ``fit``
+ORDER_CONSTRAINTS: dict = {"shuffle": ["boolean"], "n_epochs": [Interval(Integral, 1, None, closed="left")]}
+
+#: the value of each of those arguments for an estimator saved before they existed: the order it was fitted in
+ORDER_PARAMS_OF_OLD_FILES = {"shuffle": False, "n_epochs": 1}
+
+_ORDER_DOCS = {
+    "shuffle": "shuffle : bool, default=True\n    Learn the rows of each ``fit`` pass in a new order drawn from "
+               "``random_state`` (scikit-learn's ``SGDClassifier`` convention; an online learner fed rows sorted "
+               "by class learns mostly the last class); False: in the order given, as ``olk run`` in file order. "
+               "``partial_fit`` always keeps the order it is given.",
+    "n_epochs": "n_epochs : int, default=1\n    Passes of ``fit`` over the rows (each reshuffled when "
+                "``shuffle``); one is the online protocol of the papers.  A step size 1/sqrt(T) reads T = the rows "
+                "of X: give ``horizon`` = n_epochs * n_rows for the whole run.",
+}
+
 _ATTR_DOCS = {
     "support_vectors_": "ndarray or scipy CSR matrix of shape (n_sv, n_features_in_)\n    The stored support "
                         "vectors, in the model's slot order (CSR when trained on sparse data).",
@@ -327,6 +430,7 @@ def _docstring(learner_cls, clsname: str) -> str:
         "``partial_fit`` continues it: any split of a stream into batches gives the model of one pass.",
         "",
         *parameters_doc(learner_cls, "random_state", "int, numpy Generator, RandomState or None", gamma="scale"),
+        *(_ORDER_DOCS[n] for n, _ in order_params(learner_cls)),
     ]
     lines += ["", "Attributes", "----------",
               f"learner_ : {learner_cls.__qualname__}\n    The fitted learner.",
@@ -337,6 +441,9 @@ def _docstring(learner_cls, clsname: str) -> str:
         lines.append("classes_ : ndarray of shape (2,)\n    The two labels (the first in sorted order is the "
                      "negative class).")
     lines += [f"{n} : {_ATTR_DOCS[n]}" for n in learner_cls.fitted_names()]
+    if not learner_cls.batch and learner_cls.task in ("binary", "probabilistic"):
+        lines.append("proba_map_ : dict\n    The online Platt map of ``predict_proba``, sigmoid(a f / s): {'a': a, "
+                     "'n': examples it learned from, 'sq': their scores' sum of squares (s = sqrt(sq / n))}.")
     return "\n".join(lines) + "\n"
 
 
@@ -347,6 +454,7 @@ def _make(name: str) -> type:
     ns = {"_learner_name": name, "__module__": __name__, "__qualname__": clsname,
           "__doc__": _docstring(learner_cls, clsname),
           "__init__": storing_init(learner_cls, clsname, seed="random_state", module=__name__, gamma="scale",
+                                   extra=order_params(learner_cls),
                                    doc=f"Store the parameters (checked when ``fit`` builds the learner); see "
                                        f":class:`{clsname}`.")}
     return type(clsname, (base,), ns)

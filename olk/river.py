@@ -1,10 +1,11 @@
 """olk's online learners inside River: one :class:`river.base.Classifier` / :class:`river.base.Regressor` class per
-registered online learner, generated from the registry (``pip install olk[river]``).
+registered online learner, generated from the registry (from a clone of olk's repository: ``pip install ".[river]"``).
 
 Each class holds an olk learner (``learner``, the class the experiment engine runs) and calls its own
-``learn_one`` / ``predict_one`` and, for a classifier, ``predict_proba_one`` (the kernel logistic regression
-learners' own probabilities; for the others a monotone map of the scores fitted online: an online Platt fit, an
-online temperature-scaled softmax for the multi-class ones), with ``learn_many`` /
+``learn_one`` / ``predict_one`` and, for a classifier, ``predict_proba_one`` (a monotone map of the scores fitted
+online, whose most probable label is ``predict_one``'s: an online Platt fit through 0.5 at f = 0 for a binary
+classifier, the kernel logistic regression ones included, an online temperature-scaled softmax for the
+multi-class ones), with ``learn_many`` /
 ``predict_many`` on pandas DataFrames (the loop of the ``_one`` calls; a River mini-batch model where the learner
 widens), so
 River's tools take it as one of theirs: ``river.evaluate.progressive_val_score``, pipelines
@@ -65,7 +66,8 @@ try:
 except ModuleNotFoundError as _missing:        # River itself, not a module River fails to import
     if _missing.name != "river":
         raise
-    raise ImportError("olk.river needs River, which is not installed: pip install olk[river]") from None
+    raise ImportError("olk.river needs River, which is not installed: pip install river (or, in a clone of olk, "
+                      "pip install \".[river]\")") from None
 
 from .algorithms import available
 from .algorithms.common.inputs import InputError, ParamError, RowSource
@@ -400,15 +402,20 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
 
     def predict_proba_one(self, x, **kwargs) -> dict:
         """{label: probability} from the learner's score(s), a monotone map of the margin so that River's ROCAUC
-        and LogLoss run.  A binary classifier: an online Platt fit (:class:`olk.tasks.OnlinePlatt`, sigmoid(a f/s
-        + b)) fitted by every ``learn_one`` after the first ``predict_proba_one``, on the example's score before it
-        is learned (a model used for accuracy only pays nothing for it), sigmoid(f) before any; a multi-class one:
-        an online temperature scaling (:class:`olk.tasks.OnlineTemperature`, softmax(a z) of its K class scores
-        centred and scaled by their RMS so far), fitted the same way (an example of a class the model has not seen
-        yet has no score for it and is skipped), the plain softmax of the scores before any: it sums to 1,
-        increases with the class's own score and keeps the argmax, the prediction.  A multi-class model before any
-        label: {} (River's convention); a binary one with one label seen: {that label: 1.0}.  The score is
-        computed once per example in progressive validation (``learn_one`` reuses it, :meth:`_scored_for`)."""
+        and LogLoss run, whose most probable label is :meth:`predict_one`'s (River's own ``Classifier.predict_one``
+        is that argmax, and its ``progressive_val_score`` reads labels from this dict as soon as a probability
+        metric is in the mix).  A binary classifier (the kernel logistic regression ones included): an online
+        Platt fit without intercept (:class:`olk.tasks.OnlinePlatt`, sigmoid(a f/s), 0.5 at f = 0) fitted by every
+        ``learn_one`` after the first ``predict_proba_one``, on the example's score before it is learned (a model
+        used for accuracy only pays nothing for it), sigmoid(f) before any; a multi-class one: an online
+        temperature scaling (:class:`olk.tasks.OnlineTemperature`, softmax(a z) of its K class scores centred and
+        scaled by their RMS so far), fitted the same way (an example of a class the model has not seen yet has no
+        score for it and is skipped), the plain softmax of the scores before any: it sums to 1, increases with the
+        class's own score and keeps the argmax.  The predicted label comes first in the dict, so a tie (f = 0, or
+        class probabilities equal to the last bit) goes to it, as ``max(d, key=d.get)`` keeps the first of equal
+        values.  A multi-class model before any label: {} (River's convention); a binary one with one label seen:
+        {that label: 1.0}.  The score is computed once per example in progressive validation (``learn_one`` reuses
+        it, :meth:`_scored_for`)."""
         if self._multiclass:
             row = self._row(x)
             classes = self.learner.classes_
@@ -420,7 +427,10 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
             if self._temperature is None:           # a model pickled before the map existed
                 self._temperature = OnlineTemperature()
             p = self._temperature.proba(s)
-            return {_plain(c): float(q) for c, q in zip(classes, p)}
+            top = int(np.argmax(s))                 # the learner's prediction: the largest score, ties to the first
+            out = {_plain(classes[top]): float(p[top])}      # first: an updated key keeps its place
+            out.update((_plain(c), float(q)) for c, q in zip(classes, p))
+            return out
         f = self._score(x)                          # checks x (and takes its new keys) first
         self._scored = (self._scored_key(x), f)     # for learn_one's Platt step on the same x (_scored_for)
         if self._first is not None:
@@ -428,8 +438,7 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
         self._proba_asked = True                    # from now on learn_one fits the map too
         p1 = self._platt.proba(f)
         neg, pos = (False, True) if self.learner.classes_ is None else map(_plain, self.learner.classes_)
-        return {neg: 1.0 - p1, pos: p1}
-
+        return {pos: p1, neg: 1.0 - p1} if f >= 0.0 else {neg: 1.0 - p1, pos: p1}   # sign(0) = +1: predict_one's
 
     def predict_proba_many(self, X):
         """``predict_proba_one`` of each row of the DataFrame X: a DataFrame on X's index, one column per label
@@ -439,18 +448,11 @@ class OlkClassifier(OlkRiverModel, _river.Classifier):
 
 
 class OlkProbabilisticClassifier(OlkClassifier):
-    """Base of the generated classifiers of the ``probabilistic`` task (the kernel logistic regression learners):
-    ``predict_proba_one`` too."""
-
-    def predict_proba_one(self, x, **kwargs) -> dict:
-        """{label: probability} from the learner's ``predict_proba_one`` (P(+1 side) = sigmoid(f(x)))."""
-        row = self._row(x)
-        if self._first is not None:
-            return {self._first: 1.0}
-        proba = self.learner.predict_proba_one(row)
-        if self.learner.classes_ is None:
-            return {False: proba[-1.0], True: proba[1.0]}
-        return proba
+    """Base of the generated classifiers of the ``probabilistic`` task (the kernel logistic regression learners).
+    Their ``predict_proba_one`` is the online Platt map of their log-odds score f, as for every binary classifier
+    (:meth:`OlkClassifier.predict_proba_one`): with their default step size and averaged output f is a shrunken
+    log-odds (on Phishing at defaults 90% of the learner's own sigmoid(f) lie in 0.45-0.53), which the fitted slope
+    a rescales; the model's own sigmoid(f) is ``model.learner.predict_proba_one(x)``."""
 
 
 class OlkRegressor(OlkRiverModel, _river.Regressor):
@@ -502,9 +504,8 @@ def _docstring(learner_cls, base: Any) -> str:
     multiclass = learner_cls.task == "multiclass"
     kind = {OlkRegressor: "regressor", OlkProbabilisticClassifier: "probabilistic binary classifier"}.get(
         base, "multi-class classifier (any K labels)" if multiclass else "binary classifier (any two labels)")
-    proba = ("" if base is OlkProbabilisticClassifier else
-             " (an online temperature scaling of the softmax of its K class scores, olk.tasks.OnlineTemperature)"
-             if multiclass else " (an online Platt fit of its score, olk.tasks.OnlinePlatt)")
+    proba = (" (an online temperature scaling of the softmax of its K class scores, olk.tasks.OnlineTemperature)"
+             if multiclass else " (an online Platt fit of its score through 0.5 at f = 0, olk.tasks.OnlinePlatt)")
     calls = "``learn_one`` / ``predict_one``" + ("" if base is OlkRegressor else " / ``predict_proba_one``" + proba)
     width = ("New feature keys widen the model (a feature it never saw is 0 in every stored support vector)."
              if learner_cls.widens else

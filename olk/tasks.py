@@ -278,11 +278,12 @@ def log_odds_to_proba(score):
 
 
 def margin_proba(scores) -> np.ndarray:
-    """UNCALIBRATED class probabilities of a classifier that has no probability model (every one but the KLR
-    learners): a fixed monotone map of its scores, so that ranking metrics (ROC AUC) and tools that need
-    ``predict_proba`` work; not a calibrated probability (for one, wrap the estimator in scikit-learn's
-    ``CalibratedClassifierCV``).  Binary scores f (n,) give (n, 2) [sigmoid(-f), sigmoid(f)] (the score read as
-    log-odds, as :func:`log_odds_to_proba`); multi-class scores (n, K) their row-wise softmax.
+    """UNCALIBRATED class probabilities of a classifier that has no probability model nor a fitted map
+    (scikit-learn's batch classifiers but the KLR ones, and its multi-class ones): a fixed monotone map of its
+    scores, so that ranking metrics (ROC AUC) and tools that need ``predict_proba`` work; not a calibrated
+    probability (for one, wrap the estimator in scikit-learn's ``CalibratedClassifierCV``).  Binary scores f (n,)
+    give (n, 2) [sigmoid(-f), sigmoid(f)] (the score read as log-odds, as :func:`log_odds_to_proba`); multi-class
+    scores (n, K) their row-wise softmax.
 
     >>> margin_proba(np.array([0.0, 2.0])).round(3).tolist()
     [[0.5, 0.5], [0.119, 0.881]]
@@ -297,40 +298,62 @@ def margin_proba(scores) -> np.ndarray:
 
 
 class OnlinePlatt:
-    """An online Platt fit (Platt 1999), for a stream: P(+1 | f) = sigmoid(a f / s + b), where f is a binary
-    classifier's score, s the root mean square of the scores learned from so far (so the map is the same whatever the
-    score's scale) and (a, b) follow one logistic-loss gradient step of size 1/sqrt(n) per learned (f, label),
-    a kept >= 1e-6: at every moment a monotone increasing map of the margin (the ranking of the scores is kept).
-    Before any label a = 1, b = 0, s = 1: sigmoid(f).  Deterministic: the same (f, label) sequence, the same map.
+    """An online Platt fit (Platt 1999) without intercept, for a stream: P(+1 | f) = sigmoid(a f / s), where f is a
+    binary classifier's score, s the root mean square of the scores learned from so far (so the map is the same
+    whatever the score's scale) and a follows one logistic-loss gradient step of size 1/sqrt(n) per learned (f,
+    label), kept >= 1e-6: at every moment a monotone increasing map of the margin (the ranking of the scores is
+    kept) that is 0.5 at f = 0, so P(+1 | f) > 0.5 exactly where the classifier predicts +1 (f > 0) and < 0.5 where
+    it predicts -1: the most probable label is the prediction.  (Platt's intercept b, sigmoid(a f / s + b), would
+    move the 0.5 point off f = 0, and River, which reads a label from the largest probability when a probability
+    metric is asked for, would then score another classifier than ``predict_one``'s.)  Before any label a = 1,
+    s = 1: sigmoid(f).  Deterministic: the same (f, label) sequence, the same map.
 
     >>> p = OnlinePlatt()
     >>> round(p.proba(0.0), 3), round(p.proba(2.0), 3)
     (0.5, 0.881)
     >>> for f, y in [(0.01, 1), (-0.01, 0), (0.02, 1), (-0.03, 0)] * 20:
     ...     p.learn(f, y)
-    >>> p.proba(0.02) > 0.8 and p.proba(-0.02) < 0.2
-    True
+    >>> p.proba(0.02) > 0.8 and p.proba(-0.02) < 0.2, p.proba(0.0)
+    (True, 0.5)
     """
 
     def __init__(self):
-        self.a, self.b, self.n, self.sq = 1.0, 0.0, 0, 0.0
+        self.a, self.n, self.sq = 1.0, 0, 0.0
 
     def _z(self, f: float) -> float:
-        return f / math.sqrt(self.sq / self.n) if self.n and self.sq > 0.0 else f
+        r = math.sqrt(self.sq / self.n) if self.n else 0.0      # 0 too when sq / n underflows (tiny scores)
+        return f / r if r > 0.0 else f
 
     def proba(self, f: float) -> float:
         """P(+1 | score f) now."""
-        return float(log_odds_to_proba(self.a * self._z(f) + self.b))
+        return float(log_odds_to_proba(self.a * self._z(f)))
 
     def learn(self, f: float, positive: bool) -> None:
         """One step on the score f of an example whose label is the +1 side (`positive`) or not."""
         self.n += 1
         self.sq += f * f
         z = self._z(f)
-        g = float(log_odds_to_proba(self.a * z + self.b)) - (1.0 if positive else 0.0)
-        eta = 1.0 / math.sqrt(self.n)
-        self.a = max(self.a - eta * g * z, 1e-6)
-        self.b -= eta * g
+        g = float(log_odds_to_proba(self.a * z)) - (1.0 if positive else 0.0)
+        self.a = max(self.a - g * z / math.sqrt(self.n), 1e-6)
+
+    def log_odds(self, f) -> np.ndarray:
+        """a f / s of an array of scores: the map's log-odds, from which :func:`margin_proba` and
+        :func:`margin_log_proba` give the (n, 2) probabilities (scikit-learn's ``predict_proba``)."""
+        r = math.sqrt(self.sq / self.n) if self.n else 0.0
+        f = np.asarray(f, dtype=np.float64)
+        return self.a * (f / r if r > 0.0 else f)
+
+    def state(self) -> dict:
+        """(a, n, sq) as plain numbers, what a scikit-learn estimator keeps (and ``olk.save`` writes)."""
+        return {"a": self.a, "n": self.n, "sq": self.sq}
+
+    @classmethod
+    def of_state(cls, state: dict | None) -> OnlinePlatt:
+        """The map of a :meth:`state` (None: a new map)."""
+        m = cls()
+        if state is not None:
+            m.a, m.n, m.sq = float(state["a"]), int(state["n"]), float(state["sq"])
+        return m
 
 
 class OnlineTemperature:
@@ -356,7 +379,8 @@ class OnlineTemperature:
 
     def _z(self, s: np.ndarray) -> np.ndarray:
         z = s - s.mean()
-        return z / math.sqrt(self.sq / self.n) if self.n and self.sq > 0.0 else z
+        r = math.sqrt(self.sq / self.n) if self.n else 0.0      # 0 too when sq / n underflows (tiny scores)
+        return z / r if r > 0.0 else z
 
     def proba(self, s) -> np.ndarray:
         """P(class c | scores s) now, for c = 0..K-1 (summing to 1)."""

@@ -100,7 +100,8 @@ def test_the_estimator_and_olk_run_give_identical_predictions(tmp_path, monkeypa
         order = seeds.permutation(X.shape[0], spec.seed, spec.dataset, spec.perm, spec.shuffle)
         if not shuffle:
             np.testing.assert_array_equal(order, np.arange(X.shape[0]))
-        est = olk.estimator(spec.algorithm, kernel=spec.kernel, random_state=spec.algo_seed, **spec.params)
+        est = olk.estimator(spec.algorithm, kernel=spec.kernel, random_state=spec.algo_seed, shuffle=False,
+                            **spec.params)
         est.fit(X[order], y[order])
         assert est.learner_.n_sv == engine.n_sv and est.learner_.t == engine.t == X.shape[0], spec.label
         np.testing.assert_array_equal(est.decision_function(X), engine.decision_function(X))
@@ -116,7 +117,7 @@ SPLITS = [[90], [1, 89], [30, 30, 30], [7, 13, 1, 40, 29], [1] * 90]
                                   "bomkc_dd", "klr_aux", "om2", "kogd_reg", "omkr", "raker", "amkl"])
 def test_any_split_of_a_stream_gives_the_model_of_one_pass(name, sparse):
     X, y = _data(sparse, regression=REGISTRY[name].task == "regression")
-    one = by_name[name](**_kw(name, multi=True)).fit(X, y)
+    one = by_name[name](**_kw(name, multi=True), shuffle=False).fit(X, y)      # fit in the given order
     for split in SPLITS:
         est = by_name[name](**_kw(name, multi=True))
         a = 0
@@ -133,7 +134,7 @@ def test_any_split_of_a_stream_gives_the_model_of_one_pass(name, sparse):
 @pytest.mark.parametrize("name", ONLINE)
 def test_partial_fit_in_halves_equals_fit_for_every_online_learner(name):
     X, y = _data(regression=REGISTRY[name].task == "regression")
-    one = by_name[name](**_kw(name)).fit(X, y)
+    one = by_name[name](**_kw(name), shuffle=False).fit(X, y)              # fit in the given order
     est = by_name[name](**_kw(name)).partial_fit(X[:45], y[:45]).partial_fit(X[45:], y[45:])
     np.testing.assert_array_equal(est.predict(X), one.predict(X))
 
@@ -181,11 +182,17 @@ def test_probabilities_for_every_classifier():
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     np.testing.assert_array_equal(klr.classes_[(P[:, 1] >= 0.5).astype(int)], klr.predict(X))
     np.testing.assert_allclose(np.exp(klr.predict_log_proba(X)), P)
-    # every other classifier: uncalibrated probabilities, the sigmoid (softmax) of its score(s)
+    # every online binary classifier: the online Platt map fitted on its pass (tests/test_sklearn_probabilities.py)
     spa = olk.estimator("spa", kernel=RBF, random_state=0).fit(X, y)
-    f = spa.decision_function(X)
-    np.testing.assert_allclose(spa.predict_proba(X)[:, 1], 1.0 / (1.0 + np.exp(-f)), rtol=1e-12)
+    f, m = spa.decision_function(X), spa.proba_map_
+    z = m["a"] * f / np.sqrt(m["sq"] / m["n"])
+    np.testing.assert_allclose(spa.predict_proba(X)[:, 1], 1.0 / (1.0 + np.exp(-z)), rtol=1e-12)
     np.testing.assert_allclose(np.exp(spa.predict_log_proba(X)), spa.predict_proba(X), rtol=1e-12)
+    # a batch one: uncalibrated, the sigmoid of its score
+    svm = olk.estimator("libsvm", kernel=RBF).fit(X, y)
+    f = svm.decision_function(X)
+    np.testing.assert_allclose(svm.predict_proba(X)[:, 1], 1.0 / (1.0 + np.exp(-f)), rtol=1e-12)
+    # the multi-class ones: uncalibrated, the softmax of their scores
     y3 = np.arange(len(y)) % 3
     mc = olk.estimator("mc_pa1", kernel=RBF).fit(X, y3)
     P3, D3 = mc.predict_proba(X), mc.decision_function(X)
@@ -245,10 +252,10 @@ def test_the_fitted_attributes_are_the_model(name, sparse):
 
 def test_support_vectors_follow_removals_in_slot_order():
     X, y = _data(n=200)
-    est = olk.estimator("rbp", kernel=RBF, budget=10, random_state=0).fit(X, y)
+    est = olk.estimator("rbp", kernel=RBF, budget=10, random_state=0, shuffle=False).fit(X, y)
     rows = est.learner_.pool.tags - 1                    # RBP tags an SV with its step t: row t - 1
     np.testing.assert_array_equal(est.support_vectors_, X[rows])
-    sest = olk.estimator("rbp", kernel=RBF, budget=10, random_state=0).fit(sp.csr_matrix(X), y)
+    sest = olk.estimator("rbp", kernel=RBF, budget=10, random_state=0, shuffle=False).fit(sp.csr_matrix(X), y)
     np.testing.assert_array_equal(sest.support_vectors_.toarray(), X[rows])
     assert sest.support_vectors_.has_sorted_indices
 
@@ -423,7 +430,8 @@ def test_svc_style_kernel_arguments_are_grid_searchable():
     gamma and C works, and its best estimator is the learner of the kernel dict those values name."""
     from sklearn.model_selection import GridSearchCV
     X, y = _data()
-    gs = GridSearchCV(olk.estimator("pa1", random_state=0), {"gamma": [0.05, 0.5], "C": [0.1, 1.0]}, cv=3).fit(X, y)
+    gs = GridSearchCV(olk.estimator("pa1", random_state=0, shuffle=False), {"gamma": [0.05, 0.5], "C": [0.1, 1.0]},
+                      cv=3).fit(X, y)
     best = gs.best_params_
     assert set(best) == {"gamma", "C"}
     ref = olk.algorithms.make("pa1", kernel={"type": "gaussian", "gamma": best["gamma"]}, C=best["C"]).fit(X, y)

@@ -120,7 +120,9 @@ def test_probabilities_and_a_pipeline():
     p = nc.predict_proba_one(x)
     assert set(p) == {False, True} and math.isclose(sum(p.values()), 1.0)
     f = nc.learner.decision_one(nc._row(x))
-    assert p[True] == pytest.approx(1.0 / (1.0 + math.exp(-f)), rel=1e-12)
+    # the online Platt map of the KLR log-odds (fitted through the stream), the learner's own sigmoid(f) underneath
+    assert nc._platt.n == 1250 and p[True] == nc._platt.proba(f)
+    assert nc.learner.predict_proba_one(nc._row(x))[1.0] == pytest.approx(1.0 / (1.0 + math.exp(-f)), rel=1e-12)
     assert nc.predict_one(x) == (f >= 0)
     spa = R.SPAClassifier(seed=0)                                      # uncalibrated: the sigmoid of the margin
     spa.learn_one(x, True)
@@ -371,7 +373,8 @@ def test_olk_works_without_river_and_olk_river_says_how_to_install_it():
             "sys.meta_path.insert(0, NoRiver())\n"
             "try:\n    import olk.river\nexcept ImportError as e:\n    print('ERR', e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["False", "ERR olk.river needs River, which is not installed: pip install olk[river]"]
+    assert out.splitlines() == ["False", 'ERR olk.river needs River, which is not installed: pip install river (or, in '
+                                         'a clone of olk, pip install ".[river]")']
 
 
 # ------------------------------------------------------------------------------------------------ multi-class
@@ -430,6 +433,49 @@ def test_rocauc_and_logloss_in_progressive_validation_for_every_classifier(name)
                                          0.0 < value < 5.0), (metric, value)
 
 
+CLASSIFIERS = sorted(n for n in ONLINE if REGISTRY[n].task != "regression")
+
+
+@pytest.mark.parametrize("name", CLASSIFIERS)
+def test_the_most_probable_label_is_the_prediction_on_every_example(name):
+    """argmax(predict_proba_one(x)) == predict_one(x) for every classifier on every example (issue 47): River's own
+    ``Classifier.predict_one`` is that argmax, and ``progressive_val_score`` reads the label from predict_proba_one
+    as soon as a probability metric is in the mix, so Accuracy() + ROCAUC() must score the model predict_one
+    scores.  Default parameters (Gaussian gamma = 1: on standardised features most scores are tiny, so ties to
+    the last bit are frequent: the hard case), progressive validation's order (the probability maps learn), the
+    first examples (no support vector: f = 0, sign(0) = +1), and for a binary model string labels too (one label
+    seen: {that label: 1.0})."""
+    multiclass = REGISTRY[name].task == "multiclass"
+    stream = list(datasets.ImageSegments() if multiclass else datasets.Phishing())[:200]
+    runs = [stream] if multiclass else [stream, [(x, "phish" if y else "ok") for x, y in stream[3:]]]
+    for run in runs:
+        model = preprocessing.StandardScaler() | R.by_name[name](seed=0)
+        m, scaler = model[R.by_name[name].__name__], model["StandardScaler"]
+        seen = set()
+        for i, (x, y) in enumerate(run):
+            p, label = model.predict_proba_one(x), model.predict_one(x)
+            if p:
+                assert max(p, key=p.get) == label, (name, i, p, label)
+                assert river.base.Classifier.predict_one(m, scaler.transform_one(x)) == label
+                assert math.isclose(sum(p.values()), 1.0)
+            else:
+                assert multiclass and not seen and label is None
+            model.learn_one(x, y)
+            seen.add(y)
+
+
+def test_accuracy_is_the_same_with_and_without_a_probability_metric():
+    """The issue's case: Accuracy() + ROCAUC() + LogLoss() on Phishing gives predict_one's accuracy (it gave 66.56%
+    against 79.28% for SPA when Platt's intercept moved the 0.5 point off f = 0)."""
+    for name in ["spa", "klr_nc"]:
+        alone = evaluate.progressive_val_score(datasets.Phishing(), preprocessing.StandardScaler() |
+                                               R.by_name[name](seed=0), metrics.Accuracy())
+        mixed = evaluate.progressive_val_score(datasets.Phishing(), preprocessing.StandardScaler() |
+                                               R.by_name[name](seed=0),
+                                               metrics.Accuracy() + metrics.ROCAUC() + metrics.LogLoss())
+        assert mixed[0].get() == alone.get(), (name, mixed, alone)
+
+
 def test_the_online_platt_map_learns_on_progressive_validation_and_keeps_the_ranking():
     model = preprocessing.StandardScaler() | R.KernelPerceptronClassifier(kernel="rbf", gamma=0.1, seed=0)
     auc = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.ROCAUC()).get()
@@ -446,6 +492,52 @@ def test_the_online_platt_map_learns_on_progressive_validation_and_keeps_the_ran
     for x, y in list(datasets.Phishing())[:20]:
         fresh.learn_one(x, y)
     assert fresh._platt.n == 0
+
+
+@pytest.mark.parametrize("name", ["klr_nc", "klr_margin", "klr_aux"])
+def test_the_klr_learners_give_useful_probabilities_at_their_defaults(name):
+    """Issue 47: at their defaults (step 0.1, averaged output, Gaussian gamma = 1) the online KLR learners' own
+    log-odds are shrunk towards 0 (90% of NC's sigmoid(f) in 0.450-0.529 on Phishing: River ROCAUC 54.5%, LogLoss
+    0.667 = ln 2 at 89.7% accuracy).  The River surface maps them through the online Platt fit like every binary
+    classifier: ROCAUC above 0.90 and LogLoss below 0.40 on River's bundled Phishing (measured 93.7% / 0.349 for
+    NC, 93.5% / 0.355 Margin, 92.2% / 0.387 Auxiliary), probabilities spread over most of [0, 1], the accuracy
+    unchanged, and the learner's own sigmoid(f) still underneath."""
+    model = preprocessing.StandardScaler() | R.by_name[name](seed=0)
+    auc, loss, acc = metrics.ROCAUC(), metrics.LogLoss(), metrics.Accuracy()
+    p_true = []
+    for x, y in datasets.Phishing():
+        p = model.predict_proba_one(x)
+        auc.update(y, p)
+        loss.update(y, p)
+        acc.update(y, model.predict_one(x))
+        p_true.append(p[True])
+        model.learn_one(x, y)
+    lo, hi = np.quantile(p_true, [0.05, 0.95])
+    assert auc.get() > 0.90 and loss.get() < 0.40, (auc, loss)
+    assert lo < 0.15 and hi > 0.85, (lo, hi)
+    assert acc.get() > 0.87
+    m = model[R.by_name[name].__name__]
+    x = model["StandardScaler"].transform_one(next(iter(datasets.Phishing()))[0])
+    f = m.learner.decision_one(m._row(x))
+    assert m.learner.predict_proba_one(m._row(x))[1.0] == pytest.approx(1.0 / (1.0 + math.exp(-f)))
+
+
+def test_the_probability_maps_survive_scores_whose_mean_square_underflows():
+    """Far from every support vector (gamma = 1 on standardised features) the scores can be ~1e-162: their mean
+    square is positive but sq / n rounds to 0; the maps then leave the scores unscaled instead of dividing by 0
+    (a ZeroDivisionError for the binary map, inf / nan probabilities with a RuntimeWarning for the multi-class one)."""
+    import warnings
+
+    from olk.tasks import OnlinePlatt, OnlineTemperature
+    platt, temp = OnlinePlatt(), OnlineTemperature()
+    platt.n, platt.sq, temp.n, temp.sq = 4, 5e-324, 4, 5e-324          # sq > 0, sq / n == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert platt.proba(0.0) == 0.5 and platt.proba(1e-300) >= 0.5
+        platt.learn(1e-300, True)
+        p = temp.proba(np.array([1e-170, 0.0, -1e-170]))
+        temp.learn(np.array([1e-170, 0.0, -1e-170]), 0)
+    assert np.isfinite(p).all() and math.isclose(p.sum(), 1.0) and int(p.argmax()) == 0
 
 
 def test_multiclass_probabilities_are_an_online_temperature_scaling():
@@ -501,7 +593,7 @@ def test_learn_one_reuses_the_score_predict_proba_one_computed(name, monkeypatch
 
     (loss, n, m), (loss0, n0, m0) = run(True), run(False)
     assert (n, n0) == (150, 300)                        # one score per example, where it was two
-    assert loss == loss0 and (m._platt.a, m._platt.b, m._platt.sq) == (m0._platt.a, m0._platt.b, m0._platt.sq)
+    assert loss == loss0 and (m._platt.a, m._platt.n, m._platt.sq) == (m0._platt.a, m0._platt.n, m0._platt.sq)
     x = {"a": 1.0, "b": 2.0}
     m.predict_proba_one(x)
     assert m._scored_for(dict(x)) is not None and m._scored_for({"a": 1.0, "b": 2.5}) is None

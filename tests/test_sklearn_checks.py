@@ -60,7 +60,8 @@ def test_grid_search_over_spa_beta():
     # the refit best model is the one the estimator (and the learner itself) gives with that beta
     ref = olk.estimator("spa", kernel=RBF, random_state=0, beta=gs.best_params_["beta"]).fit(X, y)
     np.testing.assert_array_equal(gs.predict(X), ref.predict(X))
-    learner = olk.algorithms.make("spa", kernel=RBF, random_state=0, beta=gs.best_params_["beta"]).fit(X, y)
+    perm = np.random.RandomState(0).permutation(len(y))     # fit's order: shuffle=True draws it from random_state
+    learner = olk.algorithms.make("spa", kernel=RBF, random_state=0, beta=gs.best_params_["beta"]).fit(X, y, perm)
     np.testing.assert_array_equal(gs.best_estimator_.decision_function(X), learner.decision_function(X))
     assert gs.score(X, y) > 0.8
 

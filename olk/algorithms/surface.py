@@ -73,18 +73,21 @@ def storing_init(learner_cls, qualname: str, *, seed: str, reserved: tuple = (),
                  refuse: Optional[Callable[[str], bool]] = None,
                  explain: Callable[[str, list, dict, TypeError], str] = _python_words,
                  then: Optional[Callable[[Any], None]] = None, module: str = "", doc: str = "",
-                 gamma: Any = None):
-    """``__init__(self, kernel=None, <seed>=None, gamma=<gamma>, degree=None, coef0=None, <params>)`` for the class
-    `qualname` over `learner_cls` (the kernel arguments under :func:`kernel_arg_names`): one function body for every
-    generated class; it stores each argument as an attribute of the same name and then calls ``then(self)`` if
-    given.  Its ``__signature__`` names the learner's real parameters and defaults.  A parameter named like a
-    keyword, ``self``, ``kernel``, the seed, one of `reserved` or one `refuse` returns True for cannot be an
-    argument: a RuntimeError when the class is made.  Arguments it cannot bind are the ``TypeError`` of
-    ``explain(qualname, names, kwargs, error)`` (default: Python's own words)."""
+                 gamma: Any = None, extra: tuple = ()):
+    """``__init__(self, kernel=None, <seed>=None, gamma=<gamma>, degree=None, coef0=None, <params>, <extra>)`` for
+    the class `qualname` over `learner_cls` (the kernel arguments under :func:`kernel_arg_names`; `extra`: the
+    surface's own arguments after the learner's, (name, default) pairs, e.g. scikit-learn's ``shuffle``): one
+    function body for every generated class; it stores each argument as an attribute of the same name and then
+    calls ``then(self)`` if given.  Its ``__signature__`` names the learner's real parameters and defaults.  A
+    parameter named like a keyword, ``self``, ``kernel``, the seed, one of `reserved`, an `extra` name or one
+    `refuse` returns True for cannot be an argument: a RuntimeError when the class is made.  Arguments it cannot
+    bind are the ``TypeError`` of ``explain(qualname, names, kwargs, error)`` (default: Python's own words)."""
     kargs = kernel_arg_names(learner_cls)
+    own = tuple(n for n, _ in extra)
     for p in learner_cls.params:
         n = p.name
-        if (not n.isidentifier() or keyword.iskeyword(n) or n in ("self", "kernel", seed, *reserved, *kargs.values())
+        if (not n.isidentifier() or keyword.iskeyword(n)
+                or n in ("self", "kernel", seed, *reserved, *kargs.values(), *own)
                 or (refuse is not None and refuse(n))):
             raise RuntimeError(f"{learner_cls.name}: parameter {n!r} cannot be an argument of {qualname}")
     P = inspect.Parameter
@@ -92,7 +95,8 @@ def storing_init(learner_cls, qualname: str, *, seed: str, reserved: tuple = (),
         [P("self", P.POSITIONAL_OR_KEYWORD), P("kernel", P.POSITIONAL_OR_KEYWORD, default=None),
          P(seed, P.POSITIONAL_OR_KEYWORD, default=None)]
         + [P(kargs[a], P.POSITIONAL_OR_KEYWORD, default=gamma if a == "gamma" else None) for a in SVC_KERNEL_ARGS]
-        + [P(p.name, P.POSITIONAL_OR_KEYWORD, default=p.default) for p in learner_cls.params])
+        + [P(p.name, P.POSITIONAL_OR_KEYWORD, default=p.default) for p in learner_cls.params]
+        + [P(n, P.POSITIONAL_OR_KEYWORD, default=d) for n, d in extra])
     names = list(signature.parameters)[1:]
 
     def __init__(self, *args, **kwargs):

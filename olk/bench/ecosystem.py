@@ -10,7 +10,7 @@ registry ids (:data:`olk.river.by_name`); River's ``PAClassifier``, ``LogisticRe
 (multi-class), ``LinearRegression``, ``PARegressor``, ``KNNRegressor`` and ``HoeffdingTreeRegressor`` (regression).
 Reported: progressive accuracy (MAE for regression) and examples per second (the stream held in memory, the
 scaler included, median over the rounds); for the binary streams ROCAUC and LogLoss from one more untimed pass
-(``predict_proba_one``: olk's binary classifiers give an online Platt fit of their score, uncalibrated).
+(``predict_proba_one``: olk's binary classifiers give an online Platt fit of their score, 0.5 at f = 0).
 
 **scikit-learn** (``sklearn.model_selection.cross_validate``, 5 folds, shuffled with ``random_state=0``,
 stratified for classification): breast_cancer, ``make_moons(n_samples=1000, noise=0.3, random_state=0)`` (binary),

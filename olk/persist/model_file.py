@@ -157,7 +157,7 @@ def _build(cls, meta: dict, arrays: dict, where: str):
 
 def _build_estimator(meta: dict, dec: "Decoder", learner, where: str):
     """The scikit-learn estimator of a version-2 file around its (already loaded) learner."""
-    from ..estimators import by_class_name
+    from ..estimators import ORDER_PARAMS_OF_OLD_FILES, by_class_name, order_params
     spec = meta["estimator"]
     name = spec.get("class") if isinstance(spec, dict) else None
     cls: Any = by_class_name.get(name) if isinstance(name, str) else None
@@ -180,6 +180,8 @@ def _build_estimator(meta: dict, dec: "Decoder", learner, where: str):
     from ..algorithms.surface import kernel_arg_names
     for arg in kernel_arg_names(cls.learner_class()).values():
         state.setdefault(arg, None)     # a file from before the SVC-style arguments: its kernel says it all
+    for arg, _ in order_params(cls.learner_class()):
+        state.setdefault(arg, ORDER_PARAMS_OF_OLD_FILES[arg])  # a file from before shuffle / n_epochs: the given order
     missing = sorted(set(cls().get_params()) - set(state))
     if missing:
         raise ModelFileError(f"{where}: its {name} lacks the parameter(s) {', '.join(missing[:5])}, which this olk's "

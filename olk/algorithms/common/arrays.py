@@ -227,11 +227,12 @@ class ArrayAPI:
 
     # --------------------------------------------- learning from arrays (olk.estimators calls these)
     @online_only
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, scores=None):
         """Continue learning: one online pass over (X, y) in the given order, from the current model; returns
         self.  The first call fixes ``classes_`` (any two labels; see the module docstring), and the width
         ``n_features_in_``.  ``classes`` (scikit-learn's argument) names both labels up front, so a first call
-        may hold examples of one class only; later calls may repeat it (it must equal ``classes_``)."""
+        may hold examples of one class only; later calls may repeat it (it must equal ``classes_``).  ``scores``
+        (see :meth:`fit`) receives each example's score before it was learned."""
         if classes is not None:
             if not TASKS[self.task].classifier:
                 raise InputError(f"{self.name}.partial_fit: classes= is for classifiers; {self.display} is a "
@@ -239,26 +240,44 @@ class ArrayAPI:
             c = np.asarray(classes)
             _, found = self._encode_y(c, c.shape[0] if c.ndim else 1, None)
             if self.classes_ is None:
-                self._learn(X, y, fresh=False, classes=found)
+                self._learn(X, y, fresh=False, classes=found, scores=scores)
                 return self
             if found.shape != self.classes_.shape or not all(same_label(self.classes_, c).any() for c in found):
                 raise InputError(f"classes=({labels_text(found)}) differs from this model's classes_ "
                                  f"({labels_text(self.classes_)}), fixed by its first fit/partial_fit call")
-        return self._learn(X, y, fresh=False)
+        return self._learn(X, y, fresh=False, scores=scores)
 
-    def fit(self, X, y):
+    def fit(self, X, y, order=None, scores=None):
         """Learn from scratch: forget everything learned before (SVs, ``t``, counters, ``classes_``; the RNG is
         re-seeded from ``random_state``, so with an int seed ``fit`` twice equals ``fit`` once), then one
-        online pass over (X, y) in the given order; returns self."""
-        return self._learn(X, y, fresh=True)
+        online pass over (X, y) in the given order, or over the rows ``order`` (row indices in the order to
+        learn them, repeats allowed: several epochs are one pass over their concatenated orders, as the engine
+        passes over a permutation; the scikit-learn estimators' ``shuffle`` / ``n_epochs``); returns self.
+        ``scores``: None, or a float64 array with one entry per example of the pass that receives the score the
+        example was predicted with before it was learned (what ``step`` returns: the online protocol's f_t(x_t)),
+        for a classifier of one score (task ``binary`` or ``probabilistic``; the scikit-learn estimators fit their
+        probability map on it)."""
+        return self._learn(X, y, fresh=True, order=order, scores=scores)
 
-    def _learn(self, X, y, fresh: bool, classes=None):
+    def _learn(self, X, y, fresh: bool, classes=None, order=None, scores=None):
         # every check happens before the model changes: bad data leaves it as it was
         X = as_data(X)
         check_train_shape(X, empty_ok=not fresh)
         check_finite_X(X)
         y, classes = self._encode_y(y, n_rows(X), classes if classes is not None else
                                     None if fresh else self.classes_)
+        n = y.shape[0]
+        if order is not None:
+            order = np.asarray(order)
+            if order.ndim != 1 or (order.size and (order.dtype.kind not in "iu" or order.min() < 0
+                                                   or order.max() >= n)):
+                raise InputError(f"{self.name}.fit: order must be a 1-d array of row indices in [0, {n})")
+            order = np.ascontiguousarray(order, dtype=np.int64)
+        if scores is not None and (self.task not in ("binary", "probabilistic") or not isinstance(scores, np.ndarray)
+                                   or scores.shape != (
+                n if order is None else order.shape[0],) or scores.dtype != np.float64):
+            raise InputError(f"{self.name}.fit: scores must be a float64 array of one entry per example of the pass, "
+                             f"for a classifier of one score (task binary or probabilistic)")
         if fresh:
             self._reset()
             self.__dict__.pop("n_features_in_", None)
@@ -267,14 +286,24 @@ class ArrayAPI:
         if getattr(self, "n_features_in_", None) is None:
             self.n_features_in_ = n_features(X)
         if self.task == "binary":           # the rows in stretches through step_rows(), as the engine's binary pass
-            n = y.shape[0]
-            for _ in step_stretches(self, np.ascontiguousarray(y, dtype=np.float64), np.arange(n, dtype=np.int64),
-                                    [n]):
-                pass
+            rows = np.arange(n, dtype=np.int64) if order is None else order
+            for b, _, f in step_stretches(self, np.ascontiguousarray(y, dtype=np.float64), rows, [rows.shape[0]]):
+                if scores is not None:
+                    scores[b - f.shape[0]:b] = f
             return self
         step = self.step
-        for i, yi in enumerate(y.tolist()):
-            step(i, yi)
+        if scores is not None:
+            ys = y.tolist()
+            for k, i in enumerate(range(n) if order is None else order.tolist()):
+                scores[k] = step(i, ys[i])
+            return self
+        if order is None:
+            for i, yi in enumerate(y.tolist()):
+                step(i, yi)
+            return self
+        ys = y.tolist()
+        for i in order.tolist():
+            step(i, ys[i])
         return self
 
     # ------------------------------------------------------------- streaming
