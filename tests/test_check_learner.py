@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.usefixtures("registry_sandbox")      # what a test registers here is gone after it
-
 from olk.testing import CHECKS, check_learner, run_checks
+
+pytestmark = pytest.mark.usefixtures("registry_sandbox")      # what a test registers here is gone after it
 
 EXAMPLE = Path(__file__).resolve().parent / "plugin_example" / "mylearner.py"
 OLK = [sys.executable, "-m", "olk.cli"]

@@ -19,10 +19,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-pytestmark = pytest.mark.usefixtures("registry_sandbox")      # what a test registers here is gone after it
-
 from olk.algorithms import registry
 from olk.errors import ConfigError
+
+pytestmark = pytest.mark.usefixtures("registry_sandbox")      # what a test registers here is gone after it
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE / "plugin_example" / "mylearner.py"
