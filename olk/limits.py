@@ -97,6 +97,9 @@ _ALL = (
           "a model file with more entries than this (its zip end record, read first; a learner writes 6 to 20)"),
     Limit("model_meta_bytes", 64 << 20, "bytes", "a model file's JSON document (its __meta__ entry) larger than this"),
     Limit("model_json_depth", 100, "levels", "a model file's JSON document nested deeper than this"),
+    Limit("results_file_bytes", 256 << 20, "bytes",
+          "a file of a results directory that olk reads back (runs.jsonl, experiment.json, runs.csv, curves.csv, "
+          "test_curves.csv) larger than this"),
 )
 #: every limit, by name
 LIMITS: dict[str, Limit] = {lim.name: lim for lim in _ALL}

