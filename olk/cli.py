@@ -23,6 +23,7 @@ import click
 from ._lazy import no_exit_collection, one_blas_thread
 from ._version import __version__
 from .errors import ConfigError, Interrupted, OlkError, excerpt
+from .paths import cli_path
 
 one_blas_thread()           # before anything imports numpy: no BLAS thread pool to start (olk's loops use one core)
 
@@ -126,7 +127,7 @@ def run_options(f):
                      help="Comma-separated subset of the config's algorithm labels (entries they match on are kept)."),
         click.option("--scale", type=float, default=None,
                      help="Use a reproducible fraction of each dataset (quick mode)."),
-        click.option("--out", "-o", type=click.Path(file_okay=False), default=None, help="Results directory."),
+        click.option("--out", "-o", type=cli_path(file_okay=False), default=None, help="Results directory."),
         click.option("--resume", is_flag=True, help="Keep finished runs of this results directory and run the rest."),
         click.option("--force", is_flag=True, help="Discard existing runs in the results directory."),
         click.option("--progress/--no-progress", default=None,
@@ -223,7 +224,7 @@ def cli():
 
 
 @cli.command()
-@click.argument("config", type=click.Path(dir_okay=False))
+@click.argument("config", type=cli_path(dir_okay=False))
 @run_options
 @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
               help="Set a parameter for every algorithm that has it (or LABEL.PARAM for one); repeatable.")
@@ -239,7 +240,7 @@ def run(config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, alg
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.argument("config", type=click.Path(dir_okay=False))
+@click.argument("config", type=cli_path(dir_okay=False))
 @run_options
 @click.option("--set", "sets", multiple=True, metavar="PARAM=V1,V2,...",
               help="Values to sweep, e.g. --set beta=5,10,20 or --set spa.alpha=0.5,1; repeat for a grid.")
@@ -315,7 +316,7 @@ def algorithms(names):
 
 
 @cli.command()
-@click.argument("data")
+@click.argument("data", type=cli_path())
 @click.option("--algorithm", "-a", required=True, metavar="NAME", help="The learner (see 'olk algorithms').")
 @click.option("--kernel", "-k", default=None, metavar="SPEC",
               help="A kernel type or preset (gaussian, linear, polynomial, chi2, spa16), or JSON/YAML such as "
@@ -326,7 +327,7 @@ def algorithms(names):
 @click.option("--shuffle", type=click.IntRange(min=0), default=None, metavar="SEED",
               help="Present the rows in a seeded random order: permutation 0 of 'olk run' with seed SEED for "
                    "this DATA name (default: file order).")
-@click.option("--output", "-o", "out", required=True, type=click.Path(dir_okay=False), metavar="MODEL",
+@click.option("--output", "-o", "out", required=True, type=cli_path(dir_okay=False), metavar="MODEL",
               help="The model file to write (olk's .npz model format, see olk.persist).")
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no summary line (the bar is shown only when stderr is a terminal).")
@@ -381,9 +382,9 @@ def _kernel_option(text: str | None):
 
 
 @cli.command()
-@click.argument("model", type=click.Path(dir_okay=False))
-@click.argument("data")
-@click.option("--output", "-o", "out", type=click.Path(dir_okay=False), default=None,
+@click.argument("model", type=cli_path(dir_okay=False))
+@click.argument("data", type=cli_path())
+@click.option("--output", "-o", "out", type=cli_path(dir_okay=False), default=None,
               help="Write the predictions to this file (default: standard output).")
 @click.option("--proba", is_flag=True,
               help="Also write the probability of each class (learners with predict_proba only).")
@@ -401,9 +402,9 @@ def predict(model, data, out, proba):
 
 @cli.command()
 @click.option("--update", is_flag=True, help="Rewrite the baselines from this run (deliberate change).")
-@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default=None,
+@click.option("--configs", "config_dir", type=cli_path(file_okay=False), default=None,
               help="Directory of regression configs (default configs/ci).")
-@click.option("--baselines", "baseline_dir", type=click.Path(file_okay=False), default=None,
+@click.option("--baselines", "baseline_dir", type=cli_path(file_okay=False), default=None,
               help="Directory of baselines (default tests/baselines).")
 @click.option("--n-jobs", "-j", type=int, default=1)
 def regress(update, config_dir, baseline_dir, n_jobs):
@@ -418,7 +419,7 @@ def regress(update, config_dir, baseline_dir, n_jobs):
 
 
 @cli.command()
-@click.argument("configs", nargs=-1, type=click.Path(dir_okay=False))
+@click.argument("configs", nargs=-1, type=cli_path(dir_okay=False))
 @click.option("--n-jobs", "-j", type=int, default=2, show_default=True, callback=_check_n_jobs,
               help="Parallel runs of each config.")
 @click.option("--estimate", "estimate_only", is_flag=True, help="Print the expected time and run nothing.")

@@ -151,6 +151,57 @@ def test_f3_the_files_olk_writes_are_regular_files_with_the_usual_permissions(fi
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
 
+# ------------------------------------------------------------------- F10: an empty path is no path
+@pytest.mark.parametrize("argv,option", [
+    (["run", "CFG", "--out", ""], "'--out' / '-o'"),
+    (["sweep", "CFG", "--out", "", "--set", "pa1.C=1,2"], "'--out' / '-o'"),
+    (["train", "DATA", "-a", "perceptron", "-o", ""], "'--output' / '-o'"),
+    (["table", ""], "'RESULTS_DIR'"),
+    (["table", "OUT", "--out", ""], "'--out'"),
+    (["plot", "OUT", "--out-dir", ""], "'--out-dir'"),
+    (["report", "--results", ""], "'--results'"),
+    (["predict", "", "DATA"], "'MODEL'"),
+])
+def test_f10_an_empty_path_is_refused_instead_of_meaning_the_default(finished, tmp_path, monkeypatch, argv, option):
+    """Before: --out '' was taken as no --out, and the results went into the checkout's results/<name>."""
+    cfg, out = finished
+    data = tmp_path / "d.txt"
+    data.write_text("+1 1:0.5\n-1 2:0.3\n")
+    argv = [{"CFG": cfg, "OUT": out, "DATA": data}.get(a, a) for a in argv]
+    monkeypatch.chdir(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    code, err, _ = _olk(tmp_path, *argv, env={"OLK_HOME": str(home)})
+    _one_line(code, err, f"Invalid value for {option}: an empty path names no file or directory")
+    made = {p.name for p in tmp_path.iterdir() if not p.name.startswith("maxrss.")} - {"cache"}
+    assert list(home.iterdir()) == [] and made == {"d.txt", "home"}
+
+
+def test_f10_the_runner_refuses_an_empty_out_too():
+    from olk.errors import ConfigError
+    from olk.experiment import Runner, load_config
+    cfg = load_config(REPO / "configs" / "demo.yaml")
+    with pytest.raises(ConfigError, match="--out '': an empty path names no directory"):
+        Runner(cfg, "")
+
+
+# ------------------------------------------------------------------- F8: a name that cannot be a directory
+@pytest.mark.parametrize("name,why", [
+    ('"a\\0b"', "it holds a NUL or another control character"),
+    ('"a\\nb"', "it holds a NUL or another control character"),
+    ('"../../x"', "it holds a path separator"),
+    ('".."', "'..' is not a name of its own"),
+    ('"' + "x" * 300 + '"', "it is 300 bytes long, more than a file name may be (255)"),
+])
+def test_f8_a_name_that_cannot_be_a_directory_is_one_line(tmp_path, name, why):
+    """Before: name "a\\0b" with the default --out was a 'ValueError: embedded null byte' traceback."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(TINY.replace("name: tiny", f"name: {name}"))
+    code, err, _ = _olk(tmp_path, "run", cfg, env={"OLK_HOME": str(tmp_path)})
+    _one_line(code, err, f"{cfg}: name: ", f"names the results directory, but {why}")
+    assert not (tmp_path / "results").exists()
+
+
 # ------------------------------------------------------------------- F4: results directories olk did not write
 def _edit_json(path: Path, edit) -> None:
     value = json.loads(path.read_text())

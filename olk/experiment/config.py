@@ -38,6 +38,7 @@ from .._lazy import yaml_load, yaml_read
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean, excerpt
 from ..kernels import is_kernel_set, kernel_spec, make_kernel
+from ..paths import path_name_problem
 
 #: kernel parameters a tune/sweep grid may name (``kernel.gamma: [0.1, 1]``)
 KERNEL_TUNE_KEYS = ("kernel.gamma", "kernel.degree", "kernel.coef0")
@@ -335,9 +336,10 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         name = Path(path).stem if path else "experiment"
     else:
         name = str(doc.name)
-        if "/" in name or "\\" in name or name in (".", ".."):
-            raise ConfigError(f"{_where(where0, 'name')}: '{name}' names the results directory: give a plain name "
-                              f"without '/' or '\\' (use --out to choose another directory)")
+        why = path_name_problem(name)
+        if why is not None:
+            raise ConfigError(f"{_where(where0, 'name')}: {excerpt(name)} names the results directory, but {why}: "
+                              f"give a plain name such as 'my_run' (use --out to choose another directory)")
     cv = doc.cv or schema.CVSpec()
     cfg = ExperimentConfig(
         name=name, path=path, paper=None if doc.paper is None else str(doc.paper),

@@ -87,7 +87,10 @@ class Runner:
                  command: str | None = None, log=print, memory_limit: str | None = None,
                  scheduler: str | None = None):
         self.cfg = cfg
-        self.out = Path(out_dir) if out_dir else default_out_dir(cfg, cfg.scale)
+        if isinstance(out_dir, str) and not out_dir.strip():     # not "no --out": that would write elsewhere
+            raise ConfigError("--out '': an empty path names no directory; give one, or leave --out out for "
+                              f"{default_out_dir(cfg, cfg.scale)}")
+        self.out = Path(out_dir) if out_dir is not None else default_out_dir(cfg, cfg.scale)
         self.n_jobs = cfg.n_jobs if n_jobs is None else n_jobs
         if scheduler and backend not in (None, "dask"):
             raise ConfigError(f"--scheduler {scheduler}: a Dask scheduler needs --backend dask, "
