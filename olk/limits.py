@@ -95,6 +95,8 @@ _ALL = (
           "read before any entry)"),
     Limit("model_entries", 10_000, "entries",
           "a model file with more entries than this (its zip end record, read first; a learner writes 6 to 20)"),
+    Limit("model_directory_bytes", 4 << 20, "bytes",
+          "a model file whose zip directory (the list of its entries, read before any entry) is larger than this"),
     Limit("model_meta_bytes", 64 << 20, "bytes", "a model file's JSON document (its __meta__ entry) larger than this"),
     Limit("model_json_depth", 100, "levels", "a model file's JSON document nested deeper than this"),
     Limit("results_file_bytes", 256 << 20, "bytes",

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,142 @@ def test_f4_olk_report_lists_a_broken_directory_instead_of_failing(finished, tmp
                        capture_output=True, text=True, timeout=120, env={**os.environ, **_env(tmp_path)})
     assert r.returncode == 0, r.stderr
     assert "experiment.json unreadable" in (tmp_path / "R.md").read_text()
+
+
+# ------------------------------------------------------------------- model files: F1, F2, F11, F15
+def _model(tmp: Path, name: str = "good.olk") -> Path:
+    import numpy as np
+
+    from olk.algorithms import make
+    from olk.persist import save
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 4))
+    path = tmp / name
+    save(make("perceptron", kernel={"type": "gaussian", "gamma": 1.0}, random_state=0)
+         .fit(X, np.where(X[:, 0] > 0.5, 1.0, -1.0)), path)
+    return path
+
+
+def _with_meta(path: Path, out: Path, text: bytes | None = None, edit=None) -> Path:
+    """The model file at `path` with its JSON document replaced by `text`, or edited by ``edit(meta)``."""
+    import io
+
+    import numpy as np
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = arrays.pop("__meta__")
+    if text is None:
+        doc = json.loads(meta.tobytes())
+        edit(doc)
+        text = json.dumps(doc).encode()
+    buf = io.BytesIO()
+    np.savez_compressed(buf, __meta__=np.frombuffer(text, np.uint8), **arrays)
+    out.write_bytes(buf.getvalue())
+    return out
+
+
+def _data(tmp: Path) -> Path:
+    data = tmp / "d.txt"
+    data.write_text("+1 1:0.5\n-1 2:0.3\n")
+    return data
+
+
+#: JSON documents of about n bytes that once took time quadratic in n (the first) or might: each must be checked
+#: (and refused) in time linear in its size
+_CRAFTED = {
+    "unterminated string of escaped quotes": lambda n: b'{"format": "' + b'\\"' * (n // 2),
+    "escaped backslashes": lambda n: b'{"format": "' + b"\\\\" * (n // 2) + b'"}',
+    "empty strings": lambda n: b"[" + b'"",' * (n // 3) + b'""]',
+    "quotes and brackets": lambda n: b'["' + b'[\\"{' * (n // 4),
+    "nesting within the limit, side by side": lambda n: b"[" + b",".join([b"[" * 50 + b"]" * 50] * (n // 101)) + b"]",
+}
+_MEASURE_LOADS = """
+import sys, time
+from olk.persist import ModelFileError, load
+out = []
+for path in sys.argv[1:]:
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        try:
+            load(path)
+        except ModelFileError:
+            pass
+        best = min(best, time.perf_counter() - t)
+    out.append(best)
+print(" ".join(map(repr, out)))
+"""
+
+
+def test_f1_every_check_of_a_model_file_is_linear_in_its_size(tmp_path):
+    """Before: json_depth's string pattern restarted at every quote of an unterminated string (0.56 s at 5,000
+    escaped quotes, 14.45 s at 20,000; 100,000 hung olk predict).  Each crafted document is loaded at two sizes, 4x
+    apart (in a subprocess with a timeout: the quadratic check took minutes); the larger must take less than 10x the
+    smaller (linear: about 4x; quadratic: 16x) -- a ratio with a wide margin, not an absolute time."""
+    good = _model(tmp_path)
+    paths = []
+    for i, make_text in enumerate(_CRAFTED.values()):
+        for n in (150_000, 600_000):
+            paths.append(_with_meta(good, tmp_path / f"c{i}_{n}.olk", make_text(n)))
+    n_keys = {150_000: 10_000, 600_000: 40_000}         # F15's made-up state keys: refused before decoding
+    for n, k in n_keys.items():
+        paths.append(_with_meta(good, tmp_path / f"keys_{n}.olk", edit=lambda m, k=k: m["state"].update(
+            {f"key{i}": [i] for i in range(k)})))
+    r = subprocess.run([sys.executable, "-c", _MEASURE_LOADS, *map(str, paths)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    times = [float(t) for t in r.stdout.split()]
+    names = [*_CRAFTED, "10,000 and 40,000 unknown state keys"]
+    for name, small, large in zip(names, times[0::2], times[1::2]):
+        assert large < 10 * small + 0.05, (name, small, large)
+    model = tmp_path / "quotes.olk"
+    _with_meta(good, model, _CRAFTED["unterminated string of escaped quotes"](200_000))
+    assert model.stat().st_size < 16_000            # the issue's file: 8 KB compressed
+    code, err, _ = _olk(tmp_path, "predict", model, _data(tmp_path), timeout=30)
+    _one_line(code, err, f"{model}: corrupted olk model file (bad '__meta__' JSON: Unterminated string")
+
+
+def _zip_with_directory_records(model: Path, out: Path, n: int) -> Path:
+    """The model file with `n` made-up records put in front of its zip directory: the end record still says the
+    few entries it has, but the directory zipfile reads (its size from the end record, updated) holds n more."""
+    import struct
+    data = model.read_bytes()
+    assert data[-22:-18] == b"PK\x05\x06"
+    end = bytearray(data[-22:])
+    size, offset = struct.unpack("<II", end[12:20])
+    record = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0x21, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0) + b"j"
+    end[12:16] = struct.pack("<I", size + n * len(record))
+    out.write_bytes(data[:offset] + record * n + data[offset:offset + size] + bytes(end))
+    return out
+
+
+def test_f2_a_zip_directory_of_millions_of_records_is_refused_before_zipfile_parses_it(tmp_path):
+    """Before: 122 s and 3.78 GB for 6 million records (zipfile reads every one, whatever the end record says);
+    the 1 GB file-size limit admitted about 17 million.  Now the directory's size is bounded from the end record
+    (model_directory_bytes, 4 MB) and its records are counted (model_entries) before zipfile sees them."""
+    model = _model(tmp_path)
+    huge = _zip_with_directory_records(model, tmp_path / "huge.olk", 1_500_000)       # 70 MB of records
+    code, err, rss = _olk(tmp_path, "predict", huge, _data(tmp_path), timeout=60)
+    _one_line(code, err, f"{huge}: its zip directory (70,", "bytes) is larger than olk's limit of 4.0 MB",
+              "--limit model_directory_bytes=N")
+    assert rss < RSS_LIMIT, rss
+    many = _zip_with_directory_records(model, tmp_path / "many.olk", 60_000)           # 2.8 MB: within the size
+    code, err, rss = _olk(tmp_path, "predict", many, _data(tmp_path), timeout=60)
+    import zipfile
+    with zipfile.ZipFile(model) as z:
+        n = len(z.infolist())
+    _one_line(code, err, f"{many}: its zip directory lists more entries than its end record says ({n}) and more "
+                         f"than olk's limit of 10,000 entries")
+    assert rss < RSS_LIMIT, rss
+    code, err, _ = _olk(tmp_path, "--limit", "model_directory_bytes=0", "predict", huge, _data(tmp_path), timeout=60)
+    _one_line(code, err, "its zip directory lists more entries")          # the count still holds
+
+
+def test_f11_a_model_path_that_is_a_fifo_is_refused_without_blocking(tmp_path):
+    """Before: olk predict blocked forever opening the FIFO (a FIFO as data or config was already refused)."""
+    fifo = tmp_path / "model.olk"
+    os.mkfifo(fifo)
+    code, err, _ = _olk(tmp_path, "predict", fifo, _data(tmp_path), timeout=30)
+    _one_line(code, err, f"{fifo}: is a FIFO (named pipe), not a regular file; give the path of an olk model file")
+    code, err, _ = _olk(tmp_path, "predict", "/dev/zero", _data(tmp_path), timeout=30)
+    _one_line(code, err, "/dev/zero: is a device or a socket, not a regular file")
