@@ -398,3 +398,44 @@ def test_f11_a_model_path_that_is_a_fifo_is_refused_without_blocking(tmp_path):
     _one_line(code, err, f"{fifo}: is a FIFO (named pipe), not a regular file; give the path of an olk model file")
     code, err, _ = _olk(tmp_path, "predict", "/dev/zero", _data(tmp_path), timeout=30)
     _one_line(code, err, "/dev/zero: is a device or a socket, not a regular file")
+
+
+def _seed(value):
+    return {"__olk__": "float", "value": value} if isinstance(value, str) else value
+
+
+@pytest.mark.parametrize("what,edit,expected", [
+    ("gamma nan", lambda m: m["params"]["kernel"].update(gamma={"__olk__": "float", "value": "nan"}),
+     "its parameters do not fit this olk: params.kernel.gamma: must be a finite number (got nan)"),
+    ("gamma inf", lambda m: m["params"]["kernel"].update(gamma={"__olk__": "float", "value": "inf"}),
+     "params.kernel.gamma: must be a finite number (got inf)"),
+    ("gamma -1", lambda m: m["params"]["kernel"].update(gamma=-1.0), "params.kernel.gamma: must be > 0 (got -1)"),
+    ("random_state nan", lambda m: m["params"].update(random_state=_seed("nan")),
+     "corrupted olk model file (params.random_state is 'nan', not a seed: None or a non-negative integer)"),
+    ("state random_state nan", lambda m: m["state"].update(random_state=_seed("nan")),
+     "corrupted olk model file (its state's random_state is 'nan', not a seed"),
+    ("random_state -1", lambda m: m["params"].update(random_state=-1), "params.random_state is '-1', not a seed"),
+    ("another kernel", lambda m: m["params"]["kernel"].update(gamma=2.0),
+     "corrupted olk model file (its state's kernel is not the kernel of its parameters)"),
+    ("10^6 unknown keys", "1e6 keys",
+     "corrupted olk model file (its perceptron state holds 1,000,000 attributes a perceptron of this olk does not "
+     "have: 'k0', 'k1', 'k2', ...)"),
+    ("17 fitted-looking keys", lambda m: m["state"].update({f"extra{i}_": 0 for i in range(17)}),
+     "holds 18 attributes a perceptron of this olk does not have: 'n_features_in_', 'extra0_'"),
+])
+def test_f15_saved_parameters_are_checked_as_a_constructor_checks_them(tmp_path, what, edit, expected):
+    """Before: a model whose params.kernel.gamma was NaN, inf or -1, whose random_state was NaN, or whose state held
+    10^6 made-up keys (300 MB) loaded and predicted, exit 0."""
+    good = _model(tmp_path)
+    if edit == "1e6 keys":          # the document as text: a million keys put into the state object
+        import numpy as np
+        with np.load(good) as z:
+            text = z["__meta__"].tobytes()
+        at = text.index(b'"state": {') + len(b'"state": {') if b'"state": {' in text else \
+            text.index(b'"state":{') + len(b'"state":{')
+        keys = ",".join(f'"k{i}":{i}' for i in range(1_000_000)).encode() + b","
+        bad = _with_meta(good, tmp_path / "bad.olk", text[:at] + keys + text[at:])
+    else:
+        bad = _with_meta(good, tmp_path / "bad.olk", edit=edit)
+    code, err, _ = _olk(tmp_path, "predict", bad, _data(tmp_path), timeout=60)
+    _one_line(code, err, f"{bad} (olk ", expected)

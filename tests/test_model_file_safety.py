@@ -58,8 +58,9 @@ def _edit(path: Path, edit) -> Path:
 
 
 def _with_object(meta, cls_name, state):
-    """Put ``{"__olk__": "object", "class": cls_name, "state": state}`` into the learner's state."""
-    meta["state"]["extra"] = {"__olk__": "object", "class": cls_name, "state": state}
+    """Put ``{"__olk__": "object", "class": cls_name, "state": state}`` into the learner's state, as the value of
+    an attribute it has (``src``, None in a saved model: a new attribute is refused before anything is decoded)."""
+    meta["state"]["src"] = {"__olk__": "object", "class": cls_name, "state": state}
 
 
 @pytest.mark.skipif(not OLK.exists(), reason="needs the installed olk script")
@@ -112,7 +113,7 @@ def test_generated_class_names_build_only_what_the_allow_list_holds(tmp_path_fac
     except ModelFileError as e:
         assert "\n" not in str(e)
         return
-    assert type(loaded.__dict__["extra"]) is allowed[name]     # only an allowed class was ever built
+    assert type(loaded.__dict__["src"]) is allowed[name]       # only an allowed class was ever built
 
 
 @pytest.mark.parametrize("key,value,expect", [
@@ -120,7 +121,7 @@ def test_generated_class_names_build_only_what_the_allow_list_holds(tmp_path_fac
     ("t", 10 ** 400, "attribute 't' holds an integer of 401 digits, but a KernelPerceptron keeps a 64-bit integer"),
     ("t", 2.5, "keeps a 64-bit integer there"),
     ("n_updates", [1, 2], "attribute 'n_updates' holds a list"),
-    ("kernels", 3, "kernel: expected a mapping"),
+    ("kernels", 3, "its state's kernel is not the kernel of its parameters"),
 ])
 def test_a_hand_edited_state_of_the_wrong_kind_is_one_corrupted_line(tmp_path, key, value, expect):
     def edit(meta, arrays):

@@ -34,8 +34,9 @@ the arrays
 Versions.  ``load`` reads format versions 1 and 2.  A file of a newer format version is refused with one line naming
 both olk versions; a file written by another olk version loads when its learner still fits this olk (the
 algorithm is registered, its parameters are valid, e.g. none was renamed, and the state has every attribute a new
-learner of this olk has; a hyper-parameter added to the learner since takes its default, which olk always chooses
-to keep the old behaviour), and otherwise fails with one line naming both versions.  A file that is not such an
+learner of this olk has and no other, but for a few fitted attributes named as scikit-learn's, ``beta_``; a
+hyper-parameter added to the learner since takes its default, which olk always chooses to keep the old
+behaviour), and otherwise fails with one line naming both versions.  A file that is not such an
 archive (not a zip of ``.npy`` files, no ``__meta__``, bad JSON) is refused with one line naming the file.
 """
 from __future__ import annotations
