@@ -89,6 +89,9 @@ _ALL = (
           "an integer in YAML (decimal, 0x hex, 0o octal, 1:2:3 sexagesimal) with more digits than this"),
     Limit("line_bytes", 16 << 20, "bytes",
           "a line of a LIBSVM data file or of standard input longer than this (memory holds one line at most)"),
+    Limit("dense_row_bytes", 256 << 20, "bytes",
+          "data whose rows, as one dense float64 row (8 bytes a feature, up to the largest feature index), are larger "
+          "than this: every learner holds at least one such row"),
     Limit("model_bytes", 1 << 30, "bytes", "a model file larger than this on disk"),
     Limit("model_expanded_bytes", 4 << 30, "bytes",
           "a model file whose entries add up to more than this uncompressed (as its zip directory declares, "

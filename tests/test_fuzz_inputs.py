@@ -31,6 +31,8 @@ from olk.errors import OlkError  # noqa: E402
 from olk.experiment.config import load_config  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+#: the reader is compared with the reference reader, which has no width limit (conftest.no_width_limit)
+pytestmark = pytest.mark.usefixtures("no_width_limit")
 
 #: examples per property (fixed: with derandomize=True the same inputs are drawn on every run);
 #: for a longer local hunt, OLK_FUZZ_SCALE=20 multiplies them and OLK_FUZZ_RANDOM=1 draws new inputs each run

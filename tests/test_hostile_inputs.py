@@ -439,3 +439,45 @@ def test_f15_saved_parameters_are_checked_as_a_constructor_checks_them(tmp_path,
         bad = _with_meta(good, tmp_path / "bad.olk", edit=edit)
     code, err, _ = _olk(tmp_path, "predict", bad, _data(tmp_path), timeout=60)
     _one_line(code, err, f"{bad} (olk ", expected)
+
+
+# ------------------------------------------------------------------- data files: F5, F6
+@pytest.mark.parametrize("index", [600_000_000, 2_147_483_647])
+def test_f5_a_30_byte_file_with_a_huge_feature_index_is_refused_before_its_width_is_allocated(tmp_path, index):
+    """Before: a MemoryError traceback under a 4 GB address-space cap (the SV pool's dense scratch row of 600
+    million features; olk predict's dense copy of the rows), although the reader said the largest index is
+    2,147,483,646 and took 2,147,483,647."""
+    data = tmp_path / "wide.txt"
+    data.write_text(f"+1 1:0.5 {index}:1\n-1 2:0.3\n")
+    assert data.stat().st_size < 40
+    model = _model(tmp_path)
+    shown = f"{index:,}"
+    for argv in (["train", data, "-a", "perceptron", "-o", tmp_path / "m.olk"], ["predict", model, data]):
+        code, err, rss = _olk(tmp_path, *argv, timeout=60)
+        _one_line(code, err, f"{data}: its largest feature index is {shown}: one dense row of that width, which "
+                             f"every learner holds, is", "more than olk's limit of 256 MB",
+                  "--limit dense_row_bytes=N")
+        assert rss < RSS_LIMIT, rss
+    too_big = tmp_path / "too_big.txt"
+    too_big.write_text("+1 1:0.5 2147483648:1\n")
+    code, err, _ = _olk(tmp_path, "predict", model, too_big)
+    _one_line(code, err, f"{too_big}:1: feature index 2147483648 is too large (at most 2147483647)")
+
+
+def test_f5_the_width_limit_is_raised_like_the_others_and_a_normal_width_passes(tmp_path):
+    data = tmp_path / "wide.txt"
+    data.write_text("+1 1:0.5 40000:1\n-1 2:0.3\n")
+    code, err, _ = _olk(tmp_path, "--limit", "dense_row_bytes=100K", "train", data, "-a", "perceptron", "-o",
+                        tmp_path / "m.olk")
+    _one_line(code, err, "its largest feature index is 40,000", "more than olk's limit of 100 KB")
+    code, err, _ = _olk(tmp_path, "train", data, "-a", "perceptron", "-o", tmp_path / "m.olk")
+    assert code == 0, err
+
+
+def test_f6_a_feature_index_of_5001_digits_is_one_line(tmp_path):
+    """Before: 'ValueError: Exceeds the limit (4300 digits)' from the diagnosis of the line (libsvm.py:268)."""
+    data = tmp_path / "digits.txt"
+    data.write_text("+1 1:0.5 " + "1" * 5001 + ":1\n")
+    for argv in (["train", data, "-a", "perceptron", "-o", tmp_path / "m.olk"], ["predict", _model(tmp_path), data]):
+        code, err, _ = _olk(tmp_path, *argv)
+        _one_line(code, err, f"{data}:1: feature index 1111111111", "is too large (at most 2147483647)")
