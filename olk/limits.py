@@ -30,7 +30,7 @@ from .units import fmt, parse_size
 @dataclass(frozen=True)
 class Limit:
     """One limit: its ``name`` (``--limit NAME=...``), its ``default``, its ``unit`` ("bytes", "digits",
-    "levels" or "entries") and what it refuses (``refuses``, for the documentation and ``olk --limit help``)."""
+    "levels", "entries" or "runs") and what it refuses (``refuses``, for the documentation and ``olk --limit help``)."""
 
     name: str
     default: int
@@ -89,6 +89,9 @@ _ALL = (
           "an integer in YAML (decimal, 0x hex, 0o octal, 1:2:3 sexagesimal) with more digits than this"),
     Limit("line_bytes", 16 << 20, "bytes",
           "a line of a LIBSVM data file or of standard input longer than this (memory holds one line at most)"),
+    Limit("planned_runs", 100_000, "runs",
+          "an experiment planning more runs than this (datasets x entries x sweep points x tuning candidates and "
+          "repeats), counted from the config's numbers before any plan is built"),
     Limit("dense_row_bytes", 256 << 20, "bytes",
           "data whose rows, as one dense float64 row (8 bytes a feature, up to the largest feature index), are larger "
           "than this: every learner holds at least one such row"),

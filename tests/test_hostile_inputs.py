@@ -481,3 +481,33 @@ def test_f6_a_feature_index_of_5001_digits_is_one_line(tmp_path):
     for argv in (["train", data, "-a", "perceptron", "-o", tmp_path / "m.olk"], ["predict", _model(tmp_path), data]):
         code, err, _ = _olk(tmp_path, *argv)
         _one_line(code, err, f"{data}:1: feature index 1111111111", "is too large (at most 2147483647)")
+
+
+# ------------------------------------------------------------------- F9: counts bounded before any plan
+@pytest.mark.parametrize("edit,expected", [
+    (lambda t: t.replace("repeats: 1", "repeats: 1000000000000000000000000000000"),
+     "the experiment plans 2e+30 runs (repeats 1e+30, 1 dataset(s), 2 entries"),
+    (lambda t: t.replace("{name: pa1, params: {C: 1}}", "{name: spa, sweep: {alpha: [%s], beta: [%s]}, tune: "
+                         "{eta: [%s]}}" % ((", ".join(str(i + 1) for i in range(400)),) * 3)),
+     "the experiment plans 64,160,001 runs (repeats 1"),
+])
+def test_f9_a_config_planning_too_many_runs_is_refused_before_any_plan_is_built(tmp_path, edit, expected):
+    """Before: repeats of 31 digits (under the 100-digit limit) gave no output, 520 MB at 58 s, killed at 60 s."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(edit(TINY))
+    code, err, rss = _olk(tmp_path, "run", cfg, "--out", tmp_path / "o", timeout=60)
+    _one_line(code, err, f"{cfg}: {expected}", "more than olk's limit of 100,000 runs",
+              "--limit planned_runs=N")
+    assert rss < RSS_LIMIT, rss
+    assert not (tmp_path / "o").exists()
+    code, err, _ = _olk(tmp_path, "run", REPO / "configs" / "demo.yaml", "--repeats", "50000", "--out",
+                        tmp_path / "o")
+    _one_line(code, err, "the experiment plans 400,024 runs (repeats 50,000")
+
+
+def test_f9_every_shipped_config_plans_far_fewer_runs_than_the_limit():
+    from olk.experiment import load_config
+    from olk.experiment.plan import planned_runs
+    from olk.limits import LIMITS
+    counts = {p.name: planned_runs(load_config(p)) for p in sorted((REPO / "configs").rglob("*.yaml"))}
+    assert 0 < max(counts.values()) < LIMITS["planned_runs"].default / 10, counts

@@ -39,7 +39,7 @@ from . import dask_backend, fingerprint, memory
 from .config import ExperimentConfig
 from .data import kernel_widths, prepare_data
 from .execute import execute_all, execute_run
-from .plan import Planner
+from .plan import Planner, check_planned_runs
 from .spec import RunSpec
 from .store import FILES, RunStore
 
@@ -87,6 +87,7 @@ class Runner:
                  command: str | None = None, log=print, memory_limit: str | None = None,
                  scheduler: str | None = None):
         self.cfg = cfg
+        check_planned_runs(cfg)                 # before any plan, directory or data: repeats 10**30 is one line
         if isinstance(out_dir, str) and not out_dir.strip():     # not "no --out": that would write elsewhere
             raise ConfigError("--out '': an empty path names no directory; give one, or leave --out out for "
                               f"{default_out_dir(cfg, cfg.scale)}")
