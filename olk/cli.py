@@ -76,6 +76,8 @@ def parse_set_options(items) -> dict[str, list]:
                                   f"e.g. --set beta=5,10,20") from None
         if not vals:
             raise ConfigError(f"--set {it}: no values given")
+        if k.strip() in out:                # the later one would silently replace the earlier
+            raise ConfigError(f"--set {k.strip()}: given twice; give its values once, e.g. --set {k.strip()}=1,2")
         out[k.strip()] = vals
     return out
 

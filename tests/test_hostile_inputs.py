@@ -511,3 +511,23 @@ def test_f9_every_shipped_config_plans_far_fewer_runs_than_the_limit():
     from olk.limits import LIMITS
     counts = {p.name: planned_runs(load_config(p)) for p in sorted((REPO / "configs").rglob("*.yaml"))}
     assert 0 < max(counts.values()) < LIMITS["planned_runs"].default / 10, counts
+
+
+# ------------------------------------------------------------------- F13: a point given twice
+@pytest.mark.parametrize("argv,expected", [
+    (["sweep", "CFG", "--set", "pa1.C=1,1,1"], "--set pa1.C: the value 1.0 is given 3 times (values 1 and 2)"),
+    (["sweep", "CFG", "--set", "pa1.C=1,2,1.0"], "--set pa1.C: the value 1.0 is given 2 times (values 1 and 3)"),
+    (["sweep", "CFG", "--pa1.C", "2,2"], "--pa1.C: the value 2.0 is given 2 times"),
+    (["sweep", "CFG", "--set", "pa1.C=1", "--set", "pa1.C=2"], "--set pa1.C: given twice; give its values once"),
+    (["run", "TUNED"], "algorithms[1].tune.C: the value 0.5 is given 2 times (values 1 and 3)"),
+])
+def test_f13_a_sweep_or_grid_value_given_twice_is_one_line_and_nothing_runs(finished, tmp_path, argv, expected):
+    """Before: olk sweep --set pa1.C=1,1,1 computed the same run 3 times and logged it 3 times in runs.jsonl."""
+    cfg, _ = finished
+    tuned = tmp_path / "tuned.yaml"
+    tuned.write_text(TINY.replace("{name: pa1, params: {C: 1}}", "{name: pa1, tune: {C: [0.5, 1, 0.5]}}"))
+    argv = [{"CFG": cfg, "TUNED": tuned}.get(a, a) for a in argv]
+    code, err, _ = _olk(tmp_path, *argv, "--out", tmp_path / "o")
+    _one_line(code, err, expected, *(["give each value once (each point is one run)"] if "twice" not in expected
+                                     else []))
+    assert not (tmp_path / "o").exists()

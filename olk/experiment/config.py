@@ -290,7 +290,23 @@ def _grid_of(name: str, spec, where: str) -> dict:
             out[p] = schema.convert(vals, schema.KernelGrid, f"{where}.{p}")
         else:
             out[p] = [algorithm_params(name, {p: v}, where, allow_match=False)[p] for v in vals]
+        check_distinct(out[p], f"{where}.{p}")
     return out
+
+
+def check_distinct(values: list, where: str) -> None:
+    """A grid's values (typed: 1 and 1.0 are one value) are distinct, else one line naming the first one given
+    twice: a repeated value is the same run computed and logged again (``--set pa1.C=1,1,1`` ran it 3 times)."""
+    import json
+    seen: dict = {}
+    for i, v in enumerate(values):
+        key = ("n", float(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e308 else \
+            ("v", json.dumps(v, sort_keys=True, default=str))
+        if key in seen:
+            n = sum(1 for w in values if w == v)
+            raise ConfigError(f"{where}: the value {_show(v)} is given {n} times (values {seen[key] + 1} and {i + 1}); "
+                              f"give each value once (each point is one run)")
+        seen[key] = i
 
 
 def _kernel_entry(spec, where: str):

@@ -34,7 +34,7 @@ from ..errors import ConfigError, did_you_mean
 from ..kernels import build_kernel, kernel_count, resolve_views
 from ..tasks import task_of
 from . import seeds
-from .config import ExperimentConfig, MatchRef, algorithm_params, width_key, with_widths
+from .config import ExperimentConfig, MatchRef, algorithm_params, check_distinct, width_key, with_widths
 from .spec import RunSpec
 
 # ----------------------------------------------------------------------------- config variants
@@ -139,6 +139,7 @@ def expand_sweep(cfg: ExperimentConfig, settings: dict[str, list]) -> Experiment
             a = new.algorithm(lab)
             a.sweep[p] = [algorithm_params(a.name, {p: v}, f"--set {key}", value_where=f"--set {key}")[p]
                           for v in values]
+            check_distinct(a.sweep[p], f"--set {key}")
             a.params.pop(p, None)
             a.tune.pop(p, None)
             for d in new.datasets:
