@@ -531,3 +531,73 @@ def test_f13_a_sweep_or_grid_value_given_twice_is_one_line_and_nothing_runs(fini
     _one_line(code, err, expected, *(["give each value once (each point is one run)"] if "twice" not in expected
                                      else []))
     assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------------- F14: a malformed sparse matrix
+_MALFORMED_SPARSE = """
+import warnings
+import numpy as np, scipy.sparse as sp
+import olk.estimators as est
+warnings.filterwarnings("ignore")
+rng = np.random.default_rng(0)
+X = sp.csr_matrix(rng.random((30, 4)))
+
+def bad(kind):
+    if kind == "coo column past the width":
+        C = X.tocoo()
+        C.col = C.col.copy()
+        C.col[2] = 9
+        return C
+    B = X.copy()
+    B.indices, B.indptr = B.indices.copy(), B.indptr.copy()
+    if kind == "column index past the width":
+        B.indices[3] = 50
+    elif kind == "negative column index":
+        B.indices[5] = -3
+    else:
+        B.indptr[4] = B.indptr[6]
+    return B
+
+names = [n for n in dir(est) if getattr(getattr(est, n), "_learner_name", None)]
+for n in names:
+    cls = getattr(est, n)
+    y = rng.random(30) if n.endswith("Regressor") else np.where(np.arange(30) % 2, 1, -1)
+    if n.startswith("Multiclass"):
+        y = np.arange(30) % 3
+    try:
+        good = cls().fit(X, y)
+    except TypeError:           # a learner that takes dense data only: scikit-learn's own refusal
+        good = cls().fit(X.toarray(), y)
+    for kind in ("column index past the width", "negative column index", "decreasing row pointer",
+                 "coo column past the width"):
+        for op in ("fit", "predict"):
+            try:
+                cls().fit(bad(kind), y) if op == "fit" else good.predict(bad(kind))
+                print("ACCEPTED", n, op, kind)
+            except TypeError as e:
+                if "dense data is required" not in str(e):
+                    print("TypeError", n, op, kind, e)
+            except ValueError as e:
+                if "\\n" in str(e) or "whose index arrays do not fit it" not in str(e):
+                    print("ValueError", n, op, kind, e)
+print(len(names), "estimators")
+"""
+
+
+def test_f14_a_sparse_matrix_whose_indices_do_not_fit_its_shape_is_one_value_error_for_every_estimator(tmp_path):
+    """Before: fit accepted a CSR matrix with a column index >= n_features, and predict corrupted memory inside
+    scipy ('corrupted double-linked list', the process aborted).  Every estimator (in a subprocess: a crash fails
+    the test) refuses four malformed matrices with one ValueError, in fit and in predict."""
+    r = subprocess.run([sys.executable, "-c", _MALFORMED_SPARSE], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.splitlines()
+    assert lines[-1].endswith(" estimators") and int(lines[-1].split()[0]) > 50, lines
+    assert lines[:-1] == [], lines[:10]
+    import scipy.sparse as sp
+
+    from olk.algorithms.common.inputs import InputError, check_finite_X
+    B = sp.csr_matrix(([1.0], [7], [0, 1]), shape=(1, 8))
+    B.indices[0] = 8
+    with pytest.raises(InputError, match=r"^X: a CSR matrix of shape \(1, 8\) whose index arrays do not fit it "
+                                         r"\(indices must be < 8\)"):
+        check_finite_X(B)
