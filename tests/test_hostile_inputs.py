@@ -601,3 +601,18 @@ def test_f14_a_sparse_matrix_whose_indices_do_not_fit_its_shape_is_one_value_err
     with pytest.raises(InputError, match=r"^X: a CSR matrix of shape \(1, 8\) whose index arrays do not fit it "
                                          r"\(indices must be < 8\)"):
         check_finite_X(B)
+
+
+# ------------------------------------------------------------------- F12: a write error with -j 2
+@pytest.mark.skipif(not shutil.which("prlimit"), reason="needs prlimit")
+def test_f12_a_write_error_of_a_parallel_run_is_exactly_one_line(tmp_path):
+    """Before: ENOSPC with -j 2 printed joblib's UserWarning (the tasks still running were cancelled) and its
+    source line before the 'olk: error' line.  A file-size limit makes the same failure anywhere: the run log's
+    append fails while the workers still run."""
+    # no cache file to hit the limit first; OLK_HOME outside the checkout, so the git status olk run records is not
+    # run there (under the file-size limit it would leave a torn .git index.lock behind)
+    env = {**os.environ, **_env(tmp_path), "OLK_CACHE_MIN": "1T", "OLK_HOME": str(tmp_path)}
+    r = subprocess.run(["prlimit", "--fsize=6000", *OLK, "run", str(REPO / "configs" / "demo.yaml"), "-j", "2",
+                        "--out", str(tmp_path / "o"), "-q"], capture_output=True, text=True, timeout=180, env=env)
+    _one_line(r.returncode, r.stderr.splitlines(), f"{tmp_path / 'o' / 'runs.jsonl'}: cannot append to the run log "
+              "(File too large, EFBIG)", "then rerun with --resume")
