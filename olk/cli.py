@@ -153,6 +153,17 @@ def _interrupted(command: str | None) -> Interrupted:
     return Interrupted(f"interrupted: nothing was saved half-written; rerun {again}")
 
 
+def _out_of_memory(command: str | None, e: MemoryError) -> OlkError:
+    """The one line of a MemoryError no check caught before (a file too large for the memory this process may use:
+    olk train reads its data whole): what could not be allocated, what was kept, and what to do."""
+    asked = " ".join(str(e).split())[:100]        # numpy: "Unable to allocate 30.5 MiB for an array with shape ..."
+    kept = ("; runs that finished before it are kept (runs.jsonl): rerun with --resume" if command in ("run", "sweep")
+            else "")
+    return OlkError(f"out of memory in 'olk {command or ''}'{f' ({asked})' if asked else ''}: the input needs more "
+                    f"memory than this process may use; free memory, raise the process's limit (ulimit -v) or give a "
+                    f"smaller input{kept}")
+
+
 def _command_of(args) -> str | None:
     """The subcommand named in a command line (its first word that is not an option)."""
     return next((a for a in args or () if not a.startswith("-")), None)
@@ -512,8 +523,8 @@ def main(argv=None):
     """Entry point: run the CLI, turning user-input errors into one line ``olk: error: ...``.
 
     Exit status: 0 success, 1 an internal error (a bug: traceback), 2 bad input (config, data, option; also a
-    full disk or a file-size limit, named with the file), 130 interrupted (Ctrl-C / SIGINT), 143 terminated
-    (SIGTERM); the line of an interruption says what was saved and how to resume.
+    full disk or a file-size limit, named with the file; out of memory), 130 interrupted (Ctrl-C / SIGINT), 143
+    terminated (SIGTERM); the line of an interruption says what was saved and how to resume.
     """
     _install_signal_handlers()
     try:
@@ -533,6 +544,10 @@ def main(argv=None):
         click.echo(f"olk: error: {'terminated (SIGTERM); ' if _TERMINATED else ''}"
                    f"{_interrupted(_command_of(sys.argv[1:] if argv is None else argv))}", err=True)
         sys.exit(143 if _TERMINATED else Interrupted.exit_code)
+    except MemoryError as e:
+        _stop_workers()
+        click.echo(f"olk: error: {_out_of_memory(_command_of(sys.argv[1:] if argv is None else argv), e)}", err=True)
+        sys.exit(2)
     except click.ClickException as e:
         msg = " ".join(e.format_message().split())
         click.echo(f"olk: error: {msg}", err=True)
