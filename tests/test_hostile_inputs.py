@@ -45,6 +45,19 @@ def _olk(tmp: Path, *argv, timeout: float = 60, **kw) -> tuple[int, list[str], i
                        **kw)
 
 
+def _cli(capsys, *argv) -> tuple[int, list[str]]:
+    """``olk ARGV`` in this process (the rows that are not about resources: no interpreter to start), as
+    (exit status, stderr lines)."""
+    from olk.cli import main
+    capsys.readouterr()
+    try:
+        main([str(a) for a in argv])
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    return code, capsys.readouterr().err.splitlines()
+
+
 def _one_line(code: int, err: list[str], *expected: str) -> str:
     assert code == 2, err
     assert len(err) == 1, err
@@ -90,7 +103,7 @@ def _command(command: str, cfg: Path, out: Path) -> list:
 
 
 @pytest.mark.parametrize("command,name", WRITTEN)
-def test_f3_a_results_file_that_is_a_symlink_is_refused_and_its_target_keeps_every_byte(finished, tmp_path,
+def test_f3_a_results_file_that_is_a_symlink_is_refused_and_its_target_keeps_every_byte(finished, tmp_path, capsys,
                                                                                         command, name):
     """Before: through runs.jsonl the target's unterminated last line was cut off as a torn line and the records
     appended to it; through .lock the target was truncated and overwritten with a PID."""
@@ -103,19 +116,19 @@ def test_f3_a_results_file_that_is_a_symlink_is_refused_and_its_target_keeps_eve
     if link.exists():
         link.unlink()
     link.symlink_to(victim)
-    code, err, _ = _olk(tmp_path, *_command(command, cfg, out))
+    code, err = _cli(capsys, *_command(command, cfg, out))
     _one_line(code, err, f"{link}: is a symbolic link; olk never writes through one")
     assert victim.read_bytes() == original
     assert sorted(p.name for p in victim.parent.iterdir()) == ["precious.txt"]
 
 
-def test_f3_a_linked_figures_directory_and_in_place_files_with_other_names_are_refused(finished, tmp_path):
+def test_f3_a_linked_figures_directory_and_in_place_files_with_other_names_are_refused(finished, tmp_path, capsys):
     cfg, out = _copy(finished, tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     shutil.rmtree(out / "figures")
     (out / "figures").symlink_to(elsewhere)
-    code, err, _ = _olk(tmp_path, "plot", out, "--kind", "curves")
+    code, err = _cli(capsys, "plot", out, "--kind", "curves")
     _one_line(code, err, f"{out / 'figures'}: is a symbolic link; olk never writes into a linked directory")
     assert list(elsewhere.iterdir()) == []
     for name in ("runs.jsonl", ".lock"):       # written in place: a hard link would change the other name's file
@@ -124,7 +137,7 @@ def test_f3_a_linked_figures_directory_and_in_place_files_with_other_names_are_r
         before = victim.read_bytes()
         (out / name).unlink()
         os.link(victim, out / name)
-        code, err, _ = _olk(tmp_path, *_command("run", cfg, out))
+        code, err = _cli(capsys, *_command("run", cfg, out))
         _one_line(code, err, f"{out / name}: has 2 names (a hard link to a file elsewhere)")
         assert victim.read_bytes() == before
         (out / name).unlink()
@@ -140,10 +153,10 @@ def test_f3_a_fifo_in_place_of_a_results_file_is_refused_without_blocking(finish
     _one_line(code, err, f"{out / name}: is a FIFO (named pipe), not a regular file olk wrote")
 
 
-def test_f3_the_files_olk_writes_are_regular_files_with_the_usual_permissions(finished, tmp_path):
+def test_f3_the_files_olk_writes_are_regular_files_with_the_usual_permissions(finished, tmp_path, capsys):
     """The atomic writer creates its temporary file new (O_EXCL) and leaves the permissions a plain write gives."""
     cfg, out = _copy(finished, tmp_path)
-    code, err, _ = _olk(tmp_path, *_command("run", cfg, out))
+    code, err = _cli(capsys, *_command("run", cfg, out))
     assert code == 0, err
     umask = os.umask(0)
     os.umask(umask)
@@ -163,7 +176,8 @@ def test_f3_the_files_olk_writes_are_regular_files_with_the_usual_permissions(fi
     (["report", "--results", ""], "'--results'"),
     (["predict", "", "DATA"], "'MODEL'"),
 ])
-def test_f10_an_empty_path_is_refused_instead_of_meaning_the_default(finished, tmp_path, monkeypatch, argv, option):
+def test_f10_an_empty_path_is_refused_instead_of_meaning_the_default(finished, tmp_path, monkeypatch, capsys, argv,
+                                                                     option):
     """Before: --out '' was taken as no --out, and the results went into the checkout's results/<name>."""
     cfg, out = finished
     data = tmp_path / "d.txt"
@@ -172,10 +186,10 @@ def test_f10_an_empty_path_is_refused_instead_of_meaning_the_default(finished, t
     monkeypatch.chdir(tmp_path)
     home = tmp_path / "home"
     home.mkdir()
-    code, err, _ = _olk(tmp_path, *argv, env={"OLK_HOME": str(home)})
+    monkeypatch.setenv("OLK_HOME", str(home))
+    code, err = _cli(capsys, *argv)
     _one_line(code, err, f"Invalid value for {option}: an empty path names no file or directory")
-    made = {p.name for p in tmp_path.iterdir() if not p.name.startswith("maxrss.")} - {"cache"}
-    assert list(home.iterdir()) == [] and made == {"d.txt", "home"}
+    assert list(home.iterdir()) == [] and {p.name for p in tmp_path.iterdir()} == {"d.txt", "home"}
 
 
 def test_f10_the_runner_refuses_an_empty_out_too():
@@ -194,11 +208,12 @@ def test_f10_the_runner_refuses_an_empty_out_too():
     ('".."', "'..' is not a name of its own"),
     ('"' + "x" * 300 + '"', "it is 300 bytes long, more than a file name may be (255)"),
 ])
-def test_f8_a_name_that_cannot_be_a_directory_is_one_line(tmp_path, name, why):
+def test_f8_a_name_that_cannot_be_a_directory_is_one_line(tmp_path, monkeypatch, capsys, name, why):
     """Before: name "a\\0b" with the default --out was a 'ValueError: embedded null byte' traceback."""
     cfg = tmp_path / "c.yaml"
     cfg.write_text(TINY.replace("name: tiny", f"name: {name}"))
-    code, err, _ = _olk(tmp_path, "run", cfg, env={"OLK_HOME": str(tmp_path)})
+    monkeypatch.setenv("OLK_HOME", str(tmp_path))
+    code, err = _cli(capsys, "run", cfg)
     _one_line(code, err, f"{cfg}: name: ", f"names the results directory, but {why}")
     assert not (tmp_path / "results").exists()
 
@@ -222,14 +237,15 @@ def _settings_datasets_list(meta):
      "experiment.json: its settings record is not one olk writes (its 'datasets' is a JSON list, not an object)"),
     ("not utf-8", lambda p: p.write_bytes(b'{"name": "\xff\xfe"}'), "experiment.json: not UTF-8 text (byte 10)"),
 ])
-def test_f4_a_broken_experiment_json_is_one_line_for_resume_and_table(finished, tmp_path, what, damage, expected):
+def test_f4_a_broken_experiment_json_is_one_line_for_resume_and_table(finished, tmp_path, capsys, what, damage,
+                                                                      expected):
     """Before: RecursionError, AttributeError ('list' object has no attribute 'get') or TypeError tracebacks."""
     cfg, out = _copy(finished, tmp_path)
     damage(out / "experiment.json")
-    code, err, _ = _olk(tmp_path, "run", cfg, "--out", out, "--resume", "-q")
-    _one_line(code, err, expected if what != "settings" else expected, "pass --force to start over")
+    code, err = _cli(capsys, "run", cfg, "--out", out, "--resume", "-q")
+    _one_line(code, err, expected, "pass --force to start over")
     if what != "settings":          # olk table reads the settings record only for 'shuffle'
-        code, err, _ = _olk(tmp_path, "table", out)
+        code, err = _cli(capsys, "table", out)
         _one_line(code, err, expected)
 
 
@@ -240,12 +256,12 @@ def test_f4_a_broken_experiment_json_is_one_line_for_resume_and_table(finished, 
     (b'{"run_id": "r", "phase": "main", "dataset": "d", "label": "l", "curve": {"t": [1, 2], "x": 3}}',
      "line 3: its 'curve' is not lists of one value per point"),
 ])
-def test_f4_a_foreign_line_in_the_run_log_is_skipped_with_one_warning(finished, tmp_path, line, why):
+def test_f4_a_foreign_line_in_the_run_log_is_skipped_with_one_warning(finished, tmp_path, capsys, line, why):
     """Before: a UnicodeDecodeError or TypeError (unhashable type: 'list') traceback."""
     cfg, out = _copy(finished, tmp_path)
     with open(out / "runs.jsonl", "ab") as f:
         f.write(line + b"\n")
-    code, err, _ = _olk(tmp_path, "run", cfg, "--out", out, "--resume", "-q")
+    code, err = _cli(capsys, "run", cfg, "--out", out, "--resume", "-q")
     assert code == 0, err
     assert err[0] == (f"olk: warning: {out / 'runs.jsonl'}: 1 line is not a run record olk wrote ({why}): skipped "
                       f"(a run held there is computed again)"), err
@@ -423,7 +439,7 @@ def _seed(value):
     ("17 fitted-looking keys", lambda m: m["state"].update({f"extra{i}_": 0 for i in range(17)}),
      "holds 18 attributes a perceptron of this olk does not have: 'n_features_in_', 'extra0_'"),
 ])
-def test_f15_saved_parameters_are_checked_as_a_constructor_checks_them(tmp_path, what, edit, expected):
+def test_f15_saved_parameters_are_checked_as_a_constructor_checks_them(tmp_path, capsys, what, edit, expected):
     """Before: a model whose params.kernel.gamma was NaN, inf or -1, whose random_state was NaN, or whose state held
     10^6 made-up keys (300 MB) loaded and predicted, exit 0."""
     good = _model(tmp_path)
@@ -437,7 +453,7 @@ def test_f15_saved_parameters_are_checked_as_a_constructor_checks_them(tmp_path,
         bad = _with_meta(good, tmp_path / "bad.olk", text[:at] + keys + text[at:])
     else:
         bad = _with_meta(good, tmp_path / "bad.olk", edit=edit)
-    code, err, _ = _olk(tmp_path, "predict", bad, _data(tmp_path), timeout=60)
+    code, err = _cli(capsys, "predict", bad, _data(tmp_path))
     _one_line(code, err, f"{bad} (olk ", expected)
 
 
@@ -521,13 +537,14 @@ def test_f9_every_shipped_config_plans_far_fewer_runs_than_the_limit():
     (["sweep", "CFG", "--set", "pa1.C=1", "--set", "pa1.C=2"], "--set pa1.C: given twice; give its values once"),
     (["run", "TUNED"], "algorithms[1].tune.C: the value 0.5 is given 2 times (values 1 and 3)"),
 ])
-def test_f13_a_sweep_or_grid_value_given_twice_is_one_line_and_nothing_runs(finished, tmp_path, argv, expected):
+def test_f13_a_sweep_or_grid_value_given_twice_is_one_line_and_nothing_runs(finished, tmp_path, capsys, argv,
+                                                                            expected):
     """Before: olk sweep --set pa1.C=1,1,1 computed the same run 3 times and logged it 3 times in runs.jsonl."""
     cfg, _ = finished
     tuned = tmp_path / "tuned.yaml"
     tuned.write_text(TINY.replace("{name: pa1, params: {C: 1}}", "{name: pa1, tune: {C: [0.5, 1, 0.5]}}"))
     argv = [{"CFG": cfg, "TUNED": tuned}.get(a, a) for a in argv]
-    code, err, _ = _olk(tmp_path, *argv, "--out", tmp_path / "o")
+    code, err = _cli(capsys, *argv, "--out", tmp_path / "o")
     _one_line(code, err, expected, *(["give each value once (each point is one run)"] if "twice" not in expected
                                      else []))
     assert not (tmp_path / "o").exists()
