@@ -23,6 +23,7 @@ import click
 from ._lazy import no_exit_collection, one_blas_thread
 from ._version import __version__
 from .errors import ConfigError, Interrupted, OlkError, excerpt
+from .paths import cli_path
 
 one_blas_thread()           # before anything imports numpy: no BLAS thread pool to start (olk's loops use one core)
 
@@ -77,6 +78,8 @@ def parse_set_options(items) -> dict[str, list]:
                                   f"e.g. --set beta=5,10,20") from None
         if not vals:
             raise ConfigError(f"--set {it}: no values given")
+        if k.strip() in out:                # the later one would silently replace the earlier
+            raise ConfigError(f"--set {k.strip()}: given twice; give its values once, e.g. --set {k.strip()}=1,2")
         out[k.strip()] = vals
     return out
 
@@ -128,7 +131,7 @@ def run_options(f):
                      help="Comma-separated subset of the config's algorithm labels (entries they match on are kept)."),
         click.option("--scale", type=float, default=None,
                      help="Use a reproducible fraction of each dataset (quick mode)."),
-        click.option("--out", "-o", type=click.Path(file_okay=False), default=None, help="Results directory."),
+        click.option("--out", "-o", type=cli_path(file_okay=False), default=None, help="Results directory."),
         click.option("--resume", is_flag=True, help="Keep finished runs of this results directory and run the rest."),
         click.option("--force", is_flag=True, help="Discard existing runs in the results directory."),
         click.option("--progress/--no-progress", default=None,
@@ -150,6 +153,17 @@ def _interrupted(command: str | None) -> Interrupted:
         return Interrupted("interrupted: no baseline was changed unless --update had finished; rerun 'olk regress'")
     again = f"'olk {command} ...'" if command else "the command"
     return Interrupted(f"interrupted: nothing was saved half-written; rerun {again}")
+
+
+def _out_of_memory(command: str | None, e: MemoryError) -> OlkError:
+    """The one line of a MemoryError no check caught before (a file too large for the memory this process may use:
+    olk train reads its data whole): what could not be allocated, what was kept, and what to do."""
+    asked = " ".join(str(e).split())[:100]        # numpy: "Unable to allocate 30.5 MiB for an array with shape ..."
+    kept = ("; runs that finished before it are kept (runs.jsonl): rerun with --resume" if command in ("run", "sweep")
+            else "")
+    return OlkError(f"out of memory in 'olk {command or ''}'{f' ({asked})' if asked else ''}: the input needs more "
+                    f"memory than this process may use; free memory, raise the process's limit (ulimit -v) or give a "
+                    f"smaller input{kept}")
 
 
 def _command_of(args) -> str | None:
@@ -248,7 +262,7 @@ def cli():
 
 
 @cli.command()
-@click.argument("config", type=click.Path(dir_okay=False))
+@click.argument("config", type=cli_path(dir_okay=False))
 @run_options
 @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
               help="Set a parameter for every algorithm that has it (or LABEL.PARAM for one); repeatable.")
@@ -264,7 +278,7 @@ def run(config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, alg
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.argument("config", type=click.Path(dir_okay=False))
+@click.argument("config", type=cli_path(dir_okay=False))
 @run_options
 @click.option("--set", "sets", multiple=True, metavar="PARAM=V1,V2,...",
               help="Values to sweep, e.g. --set beta=5,10,20 or --set spa.alpha=0.5,1; repeat for a grid.")
@@ -374,7 +388,7 @@ def check_learner_cmd(target, sets, skip, seed):
 
 
 @cli.command()
-@click.argument("data")
+@click.argument("data", type=cli_path())
 @click.option("--algorithm", "-a", required=True, metavar="NAME", help="The learner (see 'olk algorithms').")
 @click.option("--kernel", "-k", default=None, metavar="SPEC",
               help="A kernel type or preset (gaussian, linear, polynomial, chi2, spa16), or JSON/YAML such as "
@@ -385,7 +399,7 @@ def check_learner_cmd(target, sets, skip, seed):
 @click.option("--shuffle", type=click.IntRange(min=0), default=None, metavar="SEED",
               help="Present the rows in a seeded random order: permutation 0 of 'olk run' with seed SEED for "
                    "this DATA name (default: file order).")
-@click.option("--output", "-o", "out", required=True, type=click.Path(dir_okay=False), metavar="MODEL",
+@click.option("--output", "-o", "out", required=True, type=cli_path(dir_okay=False), metavar="MODEL",
               help="The model file to write (olk's .npz model format, see olk.persist).")
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no summary line (the bar is shown only when stderr is a terminal).")
@@ -460,9 +474,9 @@ def _kernel_option(text: str | None):
 
 
 @cli.command()
-@click.argument("model", type=click.Path(dir_okay=False))
-@click.argument("data")
-@click.option("--output", "-o", "out", type=click.Path(dir_okay=False), default=None,
+@click.argument("model", type=cli_path(dir_okay=False))
+@click.argument("data", type=cli_path())
+@click.option("--output", "-o", "out", type=cli_path(dir_okay=False), default=None,
               help="Write the predictions to this file (default: standard output).")
 @click.option("--proba", is_flag=True,
               help="Also write the probability of each class (learners with predict_proba only).")
@@ -486,9 +500,9 @@ def predict(model, data, out, proba, quiet, chunk):
 
 @cli.command()
 @click.option("--update", is_flag=True, help="Rewrite the baselines from this run (deliberate change).")
-@click.option("--configs", "config_dir", type=click.Path(file_okay=False), default=None,
+@click.option("--configs", "config_dir", type=cli_path(file_okay=False), default=None,
               help="Directory of regression configs (default configs/ci).")
-@click.option("--baselines", "baseline_dir", type=click.Path(file_okay=False), default=None,
+@click.option("--baselines", "baseline_dir", type=cli_path(file_okay=False), default=None,
               help="Directory of baselines (default tests/baselines).")
 @click.option("--n-jobs", "-j", type=int, default=1)
 def regress(update, config_dir, baseline_dir, n_jobs):
@@ -503,7 +517,7 @@ def regress(update, config_dir, baseline_dir, n_jobs):
 
 
 @cli.command()
-@click.argument("configs", nargs=-1, type=click.Path(dir_okay=False))
+@click.argument("configs", nargs=-1, type=cli_path(dir_okay=False))
 @click.option("--n-jobs", "-j", type=int, default=2, show_default=True, callback=_check_n_jobs,
               help="Parallel runs of each config.")
 @click.option("--estimate", "estimate_only", is_flag=True, help="Print the expected time and run nothing.")
@@ -608,8 +622,8 @@ def main(argv=None):
     """Entry point: run the CLI, turning user-input errors into one line ``olk: error: ...``.
 
     Exit status: 0 success, 1 an internal error (a bug: traceback), 2 bad input (config, data, option; also a
-    full disk or a file-size limit, named with the file), 130 interrupted (Ctrl-C / SIGINT), 143 terminated
-    (SIGTERM); the line of an interruption says what was saved and how to resume.
+    full disk or a file-size limit, named with the file; out of memory), 130 interrupted (Ctrl-C / SIGINT), 143
+    terminated (SIGTERM); the line of an interruption says what was saved and how to resume.
     """
     _install_signal_handlers()
     _one_line_warnings()
@@ -630,6 +644,10 @@ def main(argv=None):
         click.echo(f"olk: error: {'terminated (SIGTERM); ' if _TERMINATED else ''}"
                    f"{_interrupted(_command_of(sys.argv[1:] if argv is None else argv))}", err=True)
         sys.exit(143 if _TERMINATED else Interrupted.exit_code)
+    except MemoryError as e:
+        _stop_workers()
+        click.echo(f"olk: error: {_out_of_memory(_command_of(sys.argv[1:] if argv is None else argv), e)}", err=True)
+        sys.exit(2)
     except click.ClickException as e:
         msg = " ".join(e.format_message().split())
         click.echo(f"olk: error: {msg}", err=True)

@@ -15,11 +15,18 @@ model saver all write through it.
   :func:`lock_holder` says who holds it now (``olk table`` on a live run names the run's PID).
 * :func:`check_writable_dir` says in one line why a directory cannot be created or written, before anything is
   made, so a refused ``--out`` leaves nothing half-made.
+* Nothing is written outside the directory a command writes into: every file is opened without following a
+  symbolic link (``O_NOFOLLOW``; an atomic write's temporary file is created new, ``O_EXCL``), a file written in
+  place (the run log, the lock) must be a regular file with no other name (a hard link), and a file replaced
+  atomically must be a regular file or absent.  :func:`open_own` opens such a file, :func:`check_own_files`
+  checks a results directory's files before a run starts; each refusal is one line naming the file and the fix.
 """
 from __future__ import annotations
 
 import errno as _errno
 import os
+import secrets
+import stat
 from pathlib import Path
 
 from .errors import OlkError
@@ -42,13 +49,169 @@ def write_error(path, e: OSError, what: str = "write", then: str = "then rerun t
     return OlkError(f"{path}: cannot {what} ({reason}, {code}): {fix}; {then}")
 
 
+def not_own(path, st: os.stat_result | None, in_place: bool = False) -> OlkError | None:
+    """The one-line refusal of a file olk would write (`st`: its ``os.lstat``, None when absent) that is not a
+    file of its own: a symbolic link (writing would change the file it points to, outside the directory), a FIFO,
+    a device, a socket or a directory; and, when it is written in place (`in_place`), a regular file with another
+    name elsewhere (a hard link).  None when it may be written."""
+    if st is None:
+        return None
+    mode = st.st_mode
+    fix = "remove it (or choose another directory)"
+    if stat.S_ISLNK(mode):
+        return OlkError(f"{path}: is a symbolic link; olk never writes through one (it would change the file it "
+                        f"points to): {fix}")
+    if not stat.S_ISREG(mode):
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+                "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "not a regular file")
+        return OlkError(f"{path}: is {kind}, not a regular file olk wrote: {fix}")
+    if in_place and st.st_nlink > 1:
+        return OlkError(f"{path}: has {st.st_nlink} names (a hard link to a file elsewhere); olk writes into it "
+                        f"in place, which would change the other names too: {fix}")
+    return None
+
+
+def _lstat(path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+
+
+def open_own(path, flags: int, what: str = "open", then: str = "then rerun the command", mode: int = 0o644) -> int:
+    """``os.open(path, flags)`` of a file of olk's own (see :func:`not_own`): never through a symbolic link
+    (``O_NOFOLLOW``), never blocking on a FIFO (``O_NONBLOCK``, cleared once the file is known to be regular),
+    refused in one line unless it is a regular file -- written with one name only when opened for writing.  Other
+    OSErrors are :func:`write_error`'s line.  Returns the descriptor."""
+    fd = _open_own(path, flags, what, then, mode, missing_ok=False)
+    assert fd is not None
+    return fd
+
+
+def open_own_if_any(path, flags: int, what: str = "open", then: str = "then rerun the command") -> int | None:
+    """:func:`open_own` of a file that may be absent: None then."""
+    return _open_own(path, flags, what, then, 0o644, missing_ok=True)
+
+
+def _open_own(path, flags: int, what: str, then: str, mode: int, missing_ok: bool) -> int | None:
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), mode)
+    except FileNotFoundError as e:
+        if missing_ok:
+            return None
+        raise write_error(path, e, what, then) from None
+    except OSError as e:
+        if e.errno == _errno.ELOOP or (e.errno == _errno.ENXIO and _lstat(path) is not None):
+            bad = not_own(path, _lstat(path))
+            if bad is not None:
+                raise bad from None
+        raise write_error(path, e, what, then) from None
+    try:
+        st = os.fstat(fd)
+        bad = not_own(path, st, in_place=bool(flags & (os.O_WRONLY | os.O_RDWR)))
+        if bad is not None:
+            raise bad
+        import fcntl
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def check_size(path, size: int) -> None:
+    """A file of a results directory larger than the ``results_file_bytes`` limit (:mod:`olk.limits`) is refused
+    in one line before it is read."""
+    from .limits import LIMITS
+    lim = LIMITS["results_file_bytes"]
+    if size > lim.value():
+        raise OlkError(f"{path}: the file ({size:,} bytes) is " + lim.exceeded("larger than")
+                       + "; is this an olk results directory?")
+
+
+def read_own_bytes(path, fix: str) -> bytes | None:
+    """The bytes of a file of a results directory (None when it is absent): opened by :func:`open_own` (no link,
+    no FIFO) and no larger than ``results_file_bytes``; a refusal ends with `fix`."""
+    try:
+        fd = open_own_if_any(path, os.O_RDONLY, "read", fix)
+    except OlkError as e:
+        raise OlkError(f"{e}" if str(e).endswith(fix) else f"{e}; {fix}") from None
+    if fd is None:
+        return None
+    with open(fd, "rb") as f:
+        check_size(path, os.fstat(f.fileno()).st_size)
+        try:
+            return f.read()
+        except OSError as e:
+            raise write_error(path, e, "read", fix) from None
+
+
+def read_json_object(path, fix: str) -> dict | None:
+    """The JSON object a results file holds (experiment.json), None when the file is absent; anything else -- a
+    link, a FIFO, a file beyond ``results_file_bytes``, bytes that are not UTF-8, not JSON or nested deeper than
+    Python's parser goes, a JSON value that is not an object -- is one line naming the file, ending with `fix`."""
+    raw = read_own_bytes(path, fix)
+    if raw is None:
+        return None
+    import json
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise OlkError(f"{path}: not UTF-8 text (byte {e.start:,}); {fix}") from None
+    except json.JSONDecodeError as e:
+        raise OlkError(f"{path} is not valid JSON (line {e.lineno} column {e.colno}: {e.msg}); {fix}") from None
+    except RecursionError:
+        raise OlkError(f"{path}: its JSON is nested too deeply to be one olk wrote; {fix}") from None
+    if not isinstance(value, dict):
+        raise OlkError(f"{path} must hold a JSON object {{...}}, not {_json_type(value)}; {fix}")
+    return value
+
+
+def _json_type(value) -> str:
+    return {list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def check_own_files(directory, names, then: str = "then rerun the command") -> None:
+    """Before a command writes into `directory`: each of `names` there (files it writes; a name ending in ``/``
+    is a directory it writes into) is absent or a file of olk's own (:func:`not_own`), else one line."""
+    d = Path(directory)
+    for name in names:
+        path = d / name.rstrip("/")
+        st = _lstat(path)
+        if name.endswith("/"):
+            if st is not None and not stat.S_ISDIR(st.st_mode):
+                refusal = (OlkError(f"{path}: is a symbolic link; olk never writes into a linked directory (it "
+                                    f"would write outside {d}): remove it") if stat.S_ISLNK(st.st_mode) else
+                           OlkError(f"{path}: is a file, not a directory: remove it"))
+                raise OlkError(f"{refusal}; {then}")
+            continue
+        bad = not_own(path, st, in_place=name in _IN_PLACE)
+        if bad is not None:
+            raise OlkError(f"{bad}; {then}")
+
+
+#: the files of a results directory written in place (appended to, truncated), not replaced atomically
+_IN_PLACE = {"runs.jsonl", ".lock"}
+
+
 def atomic_write(path, write, then: str = "then rerun the command") -> Path:
     """Call ``write(f)`` on a binary file beside `path` and rename it over `path` (``os.replace``); a failed write
-    leaves `path` as it was and raises :func:`write_error`'s one line (ending with `then`)."""
+    leaves `path` as it was and raises :func:`write_error`'s one line (ending with `then`).  The temporary file is
+    created new (``O_EXCL``, never through a link) and `path` must be absent or a regular file (:func:`not_own`):
+    a symbolic link there is refused in one line, not replaced nor written through."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    bad = not_own(path, _lstat(path))
+    if bad is not None:
+        raise OlkError(f"{bad}; {then}")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        with open(tmp, "wb") as f:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as e:
+        raise write_error(path, e, then=then) from None
+    try:
+        with open(fd, "wb") as f:
             write(f)
             f.flush()
         os.replace(tmp, path)
@@ -58,6 +221,12 @@ def atomic_write(path, write, then: str = "then rerun the command") -> Path:
         except OSError:
             pass
         raise write_error(path, e, then=then) from None
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
     return path
 
 
@@ -94,7 +263,7 @@ def lock_holder(directory) -> str | None:
     None (no lock file, or nobody holds it: a lock dies with its holder).  Creates nothing."""
     import fcntl
     try:
-        fd = os.open(Path(directory) / LOCK_NAME, os.O_RDONLY)
+        fd = os.open(Path(directory) / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
     try:
@@ -120,10 +289,7 @@ class DirLock:
     def __enter__(self) -> "DirLock":
         import fcntl
         path = self.dir / LOCK_NAME
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as e:
-            raise write_error(path, e, "create the lock file") from None
+        fd = open_own(path, os.O_RDWR | os.O_CREAT, "create the lock file")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -146,4 +312,5 @@ class DirLock:
 
 
 __all__ = ["atomic_write", "atomic_write_text", "write_error", "RERUN_RESUME", "check_writable_dir", "DirLock",
-           "lock_holder", "LOCK_NAME"]
+           "lock_holder", "LOCK_NAME", "open_own", "open_own_if_any", "not_own", "check_own_files", "check_size",
+           "read_own_bytes", "read_json_object"]

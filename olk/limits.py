@@ -30,7 +30,7 @@ from .units import fmt, parse_size
 @dataclass(frozen=True)
 class Limit:
     """One limit: its ``name`` (``--limit NAME=...``), its ``default``, its ``unit`` ("bytes", "digits",
-    "levels" or "entries") and what it refuses (``refuses``, for the documentation and ``olk --limit help``)."""
+    "levels", "entries" or "runs") and what it refuses (``refuses``, for the documentation and ``olk --limit help``)."""
 
     name: str
     default: int
@@ -89,14 +89,25 @@ _ALL = (
           "an integer in YAML (decimal, 0x hex, 0o octal, 1:2:3 sexagesimal) with more digits than this"),
     Limit("line_bytes", 16 << 20, "bytes",
           "a line of a LIBSVM data file or of standard input longer than this (memory holds one line at most)"),
+    Limit("planned_runs", 100_000, "runs",
+          "an experiment planning more runs than this (datasets x entries x sweep points x tuning candidates and "
+          "repeats), counted from the config's numbers before any plan is built"),
+    Limit("dense_row_bytes", 256 << 20, "bytes",
+          "data whose rows, as one dense float64 row (8 bytes a feature, up to the largest feature index), are larger "
+          "than this: every learner holds at least one such row"),
     Limit("model_bytes", 1 << 30, "bytes", "a model file larger than this on disk"),
     Limit("model_expanded_bytes", 4 << 30, "bytes",
           "a model file whose entries add up to more than this uncompressed (as its zip directory declares, "
           "read before any entry)"),
     Limit("model_entries", 10_000, "entries",
           "a model file with more entries than this (its zip end record, read first; a learner writes 6 to 20)"),
+    Limit("model_directory_bytes", 4 << 20, "bytes",
+          "a model file whose zip directory (the list of its entries, read before any entry) is larger than this"),
     Limit("model_meta_bytes", 64 << 20, "bytes", "a model file's JSON document (its __meta__ entry) larger than this"),
     Limit("model_json_depth", 100, "levels", "a model file's JSON document nested deeper than this"),
+    Limit("results_file_bytes", 256 << 20, "bytes",
+          "a file of a results directory that olk reads back (runs.jsonl, experiment.json, runs.csv, curves.csv, "
+          "test_curves.csv) larger than this"),
 )
 #: every limit, by name
 LIMITS: dict[str, Limit] = {lim.name: lim for lim in _ALL}

@@ -10,6 +10,13 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     yield
 
 
+@pytest.fixture
+def no_width_limit(monkeypatch):
+    """No dense_row_bytes limit (olk.limits): for the tests comparing olk's LIBSVM reader with the reference reader,
+    which has none (mutated indices easily pass it); tests/test_hostile_inputs.py holds the limit."""
+    monkeypatch.setenv("OLK_LIMIT_DENSE_ROW_BYTES", "0")
+
+
 def write_yaml(path, text):
     path.write_text(text)
     return str(path)

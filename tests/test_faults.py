@@ -203,7 +203,7 @@ def test_a_full_disk_during_olk_table_leaves_the_old_table_whole(tmp_path, capsy
 
     def full_disk(file, mode="r", *a, **k):
         f = real_open(file, mode, *a, **k)
-        if "w" in mode and str(file).endswith(".tmp"):
+        if "w" in mode and (str(file).endswith(".tmp") or isinstance(file, int)):     # the temporary file (its fd)
             f.write = lambda *_: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left on device"))
         return f
     monkeypatch.setattr(builtins, "open", full_disk)

@@ -1,4 +1,7 @@
-"""Property-based fuzzing of the two readers of user files: the LIBSVM reader and the YAML config parser.
+"""Property-based fuzzing of the readers of user files: the LIBSVM reader, the YAML config parser and (issue 46)
+the readers of a results directory -- ``--resume``'s (the run log, experiment.json and its settings record) and the
+report's (``olk table``, ``olk compare``, ``olk report``).  The model loader's campaigns are in
+tests/test_model_file_safety.py.
 
 The contract (issue 16): on ANY input they return a parsed result or raise :class:`olk.errors.OlkError` whose
 message is one printable line; never another exception type (which the CLI would show as a traceback).  The
@@ -13,8 +16,10 @@ deterministic; the example counts are in ``EXAMPLES`` (the whole file runs in we
 from __future__ import annotations
 
 import copy
+import json
 import lzma
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -31,12 +36,14 @@ from olk.errors import OlkError  # noqa: E402
 from olk.experiment.config import load_config  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+#: the reader is compared with the reference reader, which has no width limit (conftest.no_width_limit)
+pytestmark = pytest.mark.usefixtures("no_width_limit")
 
 #: examples per property (fixed: with derandomize=True the same inputs are drawn on every run);
 #: for a longer local hunt, OLK_FUZZ_SCALE=20 multiplies them and OLK_FUZZ_RANDOM=1 draws new inputs each run
 EXAMPLES = {"libsvm_random": 250, "libsvm_mutated": 300, "libsvm_load_dataset": 60, "libsvm_chunked": 100,
             "config_random": 200, "config_mutated": 250, "config_structured": 300, "yaml_aliases": 60,
-            "yaml_alias_loader": 100}
+            "yaml_alias_loader": 100, "results_mutated": 25, "results_structured": 25}
 SCALE = float(os.environ.get("OLK_FUZZ_SCALE", "1"))
 DERANDOMIZE = not os.environ.get("OLK_FUZZ_RANDOM")
 
@@ -330,3 +337,131 @@ def test_yaml_load_bounds_every_document_of_aliases(body, repeats):
         assert LIMITS["yaml_expanded_bytes"].exceeded("to more than") in str(e)
     else:
         assert got == yaml.safe_load(text)
+
+
+# ------------------------------------------------------------------------------------- results directories
+#: a quick experiment with a published table (olk compare reads it): 200 rows, two learners, a tuning grid
+RESULTS_CONFIG = """name: fz
+paper: spa_tist2018
+table: "2"
+seed: 7
+repeats: 2
+scale: 0.1
+kernel: {type: gaussian, gamma: 0.4}
+datasets: [a9a-small]
+algorithms: [perceptron, {name: pa1, tune: {C: [0.5, 1]}}]
+compare: {reading: literal, datasets: {a9a-small: a9a}}
+"""
+RESULTS_FILES = ["runs.jsonl", "experiment.json", "runs.csv", "curves.csv"]
+RESULTS_TOKENS = [b'"', b"\\", b",", b"\n", b"{", b"}", b"[", b"]", b":", b"\xff", b"\x00", b"nan", b"NaN", b"1e999",
+                  b"-1", b"null", b"[" * 3000, b'"run_id": [1]', b'"phase": "x"', b'"settings": []', b"\r\n"]
+_RESULTS: dict = {}
+
+
+def _results_dir() -> tuple[Path, object]:
+    """(a finished results directory of RESULTS_CONFIG with its tables, its config), made once per session."""
+    if not _RESULTS:
+        from olk.experiment import Runner
+        from olk.report.tables import write_tables
+        tmp = Path(tempfile.mkdtemp(prefix="olk-fuzz-results-"))
+        (tmp / "fz.yaml").write_text(RESULTS_CONFIG)
+        cfg = load_config(tmp / "fz.yaml")
+        Runner(cfg, tmp / "out", progress=False, log=lambda m: None).run()
+        write_tables(tmp / "out")
+        _RESULTS.update(dir=tmp / "out", cfg=cfg)
+    return _RESULTS["dir"], _RESULTS["cfg"]
+
+
+def _read_results_dir(d: Path, cfg) -> None:
+    """Every reader of a results directory, as --resume and the report commands call them: each gives its result
+    or one printable OlkError line (checked), within seconds and without the process's peak memory growing by more
+    than 256 MB over all the examples (tracemalloc would slow pandas down tenfold)."""
+    import resource
+    import time
+
+    from olk.experiment import Runner, fingerprint
+    from olk.report.results import load_results
+    from olk.report.tables import render_table
+    from olk.report.tolerance import parse_compare
+
+    def resume():
+        r = Runner(cfg, d, resume=True, progress=False, log=lambda m: None)
+        r.store.repair()
+        r.store.load()
+        meta = r._previous_meta()
+        if r.store.records():
+            fingerprint.check_resume(d, meta.get(fingerprint.KEY), fingerprint.fingerprint(cfg), log=lambda m: None)
+        r.store.write_tables(list(r.store.records()))
+
+    def report():
+        res = load_results(d)
+        render_table(res, "md")
+        parse_compare(res.meta.get("compare"), f"{d}/experiment.json: compare")     # what olk compare reads of it
+
+    t0 = time.perf_counter()
+    for read in (resume, report):
+        try:
+            read()
+        except OlkError as e:
+            _check_error(e)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    _RESULTS.setdefault("peak", peak)
+    assert time.perf_counter() - t0 < 10 and peak - _RESULTS["peak"] < 256 << 20, (time.perf_counter() - t0, peak)
+
+
+def _json_value():
+    return st.recursive(st.none() | st.booleans() | st.integers(-2 ** 70, 2 ** 70) | st.floats() | st.text(max_size=6),
+                        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                                    max_size=3), max_leaves=5)
+
+
+def _replace_value(value, path_picks, new):
+    """`value` (parsed JSON) with the value reached by following `path_picks` (indices into the keys / items met)
+    replaced by `new`."""
+    if not path_picks or not isinstance(value, (dict, list)) or not value:
+        return new
+    keys = list(value) if isinstance(value, dict) else list(range(len(value)))
+    k = keys[path_picks[0] % len(keys)]
+    out = dict(value) if isinstance(value, dict) else list(value)
+    out[k] = _replace_value(value[k], path_picks[1:], new)
+    return out
+
+
+@pytest.mark.usefixtures("no_width_limit")
+@_fuzz("results_mutated")
+@given(name=st.sampled_from(RESULTS_FILES), edits=_mutation(RESULTS_TOKENS))
+def test_results_directory_readers_on_mutated_files(name, edits):
+    """Issue 46 (F4): one file of a finished results directory with bytes flipped, inserted, deleted and JSON/CSV
+    tokens added -- non-UTF-8 lines, deep nesting, torn records -- then every reader of the directory."""
+    base, cfg = _results_dir()
+    d = Path(tempfile.mkdtemp(prefix="olk-fuzz-dir-")) / "out"
+    try:
+        shutil.copytree(base, d)
+        (d / name).write_bytes(_mutate((base / name).read_bytes(), edits))
+        _read_results_dir(d, cfg)
+    finally:
+        shutil.rmtree(d.parent, ignore_errors=True)
+
+
+@_fuzz("results_structured")
+@given(name=st.sampled_from(["runs.jsonl", "experiment.json"]), line=st.integers(0, 50),
+       picks=st.lists(st.integers(0, 60), min_size=1, max_size=4), value=_json_value())
+def test_results_directory_readers_on_json_values_replaced(name, line, picks, value):
+    """Issue 46 (F4): a value of experiment.json (its settings record, tuning, layout, ...) or of one run record
+    replaced by a random JSON value -- a run_id that is a list, a settings record of the wrong shape, an
+    experiment.json that is a list -- then every reader of the directory."""
+    base, cfg = _results_dir()
+    d = Path(tempfile.mkdtemp(prefix="olk-fuzz-dir-")) / "out"
+    try:
+        shutil.copytree(base, d)
+        if name == "experiment.json":
+            doc = _replace_value(json.loads((base / name).read_text()), picks, value)
+            (d / name).write_text(json.dumps(doc))
+        else:
+            lines = (base / name).read_text().splitlines()
+            i = line % len(lines)
+            lines[i] = json.dumps(_replace_value(json.loads(lines[i]), picks, value))
+            (d / name).write_text("\n".join(lines) + "\n")
+        _read_results_dir(d, cfg)
+    finally:
+        shutil.rmtree(d.parent, ignore_errors=True)

@@ -19,6 +19,8 @@ from olk.data.libsvm import iter_libsvm_blocks, read_libsvm, read_libsvm_file, r
 from olk.errors import DataError
 
 REPO = Path(__file__).resolve().parents[1]
+#: the reader is compared with the reference reader, which has no width limit (conftest.no_width_limit)
+pytestmark = pytest.mark.usefixtures("no_width_limit")
 SHARED = REPO.parent / "shared" / "datasets"
 SAMPLES = REPO / "datasets" / "samples"
 

@@ -11,6 +11,7 @@ from olk.data.fetch import fetch_dataset
 from olk.data.registry import get_registry
 from olk.data.search import find_file, search_path
 from olk.errors import OlkError
+from olk.paths import cli_path
 from olk.units import fmt
 
 
@@ -30,7 +31,7 @@ def _data_dir(ctx):
 
 
 @click.group("datasets")
-@click.option("--data-dir", multiple=True, type=click.Path(file_okay=False),
+@click.option("--data-dir", multiple=True, type=cli_path(file_okay=False),
               help="Extra data directory searched after $OLK_DATA (repeatable).")
 @click.pass_context
 def datasets(ctx, data_dir):
@@ -100,7 +101,7 @@ def verify_cmd(ctx, names):
 
 @datasets.command("fetch")
 @click.argument("name")
-@click.option("--dest", type=click.Path(file_okay=False), help="Directory to store into (default: first writable "
+@click.option("--dest", type=cli_path(file_okay=False), help="Directory to store into (default: first writable "
               "directory of the search path).")
 @click.option("--url", help="Download from this URL instead of the registry's (one file: see --split).")
 @click.option("--split", help="Fetch only this split.")

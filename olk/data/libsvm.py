@@ -29,7 +29,7 @@ import numpy as np
 from olk.errors import DataError, excerpt
 
 _EXPECTED = "expected '<label> <index>:<value> ...'"
-_MAX_INDEX = 2**31 - 2          # CSR column indices are int32
+_MAX_INDEX = 2**31 - 1          # the largest 1-based index the parser takes (0-based CSR column indices are int32)
 _INDEX = re.compile(rb"[-+]?[0-9]+")
 CHUNK_BYTES = 1 << 20           # uncompressed bytes read and parsed at a time by read_libsvm_file
 
@@ -46,7 +46,7 @@ def read_libsvm(data, src: str, *, n_features: int | None = None, dataset: str |
         if parser.too_long:
             raise _too_long(src, parser.error_line)
         return _explain(bytes(data), src, n_features=n_features, dataset=dataset, first_line=first_line)
-    return _csr(parser.take())
+    return _csr(parser.take(), src=src)
 
 
 def read_libsvm_file(path, src: str | None = None, *, n_features: int | None = None, dataset: str | None = None,
@@ -106,8 +106,8 @@ def read_libsvm_file(path, src: str | None = None, *, n_features: int | None = N
             first += block.count(b"\n")
         from olk.data.compression import read_bytes
         X, y = _explain(read_bytes(path), src, n_features=n_features, dataset=dataset, diagnosed=True)
-        return _csr(_parts(X, y), arrays)
-    return _csr(parser.take(), arrays)
+        return _csr(_parts(X, y), arrays, src)
+    return _csr(parser.take(), arrays, src)
 
 
 def iter_libsvm_blocks(stream, src: str, *, lines: int = 20_000, read_size: int = 1 << 16,
@@ -218,18 +218,34 @@ def _max_line() -> int:
     return LIMITS["line_bytes"].value()
 
 
+def check_width(n_features: int, src: str) -> None:
+    """Rows `n_features` wide are refused in one line naming `src` when one dense float64 row of them (8 bytes a
+    feature: every learner holds at least one, as scratch for sparse rows) is larger than the ``dense_row_bytes``
+    limit -- a 30-byte file with feature index 600,000,000 needs 4.5 GB for it."""
+    from olk.limits import LIMITS
+    from olk.units import fmt
+    lim = LIMITS["dense_row_bytes"]
+    if 8 * n_features > lim.value():
+        raise DataError(f"{src}: its largest feature index is {n_features:,}: one dense row of that width, which "
+                        f"every learner holds, is {fmt(8 * n_features)}, " + lim.exceeded("more than")
+                        + "; is that index a typo?")
+
+
 def _too_long(src: str, line: int) -> DataError:
     from olk.limits import LIMITS
     return DataError(f"{src}:{line}: the line is " + LIMITS["line_bytes"].exceeded("longer than")
                      + "; is this a LIBSVM text file?")
 
 
-def _csr(parts, arrays: bool = False):
+def _csr(parts, arrays: bool = False, src: str = "<data>"):
     """The parser's arrays as (X, y): X a CSR matrix (indices sorted: each line's are strictly increasing), or with
-    ``arrays`` a :class:`~olk.data.dataset.CSRArrays`."""
+    ``arrays`` a :class:`~olk.data.dataset.CSRArrays`.  Data wider than the ``dense_row_bytes`` limit (one dense
+    float64 row of their width, which every learner holds) are refused in one line naming `src`, before any
+    array of that width is made."""
     from olk.data.dataset import CSRArrays
 
     data, indices, indptr, y, ncols = parts
+    check_width(ncols, src)
     X = CSRArrays(data, indices, indptr, (y.shape[0], ncols))
     return (X if arrays else X.tocsr()), y
 
@@ -265,10 +281,11 @@ def diagnose(data: bytes, src: str, *, n_features: int | None = None, dataset: s
                 continue
             if not _INDEX.fullmatch(key) or not _is_float(value):
                 return _malformed(src, lineno, shown)
-            idx = int(key)
-            if idx > _MAX_INDEX:
+            digits = key.lstrip(b"+-").lstrip(b"0")
+            if len(digits) > len(str(_MAX_INDEX)) or int(key) > _MAX_INDEX:   # int() of 5,000 digits: ValueError
                 return DataError(f"{src}:{lineno}: feature index {excerpt(key)[1:-1]} is too large (at most "
                                  f"{_MAX_INDEX}): corrupt line? got {shown}")
+            idx = int(key)
             if not _is_finite(value):
                 return DataError(f"{src}:{lineno}: feature {idx} has the value {excerpt(value)}, not a finite "
                                  f"number: fix or remove that line, got {shown}")

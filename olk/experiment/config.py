@@ -38,6 +38,7 @@ from .._lazy import yaml_load, yaml_read
 from ..algorithms import registry as algo_registry
 from ..errors import ConfigError, did_you_mean, excerpt
 from ..kernels import is_kernel_set, kernel_spec, make_kernel
+from ..paths import path_name_problem
 
 #: kernel parameters a tune/sweep grid may name (``kernel.gamma: [0.1, 1]``)
 KERNEL_TUNE_KEYS = ("kernel.gamma", "kernel.degree", "kernel.coef0")
@@ -290,7 +291,23 @@ def _grid_of(name: str, spec, where: str) -> dict:
             out[p] = schema.convert(vals, schema.KernelGrid, f"{where}.{p}")
         else:
             out[p] = [algorithm_params(name, {p: v}, where, allow_match=False)[p] for v in vals]
+        check_distinct(out[p], f"{where}.{p}")
     return out
+
+
+def check_distinct(values: list, where: str) -> None:
+    """A grid's values (typed: 1 and 1.0 are one value) are distinct, else one line naming the first one given
+    twice: a repeated value is the same run computed and logged again (``--set pa1.C=1,1,1`` ran it 3 times)."""
+    import json
+    seen: dict = {}
+    for i, v in enumerate(values):
+        key = ("n", float(v)) if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e308 else \
+            ("v", json.dumps(v, sort_keys=True, default=str))
+        if key in seen:
+            n = sum(1 for w in values if w == v)
+            raise ConfigError(f"{where}: the value {_show(v)} is given {n} times (values {seen[key] + 1} and {i + 1}); "
+                              f"give each value once (each point is one run)")
+        seen[key] = i
 
 
 def _kernel_entry(spec, where: str):
@@ -341,9 +358,10 @@ def parse_config(raw: dict, path: str | None = None) -> ExperimentConfig:
         name = Path(path).stem if path else "experiment"
     else:
         name = str(doc.name)
-        if "/" in name or "\\" in name or name in (".", ".."):
-            raise ConfigError(f"{_where(where0, 'name')}: '{name}' names the results directory: give a plain name "
-                              f"without '/' or '\\' (use --out to choose another directory)")
+        why = path_name_problem(name)
+        if why is not None:
+            raise ConfigError(f"{_where(where0, 'name')}: {excerpt(name)} names the results directory, but {why}: "
+                              f"give a plain name such as 'my_run' (use --out to choose another directory)")
     cv = doc.cv or schema.CVSpec()
     cfg = ExperimentConfig(
         name=name, path=path, paper=None if doc.paper is None else str(doc.paper),

@@ -82,11 +82,30 @@ def execute_all(specs: list[RunSpec], data: dict, run, *, n_jobs: int, backend: 
             with parallel_config(backend, **watch):     # (joblib's multiprocessing pool returns a list only)
                 par = Parallel(n_jobs=n_jobs, return_as="list" if backend == "multiprocessing"
                                else "generator_unordered")
-            for rec in par(delayed(run)(s, *data[s.dataset]) for s in specs):
-                yield rec
-                bar.update()
+            outputs = par(delayed(run)(s, *data[s.dataset]) for s in specs)
+            try:
+                for rec in outputs:
+                    yield rec
+                    bar.update()
+            finally:
+                _close_quietly(outputs)
     finally:
         bar.close()
+
+
+def _close_quietly(outputs) -> None:
+    """Close joblib's output generator (the caller stopped early: an error such as a full disk, or Ctrl-C) without
+    its UserWarning that the tasks still running were cancelled: cancelling them is what olk wants, and the
+    caller's one line says what happened (the warning added two lines before it)."""
+    import warnings
+    close = getattr(outputs, "close", None)
+    if close is None:               # a list (the multiprocessing backend)
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message=r".*(have been successfully executed\s+but not used|still being processed "
+                                        r"by the workers have been cancelled)")
+        close()
 
 
 #: seconds between two looks of a worker process at its parent (:func:`watch_parent`)

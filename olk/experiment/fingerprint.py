@@ -133,12 +133,31 @@ def _fmt(v) -> str:
     return json.dumps(v, sort_keys=True, separators=(", ", ": "))
 
 
+def record_problem(old) -> str | None:
+    """Why `old` (experiment.json's ``settings``) is not a settings record olk writes, or None if it is one: an
+    object whose ``datasets``, ``algorithms`` and ``overrides`` are objects, and each override an object."""
+    if not isinstance(old, dict):
+        return f"it is a JSON {type(old).__name__}, not an object"
+    for key in ("datasets", "algorithms", "overrides"):
+        v = old.get(key)
+        if v is not None and not isinstance(v, dict):
+            return f"its '{key}' is a JSON {type(v).__name__}, not an object"
+    for ds, v in (old.get("overrides") or {}).items():
+        if v is not None and not isinstance(v, dict):
+            return f"its 'overrides.{str(ds)[:40]}' is a JSON {type(v).__name__}, not an object"
+    return None
+
+
 def check_resume(out, old: dict | None, new: dict, log=print, max_shown: int = 4) -> None:
     """Refuse (OlkError) to resume results written with other settings; warn when ``old`` is missing."""
     if old is None:
         log(f"olk: warning: {out}/experiment.json has no settings record (written by an older olk), so --resume "
             f"cannot check that its runs used the same settings as this one")
         return
+    why = record_problem(old)
+    if why is not None:
+        raise OlkError(f"{out}/experiment.json: its settings record is not one olk writes ({why}); pass --force to "
+                       f"start over (its runs are discarded), or --out DIR to write elsewhere")
     diffs = differences(old, new)
     if not diffs:
         return
@@ -148,13 +167,14 @@ def check_resume(out, old: dict | None, new: dict, log=print, max_shown: int = 4
     now = ", ".join(f"{k}={_fmt(b)}" for k, _, b in shown)
     keys = {k for k, _, _ in diffs}
     fixes = []
-    if "scale" in keys:
+    named = {k for k in ("scale", "seed", "olk_version") if k in keys and k in old}    # a value to go back to
+    if "scale" in named:
         fixes.append(f"--scale {_fmt(old['scale'])}")
-    if "seed" in keys:
+    if "seed" in named:
         fixes.append(f"seed: {_fmt(old['seed'])} in the config")
-    if "olk_version" in keys:
+    if "olk_version" in named:
         fixes.append(f"olk {_fmt(old['olk_version'])}")
-    if keys - {"scale", "seed", "olk_version"}:
+    if keys - named:
         fixes.append("the settings above" if not fixes else "the other settings above")
     raise OlkError(f"{out} was written with {was}, this run has {now}{more}; pass --force to start over, "
                    f"--out DIR to write elsewhere, or rerun with {' and '.join(fixes)}")

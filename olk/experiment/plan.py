@@ -34,7 +34,7 @@ from ..errors import ConfigError, did_you_mean
 from ..kernels import build_kernel, kernel_count, resolve_views
 from ..tasks import task_of
 from . import seeds
-from .config import ExperimentConfig, MatchRef, algorithm_params, width_key, with_widths
+from .config import ExperimentConfig, MatchRef, algorithm_params, check_distinct, width_key, with_widths
 from .spec import RunSpec
 
 # ----------------------------------------------------------------------------- config variants
@@ -139,6 +139,7 @@ def expand_sweep(cfg: ExperimentConfig, settings: dict[str, list]) -> Experiment
             a = new.algorithm(lab)
             a.sweep[p] = [algorithm_params(a.name, {p: v}, f"--set {key}", value_where=f"--set {key}")[p]
                           for v in values]
+            check_distinct(a.sweep[p], f"--set {key}")
             a.params.pop(p, None)
             a.tune.pop(p, None)
             for d in new.datasets:
@@ -475,6 +476,42 @@ class Planner:
                     p = algo_registry.validate_params(a.name, point, self._where(d, a))
                     specs += [self.spec("main", d, a, p, r, kernel=kern, setting=pt) for r in range(reps)]
         return specs
+
+
+def planned_runs(cfg: ExperimentConfig) -> int:
+    """How many runs `cfg` plans, counted from its numbers alone -- no point, grid or spec is made: per dataset
+    and entry, its sweep points (times those of the entries it matches) times its tuning candidates (times the
+    cross-validation folds in batch mode), ``match_tune`` candidates and main runs (:func:`main_repeats`)."""
+    from math import prod
+
+    def points(a, seen=()) -> int:
+        own = prod(len(v) for v in a.sweep.values()) if a.sweep else 1
+        return own * prod(points(cfg.algorithm(lab), (*seen, a.label)) for lab in sorted(a.depends_on())
+                          if lab not in seen)
+    total = 0
+    for a in cfg.algorithms:
+        tune = prod(len(v) for v in a.tune.values()) * (cfg.cv_folds if cfg.mode == "batch" else 1) if a.tune else 0
+        match = prod(len(v) for v in a.match_tune["grid"].values()) if a.match_tune else 0
+        total += points(a) * sum(tune + match + main_repeats(cfg, d, a) for d in cfg.datasets)
+    return total
+
+
+def check_planned_runs(cfg: ExperimentConfig) -> None:
+    """A config planning more runs than the ``planned_runs`` limit (:mod:`olk.limits`) is one line naming the
+    count and where it comes from, before any plan is built (``repeats: 10**30`` once ran a minute into 520 MB)."""
+    from ..limits import LIMITS
+    lim = LIMITS["planned_runs"]
+    n = planned_runs(cfg)
+    if n > lim.value():
+        entries = f"{len(cfg.algorithms)} entr{'y' if len(cfg.algorithms) == 1 else 'ies'}"
+        raise ConfigError(f"{cfg.path or cfg.name}: the experiment plans {_count(n)} runs (repeats "
+                          f"{_count(cfg.repeats)}, {len(cfg.datasets)} dataset(s), {entries} with their sweep "
+                          f"points and tuning grids), " + lim.exceeded("more than") + "; lower repeats or the grids")
+
+
+def _count(n: int) -> str:
+    """n with thousands separators, or as 1e+30 when it is too long to read."""
+    return f"{n:,}" if n < 10**12 else f"{float(n):.3g}"
 
 
 def main_repeats(cfg: ExperimentConfig, d, a) -> int:

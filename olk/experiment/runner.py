@@ -24,15 +24,25 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import ConfigError, Interrupted, OlkError
-from ..fileio import RERUN_RESUME, DirLock, atomic_write_text, check_writable_dir, write_error
+from ..fileio import (
+    LOCK_NAME,
+    RERUN_RESUME,
+    DirLock,
+    atomic_write_text,
+    check_own_files,
+    check_writable_dir,
+    read_json_object,
+    read_own_bytes,
+    write_error,
+)
 from ..paths import project_dir
 from . import dask_backend, fingerprint, memory
 from .config import ExperimentConfig
 from .data import kernel_widths, prepare_data
 from .execute import execute_all, execute_run
-from .plan import Planner
+from .plan import Planner, check_planned_runs
 from .spec import RunSpec
-from .store import RunStore
+from .store import FILES, RunStore
 
 # ------------------------------------------------------------------------- the runner
 
@@ -78,7 +88,11 @@ class Runner:
                  command: str | None = None, log=print, memory_limit: str | None = None,
                  scheduler: str | None = None):
         self.cfg = cfg
-        self.out = Path(out_dir) if out_dir else default_out_dir(cfg, cfg.scale)
+        check_planned_runs(cfg)                 # before any plan, directory or data: repeats 10**30 is one line
+        if isinstance(out_dir, str) and not out_dir.strip():     # not "no --out": that would write elsewhere
+            raise ConfigError("--out '': an empty path names no directory; give one, or leave --out out for "
+                              f"{default_out_dir(cfg, cfg.scale)}")
+        self.out = Path(out_dir) if out_dir is not None else default_out_dir(cfg, cfg.scale)
         self.n_jobs = cfg.n_jobs if n_jobs is None else n_jobs
         if scheduler and backend not in (None, "dask"):
             raise ConfigError(f"--scheduler {scheduler}: a Dask scheduler needs --backend dask, "
@@ -209,17 +223,20 @@ class Runner:
         record in the log, in runs.csv's order; none without --resume.  An unreadable runs.csv is one warning
         line (its rows are then the ones this invocation plans)."""
         path = self.out / "runs.csv"
-        if not self.resume or self.force or not path.is_file():
+        if not self.resume or self.force:
             return []
         import csv
+        import io
         ids: dict[str, None] = {}
+        raw = read_own_bytes(path, RERUN_RESUME)            # no link, no FIFO, bounded (olk.fileio)
+        if raw is None:
+            return []
         try:
-            with open(path, newline="", encoding="utf-8") as fh:
-                for row in csv.DictReader(fh):
-                    rid = str(row.get("run_id") or "").split(":")[0]       # a batch output's row: <run_id>:<out>
-                    if self.store.get(rid) is not None:
-                        ids[rid] = None
-        except (OSError, UnicodeDecodeError, csv.Error, ValueError) as e:
+            for row in csv.DictReader(io.StringIO(raw.decode("utf-8"), newline="")):
+                rid = str(row.get("run_id") or "").split(":")[0]           # a batch output's row: <run_id>:<out>
+                if self.store.get(rid) is not None:
+                    ids[rid] = None
+        except (UnicodeDecodeError, csv.Error, ValueError) as e:
             self.log(f"olk: warning: {path} cannot be read ({type(e).__name__}); the table shows only the runs this "
                      f"command plans (the others stay in runs.jsonl)")
             return []
@@ -278,8 +295,30 @@ class Runner:
             self.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise write_error(self.out, e, "create the results directory", RERUN_RESUME) from None
+        # nothing outside --out: the files a run writes there are absent or regular files of its own (no link)
+        from ..report.tables import FILES as TABLES
+        check_own_files(self.out, (LOCK_NAME, *FILES, "experiment.json", *TABLES.values()), RERUN_RESUME)
         with DirLock(self.out):
             return self._run_locked()
+
+    def _previous_meta(self) -> dict:
+        """experiment.json of the directory a run resumes ({} when there is none), as olk wrote it: the keys a
+        resumed run reads back have the types olk writes, else one line (a hand-edited or foreign file)."""
+        path = self.out / "experiment.json"
+        fix = "pass --force to start over (its runs are discarded), or --out DIR to write elsewhere"
+        meta = read_json_object(path, fix) or {}
+        kinds = {"datasets": list, "algorithms": list, "tuning": dict, "unavailable": dict}
+        for key, kind in kinds.items():
+            v = meta.get(key)
+            if v is not None and not isinstance(v, kind):
+                raise OlkError(f"{path}: its '{key}' is a JSON {type(v).__name__}, not the "
+                               f"{'list' if kind is list else 'object'} olk writes; {fix}")
+        for key in ("datasets", "algorithms"):
+            if not all(isinstance(v, str) for v in meta.get(key) or ()):
+                raise OlkError(f"{path}: its '{key}' holds a value that is not a name; {fix}")
+        if not all(isinstance(v, dict) for v in (meta.get("tuning") or {}).values()):
+            raise OlkError(f"{path}: its 'tuning' holds a value that is not an object; {fix}")
+        return meta
 
     def _run_locked(self) -> Path:
         if self.store.exists() and not (self.resume or self.force):
@@ -292,16 +331,15 @@ class Runner:
             self.log(f"olk: {self.store.log} ended in a torn line ({torn} bytes, a write cut short): removed; "
                      f"that run is computed again")
         self.store.load()
-        self.previous_meta = {}
-        if self.resume and not self.force and (self.out / "experiment.json").is_file():
-            try:
-                self.previous_meta = json.loads((self.out / "experiment.json").read_text())
-            except ValueError:
-                self.previous_meta = {}
+        if self.store.skipped:
+            (line, why), n = self.store.skipped[0], len(self.store.skipped)
+            self.log(f"olk: warning: {self.store.log}: {n} line{'s are' if n > 1 else ' is'} not a run record olk "
+                     f"wrote (line {line}: {why}{', ...' if n > 1 else ''}): skipped (a run held there is computed "
+                     f"again)")
+        self.previous_meta = self._previous_meta() if self.resume and not self.force else {}
         if self.resume and not self.force and self.store.records():
             # refuse to mix runs of other settings into this directory (olk.experiment.fingerprint)
-            old = self.previous_meta.get(fingerprint.KEY)
-            fingerprint.check_resume(self.out, old if isinstance(old, dict) else None,
+            fingerprint.check_resume(self.out, self.previous_meta.get(fingerprint.KEY),
                                      fingerprint.fingerprint(self.cfg), log=self.log)
         self._previous = self._previous_rows()
         self.plan = Planner(self.cfg, self._main_records, log=self.log)     # checks every spec up front

@@ -25,7 +25,43 @@ OPTIONAL_COLUMNS = ["setting_display"]
 CURVE_VALUES = ["mistake_rate", "mse"]
 
 
-from ..fileio import RERUN_RESUME, atomic_write_text, write_error  # noqa: E402,F401  (the one atomic writer)
+from ..fileio import RERUN_RESUME, atomic_write_text, check_size, open_own, open_own_if_any, write_error  # noqa: E402,F401  (the one atomic writer)
+
+#: the files of a results directory the run log writes (runs.jsonl in place, the others atomically)
+FILES = ("runs.jsonl", "runs.csv", "curves.csv", TEST_CURVES)
+
+
+#: the fields of a run record read back by a resumed run and by the tables: (name, the JSON types it may have)
+_RECORD_FIELDS = {**{k: (str,) for k in ("run_id", "phase", "dataset", "label")},
+                  **{k: (str, type(None)) for k in ("algorithm", "display", "setting", "task", "experiment")},
+                  **{k: (int, float, type(None)) for k in ("n_examples", "mistakes", "accuracy", "n_sv", "n_sv_last",
+                                                           "n_updates", "time_s", "kernel_evals", "test_accuracy",
+                                                           "train_time_s", "n_test", "perm", "seed", "scale", "fold",
+                                                           *TASK_COLUMNS)},
+                  **{k: (dict, type(None)) for k in ("params", "summary", "test_accuracy_by_output", "curve",
+                                                     "test_curve")}}
+PHASES = ("tune", "match", "main")
+
+
+def record_problem(rec) -> str | None:
+    """Why `rec` (one line of runs.jsonl, parsed) is not a run record olk wrote, or None if it is one: a JSON
+    object whose fields have the types olk writes (:data:`_RECORD_FIELDS`), a known phase and learning curves
+    whose value lists are as long as their ``t``."""
+    if not isinstance(rec, dict):
+        return f"a JSON {type(rec).__name__}, not a run record"
+    for key, types in _RECORD_FIELDS.items():
+        v = rec.get(key)
+        required = types[-1] is not type(None)
+        if (key in rec or required) and (type(v) not in types or (required and v == "")):
+            return f"its '{key}' is {'missing' if key not in rec else repr(v)[:30]}"
+    if rec["phase"] not in PHASES:
+        return f"its phase {rec['phase'][:20]!r} is not one of {', '.join(PHASES)}"
+    for key in ("curve", "test_curve"):
+        c = rec.get(key) or {}
+        t = c.get("t", [])
+        if not isinstance(t, list) or any(not isinstance(v, list) or len(v) < len(t) for v in c.values()):
+            return f"its '{key}' is not lists of one value per point"
+    return None
 
 
 class RunStore:
@@ -35,6 +71,7 @@ class RunStore:
         self.dir = Path(out_dir)
         self.log = self.dir / "runs.jsonl"
         self._records: dict[str, dict] = {}
+        self.skipped: list[tuple[int, str]] = []     # (line, why) of the lines load() skipped
 
     def exists(self) -> bool:
         return self.log.is_file() and self.log.stat().st_size > 0
@@ -43,8 +80,11 @@ class RunStore:
         """Cut a torn last line off the log (a write cut short by a full disk, a file-size limit or a kill: the
         log does not end with a newline), so the next record starts on a line of its own instead of being glued
         to the fragment and lost.  Returns the bytes removed (that run is simply computed again)."""
+        fd = open_own_if_any(self.log, os.O_RDWR, "repair", RERUN_RESUME)
+        if fd is None:
+            return 0
         try:
-            with open(self.log, "rb+") as fh:
+            with open(fd, "rb+") as fh:
                 size = fh.seek(0, os.SEEK_END)
                 if size == 0:
                     return 0
@@ -65,25 +105,34 @@ class RunStore:
                 fh.flush()
                 os.fsync(fh.fileno())
                 return size - keep
-        except FileNotFoundError:
-            return 0
         except OSError as e:
             raise write_error(self.log, e, "repair", RERUN_RESUME) from None
 
     def load(self) -> dict[str, dict]:
-        self._records = {}
-        if self.log.is_file():
-            with open(self.log, encoding="utf-8") as fh:
-                for line in fh:
-                    line = line.strip()
-                    if not line:
-                        continue
-                    try:
-                        rec = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue            # torn write from an interrupted run: recompute that run
-                    if isinstance(rec, dict) and "run_id" in rec:
-                        self._records[rec["run_id"]] = rec
+        """The records of the log, by run id.  A line that is not a record olk wrote (not UTF-8, not JSON -- a
+        torn write --, or not a run record: :func:`record_problem`) is skipped and listed in :attr:`skipped`
+        ((line, why) pairs; the runner warns once): that run is computed again.  A log larger than the
+        ``results_file_bytes`` limit is refused in one line before it is read."""
+        self._records, self.skipped = {}, []
+        fd = open_own_if_any(self.log, os.O_RDONLY, "read", RERUN_RESUME)
+        if fd is None:
+            return self._records
+        with open(fd, "rb") as fh:
+            check_size(self.log, os.fstat(fh.fileno()).st_size)
+            for lineno, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    rec = json.loads(raw.decode("utf-8"))
+                    why = record_problem(rec)
+                except UnicodeDecodeError:
+                    why = "not UTF-8 text"
+                except (ValueError, RecursionError):
+                    why = "not a JSON record (a torn write?)"
+                if why:
+                    self.skipped.append((lineno, why))
+                else:
+                    self._records[rec["run_id"]] = rec
         return self._records
 
     def reset(self) -> None:
@@ -97,8 +146,9 @@ class RunStore:
     def append(self, rec: dict) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         line = json.dumps(rec, sort_keys=True, default=float)
+        fd = open_own(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "append to the run log", RERUN_RESUME)
         try:
-            with open(self.log, "a", encoding="utf-8") as fh:
+            with open(fd, "a", encoding="utf-8") as fh:
                 fh.write(line + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import sys
 from typing import Any
 
 import numpy as np
 
 from .._version import __version__
-from ..errors import OlkError
+from ..errors import OlkError, excerpt
 from .checks import check_types
 from .format import ESTIMATOR_VERSION, FORMAT, FORMAT_VERSION, ModelFileError, read_archive, write_archive
 from .values import Decoder, Encoder, set_state
@@ -122,8 +123,10 @@ def load(path) -> Any:
         raise ModelFileError(f"{where}: it is a model of algorithm {name!r}, which this olk does not have "
                              f"(run 'olk algorithms' to list them){how}")
     cls = REGISTRY[name]
+    fresh, hyper = _fresh(cls, meta, where)
+    _check_state_keys(meta.get("state"), fresh, meta["algorithm"], where)     # before any value is decoded
     model, dec = _build(cls, meta, arrays, where)
-    check_compatible(model, cls, meta, where)
+    check_compatible(model, cls, meta, where, (fresh, hyper))
     if "estimator" in meta:
         return _build_estimator(meta, dec, model, where)
     return model
@@ -191,22 +194,77 @@ def _build_estimator(meta: dict, dec: "Decoder", learner, where: str):
     return est
 
 
-def check_compatible(model, cls, meta: dict, where: str) -> None:
-    """The learner fits this olk: its parameters pass this olk's checks (a renamed or newly invalid one is the
-    registry's one-line error) and its state has every attribute a new learner of this olk has."""
+def _fresh(cls, meta: dict, where: str):
+    """A new learner of `cls` built from the file's saved parameters -- its kernel, random_state and every
+    hyper-parameter checked as a constructor checks them (a kernel width of NaN, inf or -1, a random_state of NaN
+    are refused as they would be by ``make``) -- and the checked hyper-parameters.  Built from the parameters
+    alone (its own RNG: the model's is never touched)."""
     from ..algorithms.registry import check_params_of
     params = meta.get("params")
-    if not isinstance(params, dict):
+    if not isinstance(params, dict) or "kernel" not in params:
         raise ModelFileError(f"{where}: corrupted olk model file (no params)")
     hyper = {k: v for k, v in params.items() if k not in ("kernel", "random_state")}
     try:
-        hyper = check_params_of(cls, Decoder({}, where).decode(hyper), meta["algorithm"])
-        fresh = cls(kernel=model.kernels, random_state=None, **hyper)     # never touches the model's RNG
+        dec = Decoder({}, where)
+        kernel, seed = dec.decode(params["kernel"]), dec.decode(params.get("random_state"))
+        _check_seed(seed, "params.random_state", where)
+        from ..kernels import KernelSet
+        kernels = KernelSet.of(kernel, "params.kernel")
+        hyper = check_params_of(cls, dec.decode(hyper), meta["algorithm"])
+        fresh = cls(kernel=kernels, random_state=seed, **hyper)
+    except ModelFileError:
+        raise
     except OlkError as e:
         raise ModelFileError(f"{where}: its parameters do not fit this olk: {e}") from None
     except Exception as e:
         raise ModelFileError(f"{where}: corrupted or incompatible olk model file ({type(e).__name__}: "
                              f"{' '.join(str(e).split())[:120]})") from None
+    return fresh, hyper
+
+
+def _check_seed(seed, what: str, where: str) -> None:
+    """A saved random_state is one a learner's constructor takes (``numpy.random.default_rng`` of it: None, a
+    non-negative integer, a Generator; not NaN nor -1); else one line."""
+    try:
+        np.random.default_rng(seed)                 # a Generator is returned as it is: its state is not touched
+    except (TypeError, ValueError):
+        raise ModelFileError(f"{where}: corrupted olk model file ({what} is {excerpt(repr(seed), 30)}, not a seed: "
+                             f"None or a non-negative integer)") from None
+
+
+#: a fitted attribute a learner sets after its constructor, named as in scikit-learn (``n_features_in_``,
+#: ``beta_``): the only names a saved state may hold beyond a new learner's; at most :data:`_MAX_FITTED` of them
+_FITTED = re.compile(r"[a-z][a-z0-9_]{0,62}[a-z0-9]_")
+_MAX_FITTED = 16
+
+
+def _check_state_keys(state, fresh, name: str, where: str) -> None:
+    """The saved state's attribute names, before any value is decoded: those a new learner has, and a few
+    fitted attributes (:data:`_FITTED`); anything else (10^6 made-up keys) is one line."""
+    if not isinstance(state, dict):
+        raise ModelFileError(f"{where}: corrupted olk model file (no learner state)")
+    known = set(fresh.__getstate__())
+    extra = [k for k in state if k not in known]
+    odd = [k for k in extra if not _FITTED.fullmatch(k)]
+    if odd or len(extra) > _MAX_FITTED:
+        bad = odd or extra
+        shown = ", ".join(excerpt(k, 30) for k in bad[:3])
+        raise ModelFileError(f"{where}: corrupted olk model file (its {name} state holds {len(bad):,} "
+                             f"attribute{'s' if len(bad) > 1 else ''} a {name} of this olk does not have: {shown}"
+                             f"{', ...' if len(bad) > 3 else ''})")
+
+
+def check_compatible(model, cls, meta: dict, where: str, fresh=None) -> None:
+    """The learner fits this olk: its parameters pass this olk's checks (a renamed or newly invalid one is the
+    registry's one-line error; the kernel and random_state as a constructor checks them), the kernel its state
+    holds is the one its parameters name, and its state has every attribute a new learner of this olk has.
+    `fresh`: (:func:`_fresh`'s learner, hyper-parameters) when already made."""
+    fresh, hyper = fresh or _fresh(cls, meta, where)
+    params = meta["params"]
+    _check_seed(model.random_state, "its state's random_state", where)
+    if model.kernels != fresh.kernels:
+        raise ModelFileError(f"{where}: corrupted olk model file (its state's kernel is not the kernel of its "
+                             f"parameters)")
     # a hyper-parameter added to the learner after the file was written takes its registry default: olk adds a
     # parameter only with a default that keeps the old behaviour (e.g. OMKC's combine='vote'), so the model is
     # the one that was saved

@@ -10,6 +10,7 @@ import click
 
 from olk.errors import OlkError
 from olk.fileio import atomic_write_text
+from olk.paths import cli_path
 from olk.report.results import load_results
 
 PLOT_KINDS = ("curves", "time", "sensitivity", "sweep", "test", "tradeoff", "kernels", "all")
@@ -27,10 +28,10 @@ def _write(out: str, text: str) -> None:
 
 
 @click.command("table")
-@click.argument("results_dir")
+@click.argument("results_dir", type=cli_path())
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "latex"]), default="md", show_default=True,
               help="Format printed to stdout (and written to --out).")
-@click.option("--out", type=click.Path(dir_okay=False), help="Also write the printed table to this file.")
+@click.option("--out", type=cli_path(dir_okay=False), help="Also write the printed table to this file.")
 def table_cmd(results_dir: str, fmt: str, out: str | None) -> None:
     """Paper-style mean ± std table of RESULTS_DIR.
 
@@ -51,14 +52,14 @@ def table_cmd(results_dir: str, fmt: str, out: str | None) -> None:
 
 
 @click.command("compare")
-@click.argument("results_dir")
+@click.argument("results_dir", type=cli_path())
 @click.option("--tol", "tols", multiple=True, metavar="METRIC=VALUE",
               help="Tolerance override, repeatable: accuracy=1.0 (points), n_sv=10%, time=50%, time=none.")
 @click.option("--paper", help="Published paper id (default: experiment.json 'paper').")
 @click.option("--table", "table_id", help="Published table number (default: experiment.json 'table').")
-@click.option("--published", type=click.Path(dir_okay=False),
+@click.option("--published", type=cli_path(dir_okay=False),
               help="Published-values CSV to use instead of results/paper/.")
-@click.option("--out", type=click.Path(dir_okay=False),
+@click.option("--out", type=cli_path(dir_okay=False),
               help="Also write the comparison here (.csv -> tidy CSV, otherwise Markdown).")
 @click.option("--strict", is_flag=True, help="Exit with status 1 if any cell is 'off'.")
 def compare_cmd(results_dir: str, tols: tuple[str, ...], paper: str | None, table_id: str | None,
@@ -86,7 +87,7 @@ def compare_cmd(results_dir: str, tols: tuple[str, ...], paper: str | None, tabl
 
 
 @click.command("plot")
-@click.argument("results_dir")
+@click.argument("results_dir", type=cli_path())
 @click.option("--kind", type=click.Choice(PLOT_KINDS), default="all", show_default=True,
               help="curves: mistake rate vs #examples; time: accuracy vs time (SPA Fig. 1); "
                    "sensitivity: metrics vs a parameter (SPA Fig. 2); sweep: one figure per swept parameter (--x "
@@ -97,9 +98,9 @@ def compare_cmd(results_dir: str, tols: tuple[str, ...], paper: str | None, tabl
 @click.option("--x", "x_param", default=None, help="Sensitivity / tradeoff: parameter on the x axis (e.g. alpha, "
               "gamma); test: t, n_sv or train_time_s.")
 @click.option("--series", default=None, help="Sensitivity: parameter giving one line per value (e.g. beta).")
-@click.option("--selections", type=click.Path(file_okay=False), default=None,
+@click.option("--selections", type=cli_path(file_okay=False), default=None,
               help="Kernels: a results directory whose runs record selected_kernel (default RESULTS_DIR).")
-@click.option("--out-dir", type=click.Path(file_okay=False), default=None,
+@click.option("--out-dir", type=cli_path(file_okay=False), default=None,
               help="Directory for the figures (default RESULTS_DIR/figures).")
 def plot_cmd(results_dir: str, kind: str, x_param: str | None, series: str | None, selections: str | None,
                  out_dir: str | None) -> None:
@@ -140,9 +141,9 @@ def plot_cmd(results_dir: str, kind: str, x_param: str | None, series: str | Non
 
 
 @click.command("report")
-@click.option("--results", "results_root", type=click.Path(file_okay=False), default=None,
+@click.option("--results", "results_root", type=cli_path(file_okay=False), default=None,
               help="Results root holding one directory per experiment (default: <project>/results).")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", type=cli_path(dir_okay=False), default=None,
               help="Markdown file to write (default: <results>/REPRODUCTION.md); the HTML goes next to it.")
 @click.option("--no-html", is_flag=True, help="Write only the Markdown, not REPRODUCTION.html.")
 @click.option("--include-quick", is_flag=True,

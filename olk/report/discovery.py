@@ -9,13 +9,12 @@ config that produces it.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from olk.errors import OlkError
-from olk.fileio import lock_holder
+from olk.fileio import lock_holder, read_json_object
 from olk.report.results import Results, load_results
 
 NOTES_DIR = "notes"
@@ -77,11 +76,9 @@ def find_results(results_root: Path, tables: set[tuple[str, str]], include_quick
         if not rel or rel[0] in SKIP_DIRS or any(p.startswith(".") for p in rel) or "figures" in rel:
             continue
         try:
-            meta = json.loads(exp.read_text(encoding="utf-8"))
-            if not isinstance(meta, dict):
-                raise ValueError("not a JSON object")
-        except (OSError, ValueError) as err:
-            out.append(Entry(d, {}, "broken", f"experiment.json unreadable ({' '.join(str(err).split())})"))
+            meta = read_json_object(exp, "re-run its config, or remove the directory") or {}
+        except OlkError as err:
+            out.append(Entry(d, {}, "broken", f"experiment.json unreadable ({err})"))
             continue
         holder = lock_holder(d)
         if holder is not None:

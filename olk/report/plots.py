@@ -31,6 +31,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from olk.errors import OlkError, did_you_mean
+from olk.fileio import atomic_write, check_own_files
 from olk.report.metrics import PLUS_MINUS
 from olk.report.results import METRICS, Results, aggregate, load_results
 from olk.tasks import TASKS
@@ -52,11 +53,15 @@ def _figure(n_panels: int, ncols: int = 3) -> tuple[Figure, list[Any]]:
 
 
 def _save(fig: Figure, res: Results, stem: str, out_dir: str | Path | None) -> list[Path]:
+    """Write the figure as PNG and PDF into `out_dir` (default: the results directory's ``figures/``, which must
+    be a directory of its own there, not a link elsewhere), each file atomically and never through a link."""
     d = Path(out_dir) if out_dir is not None else res.path / FIG_DIR
+    if out_dir is None:
+        check_own_files(res.path, (FIG_DIR + "/",))
     d.mkdir(parents=True, exist_ok=True)
     png, pdf = d / f"{stem}.png", d / f"{stem}.pdf"
-    fig.savefig(png, dpi=150)
-    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})
+    atomic_write(png, lambda f: fig.savefig(f, format="png", dpi=150))
+    atomic_write(pdf, lambda f: fig.savefig(f, format="pdf", metadata={"CreationDate": None, "ModDate": None}))
     return [png, pdf]
 
 

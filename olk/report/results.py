@@ -22,6 +22,7 @@ per-permutation tuning is not mistaken for a sweep).  ``Results.runs['setting']`
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 from dataclasses import dataclass, field
@@ -218,9 +219,17 @@ def resolve_results_dir(arg: str | Path) -> Path:
                    "run `olk run CONFIG` first or pass the directory it printed")
 
 
+def _own_bytes(file: Path, fix: str) -> io.BytesIO | None:
+    """A results file's bytes (None when absent), read as :func:`olk.fileio.read_own_bytes` reads them: no link,
+    no FIFO, no larger than the ``results_file_bytes`` limit."""
+    from olk.fileio import read_own_bytes
+    raw = read_own_bytes(file, fix)
+    return None if raw is None else io.BytesIO(raw)
+
+
 def _read_csv(file: Path, what: str) -> pd.DataFrame:
     try:
-        return pd.read_csv(file, dtype=str, keep_default_na=False)
+        return pd.read_csv(_own_bytes(file, what), dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
         raise OlkError(f"{file} is empty; {what}") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as e:
@@ -358,30 +367,31 @@ def _fmt_param(v: Any) -> str:
 
 
 def _read_meta(file: Path) -> dict[str, Any]:
-    if not file.is_file():
+    from olk.fileio import read_json_object
+    meta = read_json_object(file, "fix it or delete it to use defaults")
+    if meta is None:
         return {}
-    try:
-        meta = json.loads(file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise OlkError(f"{file} is not valid JSON (line {e.lineno} column {e.colno}: {e.msg}); "
-                       "fix it or delete it to use defaults") from None
-    if not isinstance(meta, dict):
-        raise OlkError(f"{file} must hold a JSON object {{...}}, not {type(meta).__name__}")
-    for key, kind in (("unavailable", dict), ("compare", dict), ("table_layout", dict),
-                      ("datasets", list), ("algorithms", list)):
-        if meta.get(key) is not None and not isinstance(meta[key], kind):
-            raise ConfigError(f"{file}: key '{key}' must be a JSON "
-                              f"{'object' if kind is dict else 'list'}, not {type(meta[key]).__name__}")
+    for key, kind in (("unavailable", dict), ("compare", dict), ("table_layout", dict), ("target_scales", dict),
+                      ("plots", dict), ("settings", dict), ("datasets", list), ("algorithms", list),
+                      ("scale", (int, float))):
+        if meta.get(key) is not None and (not isinstance(meta[key], kind) or isinstance(meta[key], bool)):
+            want = "object" if kind is dict else "list" if kind is list else "number"
+            raise ConfigError(f"{file}: key '{key}' must be a JSON {want}, not {type(meta[key]).__name__}")
+    for ds, t in (meta.get("target_scales") or {}).items():
+        if not isinstance(t, dict) or type(t.get("scale", 1.0)) not in (int, float):
+            raise ConfigError(f"{file}: target_scales.{str(ds)[:40]} must be a JSON object with a number 'scale', "
+                              f"as olk run writes it; re-run the config or delete the file")
     return meta
 
 
 def _read_curve_file(file: Path, required, expected: str) -> pd.DataFrame | None:
     """A curves CSV written by `olk run` (None when absent or empty), with the `required` columns; a broken
     file is a one-line OlkError naming it."""
-    if not file.is_file():
+    raw = _own_bytes(file, "re-run `olk run` or delete the file")
+    if raw is None:
         return None
     try:
-        df = pd.read_csv(file, dtype={"run_id": str})
+        df = pd.read_csv(raw, dtype={"run_id": str})
     except pd.errors.EmptyDataError:
         return None
     except (pd.errors.ParserError, UnicodeDecodeError) as e:

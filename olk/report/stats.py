@@ -295,15 +295,16 @@ def friedman(results_dir, metric: str | None = None, blocks: str = "dataset", al
                     left_out, float(stat), float(p), ranks.mean(axis=0), nemenyi, cd, alpha)
 
 
-def cd_diagram(fr: Friedman, out_dir: Path, algorithms: dict | None = None) -> list[Path]:
+def cd_diagram(fr: Friedman, res: Results, algorithms: dict | None = None) -> list[Path]:
     """The critical-difference diagram of `fr` (average ranks, learners joined when Nemenyi finds no difference at
-    alpha) as PNG and PDF: ``cd_<metric>.png`` / ``.pdf`` in `out_dir`; each learner in its figures' colour
-    (``algorithms``: label -> registry name)."""
+    alpha) as PNG and PDF: ``cd_<metric>.png`` / ``.pdf`` in the results directory's ``figures/``, written as every
+    figure is (:func:`olk.report.plots._save`: atomically, never through a link); each learner in its figures'
+    colour (``algorithms``: label -> registry name)."""
     import scikit_posthocs as sph
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from olk.report.plots import algorithm_style
+    from olk.report.plots import _save, algorithm_style
     colours = {name: algorithm_style(lab, (algorithms or {}).get(lab))[0] for name, lab in fr.labels.items()}
     fig = Figure(figsize=(7.0, 0.9 + 0.28 * len(fr.learners)), layout="constrained")
     FigureCanvasAgg(fig)
@@ -313,12 +314,7 @@ def cd_diagram(fr: Friedman, out_dir: Path, algorithms: dict | None = None) -> l
     ax.set_title(f"{METRICS[fr.metric][0]}: average rank (1 = best) over {fr.n_blocks} {fr.blocks} blocks; "
                  f"Friedman p = {fr.pvalue:.3g}; bars join learners Nemenyi does not separate at alpha "
                  f"{fr.alpha:g} (CD = {fr.cd:.2f})", fontsize=8, wrap=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"cd_{fr.metric}" + ("" if fr.blocks == "dataset" else f"_{fr.blocks}")
-    png, pdf = out_dir / f"{stem}.png", out_dir / f"{stem}.pdf"
-    fig.savefig(png, dpi=150)
-    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})
-    return [png, pdf]
+    return _save(fig, res, f"cd_{fr.metric}" + ("" if fr.blocks == "dataset" else f"_{fr.blocks}"), None)
 
 
 # ---------------------------------------------------------------------------------------------- table marks
@@ -398,7 +394,7 @@ def report(results_dir, metric: str | None = None, baseline: str | None = None, 
                                f"below about 10 (Demšar 2006); --blocks run treats every permutation as a block")
         if figures:
             algos = dict(zip(res.main["label"], res.main["algorithm"])) if "algorithm" in res.main.columns else {}
-            files = cd_diagram(fr, res.path / "figures", {k: v for k, v in algos.items() if isinstance(v, str) and v})
+            files = cd_diagram(fr, res, {k: v for k, v in algos.items() if isinstance(v, str) and v})
             lines += ["", f"Critical-difference diagram: {', '.join(f.name for f in files)} (in figures/)."]
     if pt.warnings:
         lines += ["", "Warnings:", ""] + [f"* {w}" for w in pt.warnings]

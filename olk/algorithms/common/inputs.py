@@ -83,6 +83,7 @@ def check_finite_X(X) -> None:
                             f"finite); remove or impute that row")
         return
     if issparse(X):
+        check_sparse_structure(X)
         if X.format != "csr":
             X = X.tocsr()
         data = np.asarray(X.data)
@@ -112,6 +113,28 @@ def check_finite_X(X) -> None:
         if bad.size:
             r, c = divmod(int(bad[0]), A.shape[-1]) if A.ndim > 1 else (0, int(bad[0]))
             _bad_x(r, c, A.flat[bad[0]])
+
+
+def check_sparse_structure(X) -> None:
+    """A scipy sparse X whose arrays fit its shape -- every index inside it, a CSR/CSC row pointer that starts at
+    0, never decreases and ends at the number of stored values -- else one :class:`InputError` (a ``ValueError``).
+    Checked before anything reads the arrays: the compiled core and scipy's own conversions index with them
+    unchecked (a CSR column index past the width was accepted by ``fit`` and corrupted memory in ``predict``)."""
+    why = None
+    if X.format in ("csr", "csc", "bsr"):
+        try:
+            X.check_format(full_check=True)
+        except (ValueError, TypeError, IndexError) as e:
+            why = " ".join(str(e).split())
+    elif X.format == "coo":
+        for name, coords, n in (("row", X.row, X.shape[0]), ("column", X.col, X.shape[1])):
+            if coords.size and (int(coords.min()) < 0 or int(coords.max()) >= n):
+                why = f"a {name} index outside 0..{n - 1}"
+                break
+    if why is not None:
+        raise InputError(f"X: a {X.format.upper()} matrix of shape {X.shape} whose index arrays do not fit it "
+                         f"({why[:120]}); build it with scipy (e.g. scipy.sparse.csr_matrix((data, indices, indptr), "
+                         f"shape=...)) from valid indices")
 
 
 def _bad_x(row: int, col: int, value) -> None:
