@@ -637,13 +637,14 @@ def test_f12_a_write_error_of_a_parallel_run_is_exactly_one_line(tmp_path):
 
 # ------------------------------------------------------------------- F7: out of memory anyway
 def test_f7_running_out_of_memory_is_one_line_not_a_memory_error_traceback(tmp_path):
-    """olk train holds its data whole (streaming it is issue 45): a file too large for the memory the process may
-    use was a MemoryError traceback; now it is one line naming the command and what could not be allocated.  (12
-    million short lines, 78 MB, under a 500 MB address-space cap; olk itself needs under 250 MB.)"""
+    """olk train --in-memory holds its data whole (a streamed train does not: tests/test_stream.py): a file too
+    large for the memory the process may use was a MemoryError traceback; now it is one line naming the command and
+    what could not be allocated.  (12 million short lines, 78 MB, under a 500 MB address-space cap; olk itself needs
+    under 250 MB.)"""
     data = tmp_path / "short.txt"
     data.write_bytes(b"1 1:1\n-1 2:1\n" * 6_000_000)
-    code, err, _ = _olk(tmp_path, "train", data, "-a", "perceptron", "-o", tmp_path / "m.olk", memory=500 * MB,
-                        env={"OLK_CACHE_MIN": "1T"}, timeout=120)
+    code, err, _ = _olk(tmp_path, "train", data, "-a", "perceptron", "--in-memory", "-o", tmp_path / "m.olk",
+                        memory=500 * MB, env={"OLK_CACHE_MIN": "1T"}, timeout=120)
     _one_line(code, err, "olk: error: out of memory in 'olk train' (Unable to allocate",
               "the input needs more memory than this process may use; free memory, raise the process's limit")
     assert not (tmp_path / "m.olk").exists()

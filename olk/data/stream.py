@@ -198,7 +198,7 @@ def iter_blocks(source: Source, *, block_bytes: int | None = None, n_features: i
     in order; ``progress(position, rows)`` is called after every block with the bytes of the source read so far
     and the rows parsed so far."""
     from olk._core.libsvm_reader import Parser
-    from olk.data.libsvm import _max_line, _too_long, read_libsvm
+    from olk.data.libsvm import _max_line, _too_long, check_width, read_libsvm
 
     block_bytes = block_bytes or BLOCK_BYTES
     max_line = _max_line()
@@ -236,6 +236,7 @@ def iter_blocks(source: Source, *, block_bytes: int | None = None, n_features: i
         parts = pending[:]
         pending.clear()
         for data, indices, indptr, y, ncols in parts:
+            check_width(ncols, src)             # the whole read's width limit, before a row of that width is made
             if width is not None and ncols > width:
                 from olk.errors import DataError
                 raise DataError(f"{src}: a feature index up to {ncols} where the first read found at most {width}: "
