@@ -44,6 +44,16 @@ def _holm(ps):
     return out
 
 
+def test_holm_is_statsmodels_holm():
+    from statsmodels.stats.multitest import multipletests
+    rng = np.random.default_rng(3)
+    for m in (1, 2, 7, 30):
+        p = rng.uniform(0, 0.2, m) ** 2
+        p[::3] = p[0]                                           # ties too
+        np.testing.assert_allclose(stats.holm(list(p)), multipletests(p, method="holm")[1], rtol=0, atol=1e-15)
+    assert math.isnan(stats.holm([0.01, math.nan, 0.02])[1]) and stats.holm([0.01, math.nan, 0.02])[2] == 0.02
+
+
 def test_paired_tests_match_scipy(t2):
     r = subprocess.run([*OLK, "stats", str(t2), "--baseline", "spa"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr

@@ -8,8 +8,9 @@ config's seed: :func:`olk.experiment.seeds.permutation`), so two learners' runs 
   that dataset), over the permutations both ran: the mean difference, the two-sided Wilcoxon signed-rank test
   (scipy's exact distribution, zero differences dropped: ``zero_method="wilcox"``) and the paired t-test
   (``scipy.stats.ttest_rel``), each Holm-corrected over the comparisons of that dataset and metric
-  (``statsmodels``' ``multipletests``).  With n pairs the smallest two-sided exact Wilcoxon p is 2 / 2^n: 0.0625
-  for 5 permutations, so nothing can be significant at 0.05 -- said in a warning line.
+  (:func:`holm`, equal to statsmodels' ``multipletests(method="holm")``).  With n pairs the smallest two-sided
+  exact Wilcoxon p is 2 / 2^n: 0.0625 for 5 permutations, so nothing can be significant at 0.05 -- said in a
+  warning line.
 * **Across datasets** (:func:`friedman`, Demšar, JMLR 7, 2006): the Friedman test over blocks -- ``dataset`` (each
   learner's mean over its permutations, Demšar's setting) or ``run`` (every (dataset, permutation) all the learners
   ran) -- with the Nemenyi post-hoc test (``scikit_posthocs.posthoc_nemenyi_friedman``) and its critical
@@ -19,8 +20,8 @@ config's seed: :func:`olk.experiment.seeds.permutation`), so two learners' runs 
   runs are worse than the best's by the Wilcoxon test above (Holm, alpha 0.05).
 
 Why scikit-posthocs: it is maintained (releases through 2026), does the post-hoc tests and the diagram on top of
-scipy / statsmodels / matplotlib, which olk already uses; autorank wraps the same tests with an automatic choice of
-test (normality checks, Bayesian options) olk does not want to hide, and aeon is a whole time-series toolkit.
+scipy and matplotlib, which olk already uses; autorank wraps the same tests with an automatic choice of test
+(normality checks, Bayesian options) olk does not want to hide, and aeon is a whole time-series toolkit.
 """
 from __future__ import annotations
 
@@ -114,14 +115,16 @@ def ttest_p(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def holm(pvalues: list[float]) -> list[float]:
-    """Holm's step-down adjustment (statsmodels ``multipletests(method="holm")``); NaNs stay NaN."""
-    from statsmodels.stats.multitest import multipletests
-    idx = [i for i, p in enumerate(pvalues) if not math.isnan(p)]
+    """Holm's step-down adjustment (Holm, Scand. J. Statist. 6, 1979): the k-th smallest of m p-values becomes
+    max over j <= k of min(1, (m - j + 1) p_(j)); NaNs stay NaN and do not count in m.  Written here (six lines)
+    rather than imported: statsmodels' ``multipletests(method="holm")``, which tests/test_stats.py holds it equal
+    to, costs a second of import in every ``olk run`` and ``olk table``, whose tables mark cells with it."""
+    idx = sorted((i for i, p in enumerate(pvalues) if not math.isnan(p)), key=lambda i: pvalues[i])
     out = [math.nan] * len(pvalues)
-    if idx:
-        adj = multipletests([pvalues[i] for i in idx], method="holm")[1]
-        for i, p in zip(idx, adj):
-            out[i] = float(p)
+    running = 0.0
+    for k, i in enumerate(idx):
+        running = max(running, min(1.0, (len(idx) - k) * pvalues[i]))
+        out[i] = running
     return out
 
 
