@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _cli import one_error_line
 from hostile import OLK, run_limited
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,14 +59,7 @@ def _cli(capsys, *argv) -> tuple[int, list[str]]:
     return code, capsys.readouterr().err.splitlines()
 
 
-def _one_line(code: int, err: list[str], *expected: str) -> str:
-    assert code == 2, err
-    assert len(err) == 1, err
-    line = err[0]
-    assert line.startswith("olk: error: ") and "Traceback" not in line, line
-    for e in expected:
-        assert e in line, line
-    return line
+_one_line = one_error_line                 # tests/_cli.py
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import one_error_line
 from hostile import OLK, gzip_run, npy_header, run_limited, zip_with_runs
 
 from olk.algorithms import make
@@ -30,14 +31,7 @@ AS_LIMIT = 1 << 30
 RSS_LIMIT = 100 * MB
 
 
-def _one_line(code: int, err: list[str], *expected: str) -> str:
-    assert code == 2, err
-    assert len(err) == 1, err
-    line = err[0]
-    assert line.startswith("olk: error: ") and "Traceback" not in line, line
-    for e in expected:
-        assert e in line, line
-    return line
+_one_line = one_error_line                 # tests/_cli.py
 
 
 def _config(tmp_path: Path, key: str, value: str, name: str = "c.yaml") -> Path:
