@@ -134,6 +134,11 @@ def run_options(f):
         click.option("--out", "-o", type=cli_path(file_okay=False), default=None, help="Results directory."),
         click.option("--resume", is_flag=True, help="Keep finished runs of this results directory and run the rest."),
         click.option("--force", is_flag=True, help="Discard existing runs in the results directory."),
+        click.option("--rerun", default=None, metavar="LABELS",
+                     help="With --resume: compute these algorithm entries (comma-separated labels) again under the "
+                          "config's current settings, and the entries that match on them; the others' runs are kept "
+                          "and their settings still checked. Earlier runs of these entries stay in runs.jsonl, out "
+                          "of the tables."),
         click.option("--progress/--no-progress", default=None,
                      help="Progress bar (default: when stderr is a terminal)."),
         click.option("--quiet", "-q", is_flag=True,
@@ -267,12 +272,12 @@ def cli():
 @click.option("--set", "sets", multiple=True, metavar="PARAM=VALUE",
               help="Set a parameter for every algorithm that has it (or LABEL.PARAM for one); repeatable.")
 def run(config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, algorithms, scale, out, resume, force,
-        progress, quiet, sets):
+        rerun, progress, quiet, sets):
     """Run the experiment described by CONFIG (a YAML file) and print its table."""
     from .experiment import Runner
     cfg = _prepare(config, repeats, datasets, scale, sets, algorithms)
     runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force,
-                    progress=_progress(progress, quiet), command=_command_line(),
+                    rerun=_labels(rerun), progress=_progress(progress, quiet), command=_command_line(),
                     log=lambda m: click.echo(m, err=True), memory_limit=memory_limit, scheduler=scheduler)
     _finish(runner.run(), quiet)
 
@@ -284,7 +289,7 @@ def run(config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, alg
               help="Values to sweep, e.g. --set beta=5,10,20 or --set spa.alpha=0.5,1; repeat for a grid.")
 @click.pass_context
 def sweep(ctx, config, n_jobs, backend, scheduler, memory_limit, repeats, datasets, algorithms, scale, out, resume,
-          force, progress, quiet, sets):
+          force, rerun, progress, quiet, sets):
     """Run CONFIG once per value (grid) of one or more parameters, into one results directory.
 
     Any parameter can also be given as an option of its own: --beta 5,10,20 is --set beta=5,10,20
@@ -304,9 +309,14 @@ def sweep(ctx, config, n_jobs, backend, scheduler, memory_limit, repeats, datase
                 raise ConfigError(f"--{key}{msg[len('--set ' + key):]}") from None
         raise
     runner = Runner(cfg, out, n_jobs=n_jobs, backend=backend, resume=resume, force=force,
-                    progress=_progress(progress, quiet), command=_command_line(),
+                    rerun=_labels(rerun), progress=_progress(progress, quiet), command=_command_line(),
                     log=lambda m: click.echo(m, err=True), memory_limit=memory_limit, scheduler=scheduler)
     _finish(runner.run(), quiet)
+
+
+def _labels(text: str | None) -> list[str]:
+    """--rerun's comma-separated labels."""
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
 def _param_options(args: list[str]) -> list[str]:

@@ -124,6 +124,17 @@ def test_kogd_reg_sqrt_t_schedule_and_explicit_horizon():
     np.testing.assert_allclose(got, ref_kogd(K, y, 0.01, eta=1 / np.sqrt(10))[0], rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("c", [0.1, 3.0])
+def test_step_scale_multiplies_the_step(c):
+    """step_scale c: eta = c/sqrt(T) (the AMKL baseline grid), equal to the numpy reference at that eta."""
+    X, y = stream(4)
+    K = gauss(X, 0.7)
+    got = run(make("kogd_reg", kernel={"type": "gaussian", "gamma": 0.7}, step_scale=c), X, y)
+    np.testing.assert_allclose(got, ref_kogd(K, y, 0.01, eta=c / np.sqrt(50))[0], rtol=0, atol=1e-10)
+    with pytest.raises(ConfigError, match=r"step_scale=30.0 gives eta\*lam = .* >= 1"):
+        run(make("kogd_reg", kernel={"type": "gaussian", "gamma": 0.7}, step_scale=30.0, lam=0.5), X, y)
+
+
 def test_horizon_is_fixed_by_the_first_data_and_kept_by_partial_fit():
     X, y = stream(4, n=60)
     m = make("kogd_reg", kernel={"type": "gaussian", "gamma": 0.7}).partial_fit(X[:40], y[:40])

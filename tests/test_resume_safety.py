@@ -239,3 +239,33 @@ def test_old_results_without_a_fingerprint_resume_with_one_warning(tmp_path, cfg
     cfg.scale = 0.25
     with pytest.raises(OlkError, match="scale=0.5, this run has scale=0.25"):
         _run(cfg, out, resume=True)
+
+
+def test_rerun_computes_one_changed_entry_again_and_keeps_the_others(tmp_path, cfg_path, monkeypatch):
+    """--resume --rerun LABEL: that entry (and the entries that match on it) under the config's new settings, the
+    other entries' runs kept (not computed again) and still checked; the old runs leave the tables, not the log."""
+    out = tmp_path / "o"
+    _run(load_config(cfg_path), out)
+    before = {json.loads(line)["run_id"] for line in (out / "runs.jsonl").read_text().splitlines()}
+    changed = load_config(cfg_path)
+    _set_pa1_c(changed)
+    with pytest.raises(OlkError, match=r"--rerun pa1 to compute only that entry again"):
+        _run(changed, out, resume=True)
+    calls = _count_runs(monkeypatch)
+    _run(changed, out, resume=True, rerun=["pa1"])
+    assert calls["n"] == 4                                          # pa1 x 2 datasets x 2 permutations, nothing else
+    main_runs = pd.read_csv(out / "runs.csv").query("phase == 'main'")
+    assert set(main_runs.query("label == 'pa1'").run_id) - before == set(main_runs.query("label == 'pa1'").run_id)
+    assert len(main_runs) == 12 and set(main_runs.query("label != 'pa1'").run_id) <= before
+    recs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert {r["params"]["C"] for r in recs if r["label"] == "pa1"} == {1.0, 2.0}     # the old runs stay in the log
+    assert json.loads((out / "experiment.json").read_text())["settings"]["algorithms"]["pa1"]["params"]["C"] == 2.0
+    other = load_config(cfg_path)
+    _set_pa1_c(other)
+    other.algorithm("perceptron").params["output"] = "avg"
+    with pytest.raises(OlkError, match=r"algorithms\[perceptron\]"):            # the others are still checked
+        _run(other, out, resume=True, rerun=["pa1"])
+    with pytest.raises(OlkError, match=r"--rerun pa2: no algorithm entry of rs has that label .*did you mean 'pa1'"):
+        _run(changed, out, resume=True, rerun=["pa2"])
+    with pytest.raises(OlkError, match="--rerun computes entries of a results directory again: it needs --resume"):
+        _run(changed, tmp_path / "p", rerun=["pa1"])

@@ -148,8 +148,45 @@ def record_problem(old) -> str | None:
     return None
 
 
-def check_resume(out, old: dict | None, new: dict, log=print, max_shown: int = 4) -> None:
-    """Refuse (OlkError) to resume results written with other settings; warn when ``old`` is missing."""
+def rerun_closure(cfg: ExperimentConfig, labels: list[str]) -> list[str]:
+    """``labels`` and every entry that depends on one of them (a ``match:`` on it in its parameters or kernel, or
+    its ``seeds_of``), transitively, in config order: what ``olk run --resume --rerun LABEL`` computes again.
+    An unknown label is refused in one line."""
+    known = [a.label for a in cfg.algorithms]
+    for lab in labels:
+        if lab not in known:
+            from ..errors import did_you_mean
+            raise OlkError(f"--rerun {lab}: no algorithm entry of {cfg.name} has that label (labels: "
+                           f"{', '.join(known)}){did_you_mean(lab, known)}")
+    out = set(labels)
+
+    def refs(a) -> set:
+        vals = [*a.params.values(), *((a.kernel or {}).values() if isinstance(a.kernel, dict) else [])]
+        return {v.label for v in vals if isinstance(v, MatchRef)} | ({a.seeds_of} if a.seeds_of else set())
+
+    grew = True
+    while grew:
+        grew = False
+        for a in cfg.algorithms:
+            if a.label not in out and refs(a) & out:
+                out.add(a.label)
+                grew = True
+    return [lab for lab in known if lab in out]
+
+
+def forget(old: dict, labels) -> dict:
+    """``old`` (experiment.json's ``settings``) without the algorithm entries ``labels`` and their per-dataset
+    overrides: those entries are computed again (``--rerun``), so their earlier settings are not compared."""
+    out = dict(old)
+    out["algorithms"] = {k: v for k, v in (old.get("algorithms") or {}).items() if k not in labels}
+    out["overrides"] = {ds: {k: v for k, v in (o or {}).items() if k not in labels}
+                        for ds, o in (old.get("overrides") or {}).items()}
+    return out
+
+
+def check_resume(out, old: dict | None, new: dict, log=print, max_shown: int = 4, rerun=()) -> None:
+    """Refuse (OlkError) to resume results written with other settings; warn when ``old`` is missing.  The entries
+    ``rerun`` (:func:`rerun_closure`) are computed again, so their settings may differ."""
     if old is None:
         log(f"olk: warning: {out}/experiment.json has no settings record (written by an older olk), so --resume "
             f"cannot check that its runs used the same settings as this one")
@@ -158,7 +195,7 @@ def check_resume(out, old: dict | None, new: dict, log=print, max_shown: int = 4
     if why is not None:
         raise OlkError(f"{out}/experiment.json: its settings record is not one olk writes ({why}); pass --force to "
                        f"start over (its runs are discarded), or --out DIR to write elsewhere")
-    diffs = differences(old, new)
+    diffs = differences(forget(old, rerun) if rerun else old, new)
     if not diffs:
         return
     shown = diffs[:max_shown]
@@ -176,5 +213,8 @@ def check_resume(out, old: dict | None, new: dict, log=print, max_shown: int = 4
         fixes.append(f"olk {_fmt(old['olk_version'])}")
     if keys - named:
         fixes.append("the settings above" if not fixes else "the other settings above")
-    raise OlkError(f"{out} was written with {was}, this run has {now}{more}; pass --force to start over, "
+    labels = sorted({k.split("[", 1)[1].split("]", 1)[0] for k, _, _ in diffs if k.startswith("algorithms[")})
+    entry = f", --rerun {','.join(labels)} to compute only {'that entry' if len(labels) == 1 else 'those entries'} " \
+            f"again" if labels and len(labels) == len(keys) else ""
+    raise OlkError(f"{out} was written with {was}, this run has {now}{more}; pass --force to start over{entry}, "
                    f"--out DIR to write elsewhere, or rerun with {' and '.join(fixes)}")

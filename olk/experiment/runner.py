@@ -84,8 +84,8 @@ class Runner:
     """Execute an :class:`ExperimentConfig` into a results directory."""
 
     def __init__(self, cfg: ExperimentConfig, out_dir: str | Path | None = None, *, n_jobs: int | None = None,
-                 backend: str | None = None, resume: bool = False, force: bool = False, progress: bool | None = None,
-                 command: str | None = None, log=print, memory_limit: str | None = None,
+                 backend: str | None = None, resume: bool = False, force: bool = False, rerun=(),
+                 progress: bool | None = None, command: str | None = None, log=print, memory_limit: str | None = None,
                  scheduler: str | None = None):
         self.cfg = cfg
         check_planned_runs(cfg)                 # before any plan, directory or data: repeats 10**30 is one line
@@ -104,6 +104,10 @@ class Runner:
         self.session = None                 # the DaskSession of a run on Dask
         self.resume = resume
         self.force = force
+        #: algorithm entries computed again on --resume (--rerun, with the entries that depend on them)
+        self.rerun = fingerprint.rerun_closure(cfg, list(rerun)) if rerun else []
+        if self.rerun and not resume:
+            raise OlkError("--rerun computes entries of a results directory again: it needs --resume")
         self.progress = progress
         self.command = command
         self.log = log
@@ -340,7 +344,7 @@ class Runner:
         if self.resume and not self.force and self.store.records():
             # refuse to mix runs of other settings into this directory (olk.experiment.fingerprint)
             fingerprint.check_resume(self.out, self.previous_meta.get(fingerprint.KEY),
-                                     fingerprint.fingerprint(self.cfg), log=self.log)
+                                     fingerprint.fingerprint(self.cfg), log=self.log, rerun=self.rerun)
         self._previous = self._previous_rows()
         self.plan = Planner(self.cfg, self._main_records, log=self.log)     # checks every spec up front
         started = _dt.datetime.now().isoformat(timespec="seconds")

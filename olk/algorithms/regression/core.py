@@ -19,11 +19,17 @@ from ..common.learner import OnlineKernelLearner
 from ..common.regressor import HORIZON, STANDARDIZE_Y, STEP_SIZE, TargetScale, step_of
 from ..registry import Param
 
-__all__ = ["HORIZON", "LAM", "STANDARDIZE_Y", "STEP_SIZE", "KernelRegressionCore"]
+__all__ = ["HORIZON", "LAM", "STANDARDIZE_Y", "STEP_SCALE", "STEP_SIZE", "KernelRegressionCore"]
 
 #: L2 regularisation (spec Section 5: lambda = 0.01).  < 1 keeps the shrink 1 - eta lam > 0 (eta <= 1 always)
 LAM = Param("lam", 0.01, "L2 regularisation lambda: f <- (1 - eta lam) f every round",
             check=lambda v: 0.0 <= v < 1.0, requirement="in [0, 1)")
+
+#: a multiplier c of the step schedule: eta_t = c * (1/sqrt(T) | 1/sqrt(t) | ...).  The spec (Section 5) gives the
+#: baselines the step 1/sqrt(T), c = 1; the AMKL paper prints no baseline step, so c is what a grid over "the step
+#: c/sqrt(T)" sweeps (configs/amkl_table2_baseline_grid.yaml).  c = 1 is the behaviour before the parameter existed.
+STEP_SCALE = Param("step_scale", 1.0, "multiplier c of the step: eta_t = c * the step_size schedule's step (1 = the "
+                   "spec's 1/sqrt(T))", check=lambda v: v > 0.0, requirement="> 0", symbol="c")
 
 
 class KernelRegressionCore(OnlineKernelLearner):
@@ -70,6 +76,12 @@ class KernelRegressionCore(OnlineKernelLearner):
             self._rows = self.src.n_rows
         eta = step_of(self.step_size, self.horizon, self._rows, self.t)
         assert eta is not None                  # T >= 1: the bound rows at the latest
+        if self.step_scale == 1.0:
+            return eta
+        eta *= self.step_scale
+        if eta * self.lam >= 1.0:             # only with step_scale > 1: the shrink 1 - eta lam would flip f's sign
+            raise ConfigError(f"{self.name}: step_scale={self.step_scale} gives eta*lam = {eta * self.lam:.3g} >= 1 "
+                              f"at step {self.t}; lower step_scale or lam")
         return eta
 
     def _predict_all(self, i: int) -> np.ndarray:

@@ -55,7 +55,7 @@ True
 from __future__ import annotations
 
 from ..registry import register
-from .core import HORIZON, LAM, STANDARDIZE_Y, STEP_SIZE, KernelRegressionCore
+from .core import HORIZON, LAM, STANDARDIZE_Y, STEP_SCALE, STEP_SIZE, KernelRegressionCore
 
 
 @register
@@ -87,7 +87,7 @@ class KernelOGDRegression(KernelRegressionCore):
     display = "Kernel OGD (regression)"
     style = ("black", "s", "-")
     max_kernels = 1
-    params = (LAM, HORIZON, STEP_SIZE, STANDARDIZE_Y)
+    params = (LAM, HORIZON, STEP_SIZE, STEP_SCALE, STANDARDIZE_Y)
 
     def step(self, i, y):
         self.t += 1

@@ -44,7 +44,7 @@ import numpy as np
 from ..._core.svpool import dot, exp_array
 from ..budget.core import forget, purge
 from ..registry import Param, register
-from .core import HORIZON, LAM, STANDARDIZE_Y, STEP_SIZE, KernelRegressionCore
+from .core import HORIZON, LAM, STANDARDIZE_Y, STEP_SCALE, STEP_SIZE, KernelRegressionCore
 
 #: Hedge factor (spec Section 5: beta = 0.5, the AMKL authors' ``all_beta``)
 BETA = Param("beta", 0.5, "Hedge factor: w_k <- w_k beta^{(f_k(x_t) - y_t)^2}", check=lambda v: 0.0 < v <= 1.0,
@@ -92,7 +92,7 @@ class OMKR(KernelRegressionCore):
     name = "omkr"
     display = "OMKR"
     style = ("purple", "p", "-")
-    params = (LAM, HORIZON, STEP_SIZE, BETA, BUDGET, STANDARDIZE_Y)
+    params = (LAM, HORIZON, STEP_SIZE, STEP_SCALE, BETA, BUDGET, STANDARDIZE_Y)
 
     def __init__(self, kernel=None, random_state=None, *, where: str = "", **params):
         super().__init__(kernel, random_state, where=where, **params)
