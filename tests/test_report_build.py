@@ -138,8 +138,10 @@ def test_comparison_with_provenance(built):
     assert "![learning_curves](toy_table/figures/learning_curves.png)" in t2
     assert (root / "toy_table" / "figures" / "learning_curves.png").is_file()
     assert "Also in the paper, not run here:" in t2 and "Paper datasets not in this experiment:" in t2
-    verdicts = md.split("### Verdicts per table")[1].split("### How to read")[0]
-    assert "| SPA (TIST 2018) | [2](#spa-tist2018-table2) |" in verdicts and "| toy_table |" in verdicts
+    verdicts = md.split("### Verdicts per table")[1].split("### Provenance")[0]
+    assert "| SPA (TIST 2018) [Table 2](#spa-tist2018-table2) |" in verdicts
+    provenance = md.split("### Provenance")[1].split("### How to read")[0]
+    assert "| [toy_table/](toy_table/) | main |" in provenance
 
 
 def test_notes_included_verbatim(built):
@@ -192,9 +194,13 @@ def test_html_is_self_contained(built):
 
 def test_rerun_is_identical(built):
     root, _, md = built
+    first = {p: p.read_bytes() for p in (root / "figures").iterdir()}
     again = build_report(root, html=False, configs_dir=root.parent / "configs")
-    assert again == [root / "REPRODUCTION.md"]  # figures exist now: nothing else written
+    # the results directories' figures exist now: only the report and its first figure (always drawn) are written
+    assert again == [root / "REPRODUCTION.md", root / "figures" / "reproduction_overview.png",
+                     root / "figures" / "reproduction_overview.pdf"]
     assert again[0].read_text(encoding="utf-8") == md
+    assert {p: p.read_bytes() for p in (root / "figures").iterdir()} == first      # byte for byte
 
 
 def test_custom_published_dir(tmp_path):

@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -221,3 +222,109 @@ def test_dataset_aliases_from_experiment_json(toy):
     c = compare(toy, published=pub)
     assert _verdicts(c)["a9a", "perceptron", "accuracy"] == "within paper std"
     assert "## a9a (paper: adult-a9a)" in c.to_markdown()
+
+
+# ----------------------------------------------------------------------------- issue 48: no verdict without a value
+def test_a_cell_without_a_paper_value_gets_no_verdict_even_where_ours_diverged(toy):
+    """a9a SPA-last's accuracy diverged (no finite value) and the paper prints none: 'no paper value', never 'off',
+    and the overview does not count it."""
+    from olk.report.overview import PAPER_DATA, cell_counts
+
+    runs = pd.read_csv(toy / "runs.csv", dtype=str, keep_default_na=False)
+    runs.loc[(runs["dataset"] == "a9a") & (runs["label"] == "spa_last"), "accuracy"] = ""
+    runs.to_csv(toy / "runs.csv", index=False)
+    pub = pd.read_csv(PUB, dtype=str, keep_default_na=False)
+    pub = pub[~((pub["dataset"] == "a9a") & (pub["algorithm"] == "spa_last"))]
+    c = compare(toy, published=pub)
+    cell = c.cells[(c.cells["dataset"] == "a9a") & (c.cells["algorithm"] == "spa_last")
+                   & (c.cells["metric"] == "accuracy")].iloc[0]
+    assert cell["verdict"] == "no paper value" and cell["cause_category"] == ""
+    assert "diverged" in cell["paper_note"]
+    assert "| SPA-last | accuracy | not finite (diverged) | — |  | no paper value |" in c.to_markdown()
+    judged = c.cells[c.cells["in_experiment"] & c.cells["verdict"].isin(["within paper std", "within tolerance",
+                                                                          "off"])]
+    assert sum(v["judged"] for v in cell_counts(c).values()) == len(judged)
+    assert not judged["paper_mean"].isna().any()
+    assert cell_counts(c)[PAPER_DATA]["judged"] == len(judged)
+    # with the paper's value the same diverged cell is off, as before
+    assert _verdicts(compare(toy, published=PUB))["a9a", "spa_last", "accuracy"] == "off"
+
+
+# ----------------------------------------------------------------------------- issue 48: the reading keys
+@pytest.mark.parametrize("spec,msg", [
+    ({"reading": "literal_alternative"}, "compare.contradiction: a literal alternative names the row"),
+    ({"reading": "literal_alternative", "contradiction": 0}, "compare.contradiction: a literal alternative"),
+    ({"reading": "literal", "contradiction": 1}, "compare.contradiction: only a literal alternative"),
+    ({"reading": "literal_alternative", "contradiction": 1, "chosen_on": []}, "compare.chosen_on: only a fitted"),
+    ({"reading": "fited"}, "compare.reading: expected literal"),
+    ({"reading": "fitted", "chosen_on": ["a9a"], "designed": "2026-11-26"}, "designed and after_fit go together"),
+    ({"reading": "fitted", "chosen_on": ["a9a"], "designed": "26/11/2026", "after_fit": "x"}, "YYYY-MM-DD"),
+    ({"reading": "fitted", "chosen_on": ["a9a"], "designed": "2026-02-30", "after_fit": "x"}, "is not a date"),
+    ({"reading": "fitted", "chosen_on": ["a9a"], "designed": "2026-11-26", "after_fit": "a/b"}, "after_fit: the name"),
+    ({"reading": "literal", "designed": "2026-11-26", "after_fit": "x"}, "only a fitted reading's candidates"),
+    ({"reading": "fitted", "choices": {"beta = 10": "ijcnn1"}}, "compare.choices.beta = 10: a fitted reading lists"),
+    ({"reading": "fitted", "chosen_on": ["a9a"], "choices": {"beta = 10": ["ijcnn1"]}}, "is not the datasets its"),
+    ({"reading": "literal", "choices": {"beta = 10": []}}, "compare.choices: only a fitted reading"),
+])
+def test_the_reading_keys_are_checked_where_compare_is(spec, msg):
+    """parse_compare is the check `olk run` makes of a config's compare: before anything runs
+    (olk.experiment.config._check_report_keys); every bad reading key is one line naming it."""
+    from olk.errors import ConfigError
+    from olk.report.tolerance import parse_compare
+
+    with pytest.raises(ConfigError, match=re.escape(msg)):
+        parse_compare(spec, "c.yaml: compare", strict=True)
+
+
+def test_the_reading_keys_and_their_one_label():
+    import datetime
+
+    from olk.report.tolerance import parse_compare
+
+    alt = parse_compare({"reading": "literal_alternative", "contradiction": 1})
+    assert alt.label() == alt.short_label() == "literal alternative (contradiction 1)"
+    fit = parse_compare({"reading": "fitted", "choices": {"beta = 10 on ijcnn1": ["ijcnn1"], "y f <= 0": []},
+                         "designed": datetime.date(2026, 11, 26), "after_fit": "spa_table5_fitted"})
+    assert fit.chosen_on == ("ijcnn1",) and fit.designed == "2026-11-26" and fit.after_fit == "spa_table5_fitted"
+    assert fit.label() == "fitted: beta = 10 on ijcnn1 (chosen on ijcnn1); y f <= 0 (chosen on no cell)"
+    assert fit.short_label() == "fitted on ijcnn1"
+    assert parse_compare({"reading": "fitted", "chosen_on": []}).label() == "fitted on no cell"
+    assert parse_compare(None).label() == "reading not labelled"
+
+
+def test_a_config_with_the_reading_keys_passes_olk_runs_check(tmp_path):
+    from olk.experiment.config import load_config
+
+    cfg = tmp_path / "c.yaml"
+    base = "name: c\npaper: spa_tist2018\ntable: '5'\ndatasets: [german]\nalgorithms: [perceptron]\n"
+    cfg.write_text(base + "compare: {reading: literal_alternative, contradiction: 1, variant: the printed y f < 0}\n")
+    assert load_config(str(cfg)).compare["contradiction"] == 1
+    cfg.write_text(base + "compare: {reading: fitted, chosen_on: [german], designed: 2026-11-26, "
+                          "after_fit: spa_table5_fitted}\n")
+    assert load_config(str(cfg)).compare["after_fit"] == "spa_table5_fitted"
+    cfg.write_text(base + "compare: {reading: literal_alternative}\n")
+    with pytest.raises(OlkError, match="contradiction"):
+        load_config(str(cfg))
+
+
+def test_a_literal_alternatives_off_cells_are_cause_paper_without_an_annotation(toy):
+    """compare: {reading: literal_alternative, contradiction: 1}: a labelled variant (its label the reading's), its
+    off cells cause *paper*, linking the contradictions page; an annotation of the cell still takes precedence."""
+    from olk.report.compare import cause_texts
+
+    meta = json.loads((toy / "experiment.json").read_text())
+    meta["compare"] = {"reading": "literal_alternative", "contradiction": 1}
+    (toy / "experiment.json").write_text(json.dumps(meta))
+    c = compare(toy, published=PUB)
+    assert c.variant == "literal alternative (contradiction 1)" and c.reading == "literal_alternative"
+    off = c.cells[c.cells["verdict"] == "off"]
+    assert len(off) == 1 and list(off["cause_category"]) == ["paper"]
+    assert "contradiction 1 of docs/reproduction/contradictions.md" in off["cause"].iloc[0]
+    assert c.causes() == {"paper": 1}
+    line = cause_texts(c, c.cells, lambda p: p.name)[0]
+    assert "*paper*" in line and "([docs/reproduction/contradictions.md](contradictions.md), row 1)" in line
+    (toy.parent / "annotations.yaml").write_text(
+        "causes:\n  - {paper: toy_paper, table: '1', dataset: a9a, algorithm: spa_last, metric: accuracy,\n"
+        "     category: open, cause: not the contradiction, tried: nothing}\n")
+    c = compare(toy, published=PUB)
+    assert list(c.cells.loc[c.cells["verdict"] == "off", "cause_category"]) == ["open"]

@@ -153,3 +153,28 @@ def test_wide_tables_and_code_are_readable_at_1280_px(site, browser, page):
         assert wide == []
     elif page == "speed/latest.html":
         assert wide                     # the raw CSV tables are wider than any screen: they scroll in their box
+
+
+_FIRST_SCREEN = """
+const content = document.querySelector('.md-content__inner');
+const first = [...content.children].filter(el => !['H1', 'A'].includes(el.tagName))[0];
+const img = content.querySelector('img');
+const table = content.querySelector('table');
+return {first: first.tagName + ': ' + first.textContent.slice(0, 40), firstBottom: first.getBoundingClientRect().bottom,
+        imgTop: img ? img.getBoundingClientRect().top : 1e9, imgAfter: img ? first.compareDocumentPosition(img) : 0,
+        tableHead: table.querySelector('th').textContent, tableWidth: Math.max(table.scrollWidth, table.offsetWidth),
+        column: content.clientWidth, height: window.innerHeight};
+"""
+
+
+def test_the_reproduction_page_opens_on_how_close_we_came(site, browser):
+    """Issue 48: at 1280 px the Reproduction page's first screen is the headline sentence (the literal count first)
+    and the figure `olk report` draws of it, then the method; the Overview's verdict table fits the column (no cut,
+    no sideways scroll)."""
+    browser.set_window_size(1280, 900)
+    browser.get((site / "reproduction" / "index.html").as_uri())
+    s = browser.execute_script(_FIRST_SCREEN)
+    assert s["first"].startswith("P: How close we came: "), s
+    assert s["firstBottom"] < s["height"] and s["imgTop"] < s["height"], s      # both above the fold
+    assert s["imgAfter"] & 4, s                                                 # the figure follows the sentence
+    assert s["tableHead"] == "Table" and s["tableWidth"] <= s["column"] + 32, s

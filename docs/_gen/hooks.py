@@ -540,6 +540,8 @@ def _rewrite_links(text: str, source: Path, page: str, anchors: dict[str, str], 
         if repo == RESULTS / "REPRODUCTION.md":
             where = anchors.get(anchor, "reproduction/index.md")
             return f"[{label}]({rel(where)}{'#' + anchor if anchor else ''})"
+        if repo.suffix == ".md" and repo.is_file() and repo.is_relative_to(DOCS):    # a page of the site
+            return f"[{label}]({rel(repo.relative_to(DOCS).as_posix())}{'#' + anchor if anchor else ''})"
         if repo.parent == RESULTS / "notes" and repo.suffix == ".md":      # `olk report` copies each note in
             return f"[{label}]({rel(_note_target(repo.stem, anchors))})"
         shown = repo_rel + ("/" if repo.is_dir() or path.endswith("/") else "")
@@ -591,9 +593,8 @@ def reproduction_pages() -> dict[str, Content]:
     for key, _, body in parts:
         page = f"reproduction/{key}.md"
         body = _hash_words(_rewrite_links(body, report, page, anchors, out))
-        if key == "index":
-            body = re.sub(r"^(# .*\n)", lambda m: m.group(1) + "\n" + head.format(date=date), body, count=1,
-                          flags=re.M)
+        if key == "index":      # after the first screen (the headline and its figure): before the first section
+            body = re.sub(r"^(## )", lambda m: head.format(date=date) + m.group(1), body, count=1, flags=re.M)
         out[page] = body
     return out
 

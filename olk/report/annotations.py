@@ -14,9 +14,10 @@ of it.  The file is a mapping with three keys::
 
     variants:                      # results directories that are labelled variants of their table's main config
       spa_table5_real: "the real-valued combination (combine: real)"
-    readings:                      # how each results directory's reading was chosen (literal | fitted)
+    readings:                      # how each results directory's reading was chosen (literal | fitted | ...)
       spa_table2: literal
       spa_table5_real: {reading: fitted, chosen_on: [madelon]}
+      spa_table5_chosen: {designed: 2026-11-26, after_fit: spa_table5_fitted}   # adds to experiment.json's
     causes:
       - paper: spa_tist2018        # which published table
         table: "2"
@@ -34,8 +35,10 @@ Every combination an entry names must be an off cell of a results directory of i
 cannot outlive the cell it explains; no off cell may match two entries.  A results directory's
 ``experiment.json`` may also label it a variant itself (``compare: {variant: ...}``, from its config), which
 ``variants:`` here only supplies for results written before that key existed; ``readings:`` likewise supplies
-``compare: {reading: ..., chosen_on: [...]}`` (:func:`olk.report.tolerance.parse_compare`) for results computed
-before that key existed.
+the reading keys of ``compare:`` (``reading``, ``chosen_on``, ``choices``, ``contradiction``, ``designed``,
+``after_fit``: :func:`olk.report.tolerance.parse_compare`) that a results directory's experiment.json lacks, because
+it was computed before the key existed (:meth:`Annotations.reading_spec`); a key experiment.json has is never
+supplied here (``tests/test_report_evidence.py``).
 """
 from __future__ import annotations
 
@@ -89,12 +92,26 @@ class Cause:
 @dataclass
 class Annotations:
     """The parsed file: ``causes`` in file order, ``variants`` (results directory name -> what it changes) and
-    ``readings`` (results directory name -> (literal | fitted, the datasets a fitted reading was chosen on))."""
+    ``readings`` (results directory name -> the reading keys of ``compare:`` it supplies, each checked)."""
 
     file: Path | None = None
     causes: list[Cause] = field(default_factory=list)
     variants: dict[str, str] = field(default_factory=dict)
-    readings: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    readings: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def reading_spec(self, name: str, compare: Any, where: str):
+        """The :class:`~olk.report.tolerance.CompareSpec` of results directory ``name`` whose experiment.json holds
+        ``compare``: its own keys, with the reading keys it lacks taken from ``readings:`` (results computed before
+        the key existed).  The one place a results directory's reading is resolved."""
+        from olk.report.tolerance import parse_compare
+
+        merged = dict(compare) if isinstance(compare, dict) else compare
+        if isinstance(merged, dict):
+            for k, v in self.readings.get(name, {}).items():
+                merged.setdefault(k, v)
+        elif merged is None and name in self.readings:
+            merged = dict(self.readings[name])
+        return parse_compare(merged, where)
 
     def cause_of(self, paper: str, table: str, results: str, dataset: str, algorithm: str, metric: str,
                  row: str) -> Cause | None:
@@ -159,10 +176,11 @@ def load_annotations(results_root: str | Path | None) -> Annotations:
 _TOP = ("variants", "readings", "causes")
 
 
-def _readings(raw: Any, where: str) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """``readings:``: directory -> ``literal`` or ``{reading: fitted, chosen_on: [...]}``, each checked by the
-    rule of a config's ``compare:`` (:func:`olk.report.tolerance.parse_compare`)."""
-    from olk.report.tolerance import parse_compare
+def _readings(raw: Any, where: str) -> dict[str, dict[str, Any]]:
+    """``readings:``: directory -> ``literal`` or a mapping of reading keys (``{reading: fitted, chosen_on: [...]}``,
+    or only the keys experiment.json lacks), each checked by the rule of a config's ``compare:``
+    (:func:`olk.report.tolerance.parse_compare`)."""
+    from olk.report.tolerance import READING_KEYS, parse_compare
 
     if raw is None:
         return {}
@@ -171,8 +189,13 @@ def _readings(raw: Any, where: str) -> dict[str, tuple[str, tuple[str, ...]]]:
                           "{reading: fitted, chosen_on: [DATASET, ...]}")
     out = {}
     for name, v in raw.items():
-        spec = parse_compare(v if isinstance(v, dict) else {"reading": v}, f"{where}.{name}")
-        out[str(name)] = (spec.reading, spec.chosen_on)
+        entry = dict(v) if isinstance(v, dict) else {"reading": v}
+        extra = sorted(str(k) for k in entry if k not in READING_KEYS)
+        if extra:
+            raise ConfigError(f"{where}.{name}: '{extra[0]}' is not a reading key; the keys are "
+                              f"{', '.join(READING_KEYS)}")
+        parse_compare(entry, f"{where}.{name}")
+        out[str(name)] = entry
     return out
 
 

@@ -74,6 +74,13 @@ DATASET_TABLES: dict[tuple[str, str], str] = {
     ("amkl", "III"): "I",
 }
 
+#: Result tables that train on one part of each dataset and test on another, with where the paper names its split:
+#: the paper's train and test rows are then the rows of the dataset's ``train`` and ``test`` files in the data
+#: registry (:func:`olk.report.sizes.paper_split`), compared with ours part by part.
+PAPER_SPLITS: dict[tuple[str, str], str] = {
+    ("spa_tist2018", "3"): "Section 6.1.4: “the original splits of training and test sets on the LIBSVM website”",
+}
+
 
 def paper_rank(paper: str) -> int:
     """Position of ``paper`` in :data:`PAPERS` (the report's section order); unknown papers last."""
@@ -87,3 +94,4 @@ def table_title(paper: str, table: str) -> str:
     if info is None:
         return f"Table {table} of {paper}"
     return f"Table {table} of “{info['title']}” ({info['cite']})"
+

@@ -7,13 +7,16 @@ the difference ours − paper and a verdict by the one tolerance rule of :mod:`o
 * ``within tolerance``  |diff| <= paper std + the metric's margin (1.5 points, 10% of #SV or MSE, ...);
 * ``off``               neither, or our runs gave no finite value (a diverged learner);
 * ``n/a``               the metric is not judged (time, measured on other hardware);
-* ``no paper value``    we ran it, the paper has no number;
+* ``no paper value``    we ran it, the paper has no number (even where our runs diverged: a cell without the paper's
+                        number gets no verdict and is never counted);
 * ``not run``           the paper has a number, we have no run (or the dataset was unavailable).
 
 Every off cell gets a cause category from ``results/annotations.yaml`` (:mod:`olk.report.annotations`):
-evidenced, paper, or open (nothing recorded).  Each cell also says whether it ran on the paper's data
-(``data``: ``same``, ``size differs`` from the paper's table of datasets (:mod:`olk.report.sizes`),
-``substitute`` for a stand-in dataset, '' when the paper prints no size).
+evidenced, paper, or open (nothing recorded); an off cell of a *literal alternative* (``compare: {reading:
+literal_alternative, contradiction: N}``) is cause *paper* without an entry: the paper contradicts itself there
+(docs/reproduction/contradictions.md, row N).  Each cell also says whether it ran on the paper's data
+(``data``: ``same``, ``size differs`` from the paper's table of datasets, ``split differs`` from the paper's train /
+test split (:mod:`olk.report.sizes`), ``substitute`` for a stand-in dataset, '' when the paper prints no size).
 
 It also measures, per dataset, whether we rank the algorithms like the paper does: Kendall's tau
 (``scipy.stats.kendalltau``) between our and the paper's headline metric (accuracy, else mistake rate,
@@ -41,14 +44,16 @@ from olk.report.results import METRICS, Results, aggregate, load_results
 from olk.report.sizes import SizeCheck, size_checks
 from olk.report.tables import format_cell, format_value
 from olk.report.tolerance import (
+    CONTRADICTIONS_PAGE,
     DEFAULT_TOLERANCES,
+    LITERAL_ALTERNATIVE,
     PAPER_METRIC,
+    CompareSpec,
     Tolerance,
     describe_rule,
     describe_tol,
     judge,
     margin,
-    parse_compare,
     parse_tolerances,
 )
 from olk.tasks import TASKS
@@ -66,7 +71,9 @@ CELL_COLUMNS = ["dataset", "algorithm", "display", "setting", "paper_label", "me
                 "tolerance", "verdict", "in_experiment", "paper_note", "row", "unit", "data", "cause_category",
                 "cause", "evidence", "quote", "tried"]
 #: What ``data`` says of a cell's dataset.
-DATA_SAME, DATA_SIZE, DATA_SUBSTITUTE = "same", "size differs", "substitute"
+DATA_SAME, DATA_SIZE, DATA_SPLIT, DATA_SUBSTITUTE = "same", "size differs", "split differs", "substitute"
+#: The cells not on the paper's own data (counted apart from it).
+DATA_APART = (DATA_SIZE, DATA_SPLIT, DATA_SUBSTITUTE)
 RANK_COLUMNS = ["dataset", "metric", "n_algorithms", "tau", "p_value", "ours_order", "paper_order"]
 _NUM = re.compile(r"(?<![A-Za-z0-9_.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
@@ -146,9 +153,11 @@ class Comparison:
 
     ``tolerances`` are the rule's margins with this table's reasoned deviations (``reasons``); ``ignored`` lists
     the config's overrides that gave no reason, ``overridden`` the metrics ``olk compare --tol`` set.
-    ``variant`` is '' for the table's main reading; ``reading`` is how the run's reading was chosen (literal |
-    fitted | '' when nothing says) and ``chosen_on`` the datasets a fitted reading was chosen on
-    (:class:`~olk.report.tolerance.CompareSpec`).  ``sizes`` holds our rows against the paper's per dataset."""
+    ``variant`` is '' for the table's main reading (a literal alternative is always a variant); ``reading_spec``
+    is how the run's reading was chosen (:class:`~olk.report.tolerance.CompareSpec`, resolved by
+    :meth:`~olk.report.annotations.Annotations.reading_spec`), ``reading`` its kind (literal | fitted |
+    literal_alternative | '' when nothing says) and ``chosen_on`` the datasets a fitted reading was chosen on.
+    ``sizes`` holds our rows against the paper's per dataset."""
 
     results: Results
     paper: str
@@ -164,6 +173,7 @@ class Comparison:
     reading: str = ""
     chosen_on: tuple[str, ...] = ()
     sizes: dict[str, SizeCheck] = field(default_factory=dict)
+    reading_spec: CompareSpec = field(default_factory=CompareSpec, repr=False)
     annotations: Annotations = field(default_factory=Annotations, repr=False)
 
     def summary(self, all_cells: bool = False) -> dict[str, int]:
@@ -180,9 +190,9 @@ class Comparison:
         return {k: int(counts.get(k, 0)) for k in CATEGORIES if counts.get(k, 0)}
 
     def size_notes(self) -> dict[str, str]:
-        """Our dataset -> 'N rows here, M in the paper's Table K' for every dataset whose size is not the paper's
-        exactly (within the size rule it says it counts as the paper's data)."""
-        return {ds: s.text() for ds, s in self.sizes.items() if s.paper_rows is not None and not s.exact}
+        """Our dataset -> 'N rows here, M in the paper's Table K' for every dataset whose size (or train / test
+        split) is not the paper's exactly (within the size rule it says it counts as the paper's data)."""
+        return {ds: s.text() for ds, s in self.sizes.items() if s.checked and not s.exact and s.text()}
 
     def to_csv(self) -> str:
         return self.cells.to_csv(index=False, float_format="%.10g", lineterminator="\n")
@@ -223,12 +233,12 @@ def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | I
         raise OlkError(f"{meta_file} does not name the published table ('paper' and 'table' keys); "
                        "add them or pass --paper/--table")
     table = str(table)
-    spec = parse_compare(res.meta.get("compare"), f"{meta_file}: compare")
+    ann = annotations if annotations is not None else load_annotations(res.path.parent)
+    spec = ann.reading_spec(res.path.name, res.meta.get("compare"), f"{meta_file}: compare")
     aliases = spec.aliases
     tol = parse_tolerances(tolerances, "tolerances" if isinstance(tolerances, Mapping) else "--tol",
                            base=spec.tolerances)
     overridden = tuple(m for m in tol if tol[m] != spec.tolerances.get(m))
-    ann = annotations if annotations is not None else load_annotations(res.path.parent)
     sizes = size_checks(res, str(paper), table, aliases, published_dir)
     pub = load_paper_table(paper, table, published)
     # each of our datasets that stands for a paper's dataset gets a copy of its published rows; the paper's own
@@ -286,24 +296,32 @@ def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | I
     ours_ds, ours_alg = set(res.datasets), {lab for lab, _ in rows}
     cells["in_experiment"] = [d in ours_ds and a in ours_alg for d, a in zip(cells["dataset"], cells["algorithm"])]
     cells["data"] = [DATA_SUBSTITUTE if d in aliases else DATA_SIZE if d in sizes and sizes[d].differs
-                     else DATA_SAME if d in sizes and sizes[d].paper_rows is not None else "" for d in cells["dataset"]]
-    _attach_causes(cells, ann, str(paper), table, res.path.name)
-    variant = spec.variant or ann.variants.get(res.path.name, "")
-    reading, chosen_on = (spec.reading, spec.chosen_on) if spec.reading else \
-        ann.readings.get(res.path.name, ("", ()))
+                     else DATA_SPLIT if d in sizes and sizes[d].split_differs
+                     else DATA_SAME if d in sizes and sizes[d].checked else "" for d in cells["dataset"]]
+    _attach_causes(cells, ann, str(paper), table, res.path.name, spec)
+    variant = spec.variant or ann.variants.get(res.path.name, "") or (
+        spec.label() if spec.reading == LITERAL_ALTERNATIVE else "")
     return Comparison(res, str(paper), table, tol, cells, _ranking(cells, datasets), dict(aliases),
                       reasons={m: r for m, r in spec.reasons.items() if m not in overridden},
                       ignored={m: t for m, t in spec.ignored.items() if m not in overridden}, overridden=overridden,
-                      variant=variant, reading=reading, chosen_on=chosen_on, sizes=sizes, annotations=ann)
+                      variant=variant, reading=spec.reading, chosen_on=spec.chosen_on, sizes=sizes, annotations=ann,
+                      reading_spec=spec)
 
 
-def _attach_causes(cells: pd.DataFrame, ann: Annotations, paper: str, table: str, results: str) -> None:
-    """Fill the cause columns of the off cells: the annotation's category, else 'open' with nothing recorded."""
+def _attach_causes(cells: pd.DataFrame, ann: Annotations, paper: str, table: str, results: str,
+                   spec: CompareSpec) -> None:
+    """Fill the cause columns of the off cells: the annotation's category; else, in a literal alternative, *paper*
+    (the contradiction the reading runs the other side of); else 'open' with nothing recorded."""
     cols = {k: [""] * len(cells) for k in ("cause_category", "cause", "evidence", "quote", "tried")}
     for i, r in enumerate(cells.itertuples(index=False)):
         if r.verdict != "off":
             continue
         c = ann.cause_of(paper, table, results, r.dataset, r.algorithm, r.metric, r.paper_label)
+        if c is None and spec.reading == LITERAL_ALTERNATIVE:
+            cols["cause_category"][i] = "paper"
+            cols["cause"][i] = (f"the paper contradicts itself here (contradiction {spec.contradiction} of "
+                                f"{CONTRADICTIONS_PAGE}); this is the reading the contradiction rule does not pick")
+            continue
         cols["cause_category"][i] = c.category if c is not None else "open"
         if c is not None:
             cols["cause"][i], cols["evidence"][i], cols["quote"][i], cols["tried"][i] = \
@@ -377,12 +395,12 @@ def _cell(res, ds, lab, st, pl, pm, om, o, p, tol) -> dict[str, Any]:
     # finished run records: the regression task's MSE is NaN when a diverging learner overflowed)
     diverged = o is not None and int(o.n_runs) > 0 and (math.isinf(om_mean) or (
         math.isnan(om_mean) and om == TASKS[res.task].primary))
-    if diverged:
+    if o is not None and (pr is None or math.isnan(p_mean)) and (diverged or not math.isnan(om_mean)):
+        verdict = "no paper value"      # no verdict without the paper's number, whatever ours is
+    elif diverged:
         verdict = "off"
     elif o is None or math.isnan(om_mean):
         verdict = "not run"
-    elif pr is None or math.isnan(p_mean):
-        verdict = "no paper value"
     else:
         verdict = judge(diff, p_mean, p_std, tol)
     note = str(pr["note"]) if pr is not None else ""
@@ -437,7 +455,7 @@ def cell_texts(c: Comparison, r: Any, sv_format: str = "int") -> tuple[str, str,
     kind = METRICS[r.our_metric][1] if r.our_metric in METRICS else "float"
     u = float(r.unit) if isinstance(r.unit, (int, float)) and not math.isnan(r.unit) and r.unit > 0 else 1.0
     ours = format_cell(r.ours_mean / u, r.ours_std / u, kind, sv_format) if math.isfinite(r.ours_mean) else \
-        "not finite (diverged)" if r.verdict == "off" else "—"
+        "not finite (diverged)" if r.verdict in ("off", "no paper value") else "—"
     paper = format_cell(r.paper_mean / u, r.paper_std / u, kind, sv_format) if not math.isnan(r.paper_mean) else "—"
     diff = _signed(r.diff / u, kind)
     if diff and c.tolerances.get(r.metric, ("abs", None))[0] == "rel" and not math.isnan(r.rel_diff):
@@ -493,6 +511,10 @@ def cause_texts(c: Comparison, cells: pd.DataFrame, link) -> list[str]:
             text += f" ([{_md(r.evidence)}]({link(target) + anchor if target is not None else r.evidence}))"
         if r.quote:
             text += f"; the paper: “{_md(r.quote)}”"
+        elif r.cause_category == "paper" and c.reading_spec.reading == LITERAL_ALTERNATIVE:
+            from olk.paths import project_dir
+            text += f" ([{CONTRADICTIONS_PAGE}]({link(project_dir() / CONTRADICTIONS_PAGE)}), row " \
+                    f"{c.reading_spec.contradiction})"
         if r.tried:
             text += f"; tried: {_md(r.tried)}"
         if r.cause_category == "open" and not (r.cause or r.tried):
@@ -541,7 +563,7 @@ def _markdown(c: Comparison) -> str:
         title = f"{ds} (paper: {c.aliases[ds]})" if ds in c.aliases else ds
         out += [f"## {title}", ""]
         if ds in sizes:
-            out += [f"Data size differs from the paper: {sizes[ds]}.", ""]
+            out += [f"{c.sizes[ds].heading}: {sizes[ds]}.", ""]
         out += ["| Algorithm | Metric | Ours | Paper | Diff | Verdict |", "|:---|:---|---:|---:|---:|:---|"]
         for r in d.itertuples(index=False):
             out.append(_md_row(c, r))

@@ -1,10 +1,15 @@
 """The Overview of ``olk report``, generated from the results and their verdicts: nothing in it is hand-written.
 
+* **The first screen** (:func:`headline_md`): one sentence on how close the reproduction came (the published cells
+  in tolerance under the literal reading, held out with the range of its tie rules, best fitted, counted apart, not
+  run) and one figure of it per table (:func:`olk.report.plots.plot_reproduction_overview`);
 * **Verdicts per table**: every published table, with the judged cells of its main results directories on the
-  paper's own data (in tolerance / off by cause category), the cells judged on data of another size than the
-  paper's, and the labelled variants apart (:func:`table_counts`); per table the three numbers of
-  :mod:`olk.report.readings`: in tolerance under the literal reading, under the best fitted reading
-  (in-sample) and held out (leave one dataset out);
+  paper's own data (in tolerance / off by cause category), the cells judged on data of another size or split than
+  the paper's or on stand-in data (counted apart), and the labelled variants apart (:func:`table_counts`); per
+  table the three numbers of :mod:`olk.report.readings`: in tolerance under the literal reading, under the best
+  fitted reading (in-sample) and held out (leave one dataset out), with the held-out range over the tie rules;
+* **Provenance**: per table, the commits that computed each of its results directories' runs and the latest
+  verification of them (:mod:`olk.report.provenance`);
 * **What ran**: every results directory (experiment.json): the table or figure it is for, main reading, variant or
   quick run, config, datasets, permutations, scale, the command's options that change what was computed;
 * **What could not run and why**: every config's ``unavailable:`` entries, and the paper's datasets no results
@@ -24,32 +29,77 @@ from typing import Any
 
 from olk.errors import OlkError
 from olk.report.annotations import CATEGORIES, Annotations, load_annotations
-from olk.report.catalogue import PAPERS, TABLE_CAPTIONS, paper_rank
-from olk.report.compare import DATA_SIZE, DATA_SUBSTITUTE, Comparison
+from olk.report.catalogue import PAPERS, paper_rank
+from olk.report.compare import DATA_SIZE, DATA_SPLIT, DATA_SUBSTITUTE, Comparison
 from olk.report.discovery import ConfigInfo, Entry, quick_reason, run_scale
 from olk.report.mdtext import anchor, code, link_path, md_escape, shown, table_md
-from olk.report.readings import FITTED, LITERAL, ReadingScore, TableReadings, table_readings
+from olk.report.provenance import commits_text, run_commits, verification_text, verifications
+from olk.report.readings import (
+    CANDIDATE_RULE,
+    FITTED,
+    IN_TOL,
+    LITERAL,
+    LITERAL_ALTERNATIVE,
+    TIE_RULES,
+    ReadingScore,
+    TableReadings,
+    choice_conflicts,
+    table_readings,
+)
 from olk.report.sizes import SIZE_RULE
-from olk.report.tolerance import IN_TOLERANCE, JUDGED, describe_rule, parse_compare
+from olk.report.tolerance import CONTRADICTIONS_PAGE, IN_TOLERANCE, JUDGED, describe_rule
 
-#: How a judged cell's data relates to the paper's: the paper's own data, another size, a stand-in dataset.
-PAPER_DATA, OTHER_SIZE, SUBSTITUTE = "paper's data", "other size", "substitute"
+#: How a judged cell's data relates to the paper's: the paper's own data, another size, another train / test
+#: split, a stand-in dataset.
+PAPER_DATA, OTHER_SIZE, OTHER_SPLIT, SUBSTITUTE = "paper's data", "other size", "other split", "substitute"
+#: the classes of cells counted apart from the paper's data, and how the overview names them
+APART = {OTHER_SIZE: "another size", OTHER_SPLIT: "another split", SUBSTITUTE: "stand-in data"}
+_DATA_CLASS = {DATA_SIZE: OTHER_SIZE, DATA_SPLIT: OTHER_SPLIT, DATA_SUBSTITUTE: SUBSTITUTE}
 #: ``olk run`` options that change what is computed (the others only say how or where it runs).
 _EXEC_FLAGS = {"--resume", "--force", "--progress", "--no-progress", "-q", "--quiet"}
 _EXEC_OPTIONS = {"-j", "--n-jobs", "--backend", "--scheduler", "--memory-limit", "-o", "--out"}
+#: where ``olk report`` draws its first figure, relative to the report's directory
+FIGURE_DIR, FIGURE_STEM = "figures", "reproduction_overview"
 
 
 # ----------------------------------------------------------------------------- counting
+def _classes() -> dict[str, Counter]:
+    return {PAPER_DATA: Counter(), OTHER_SIZE: Counter(), OTHER_SPLIT: Counter(), SUBSTITUTE: Counter()}
+
+
 def cell_counts(c: Comparison) -> dict[str, Counter]:
     """Judged cells of the experiment's own datasets and algorithms by data class (:data:`PAPER_DATA`,
-    :data:`OTHER_SIZE`, :data:`SUBSTITUTE`): ``judged``, ``in tolerance`` and the off cells per cause category."""
+    :data:`OTHER_SIZE`, :data:`OTHER_SPLIT`, :data:`SUBSTITUTE`): ``judged``, ``in tolerance`` and the off cells per
+    cause category.  A cell without the paper's number is never judged, so never counted."""
     cells = c.cells[c.cells["in_experiment"] & c.cells["verdict"].isin(JUDGED)]
-    out: dict[str, Counter] = {PAPER_DATA: Counter(), OTHER_SIZE: Counter(), SUBSTITUTE: Counter()}
+    out = _classes()
     for r in cells.itertuples(index=False):
-        kind = SUBSTITUTE if r.data == DATA_SUBSTITUTE else OTHER_SIZE if r.data == DATA_SIZE else PAPER_DATA
+        kind = _DATA_CLASS.get(r.data, PAPER_DATA)
         out[kind]["judged"] += 1
         out[kind]["in tolerance" if r.verdict in IN_TOLERANCE else r.cause_category] += 1
     return out
+
+
+def published_states(comparisons: list[Comparison]) -> Counter:
+    """The published cells of a table that the rule judges (not time), each counted once over the table's main
+    comparisons by its state: in tolerance, off by cause category, 'other data' (judged on data of another size or
+    split, or on a stand-in dataset) or 'not run'."""
+    rank = {"not run": 0, "other data": 1}
+    state: dict[tuple, str] = {}
+    for c in comparisons:
+        cells = c.cells[c.cells["paper_mean"].notna()]
+        for r in cells.itertuples(index=False):
+            if c.tolerances.get(r.metric, ("abs", None))[1] is None:
+                continue
+            key = (c.aliases.get(r.dataset, r.dataset), r.algorithm, r.paper_label, r.metric)
+            if r.in_experiment and r.verdict in JUDGED:
+                st = "other data" if r.data in _DATA_CLASS else (
+                    IN_TOL if r.verdict in IN_TOLERANCE else str(r.cause_category or "open"))
+            else:
+                st = "not run"
+            if rank.get(state.get(key, "not run"), 2) <= rank.get(st, 2):
+                state[key] = st
+    return Counter(state.values())
 
 
 @dataclass
@@ -60,15 +110,21 @@ class TableCounts:
     paper: str
     table: str
     main: list[str] = field(default_factory=list)
-    counts: dict[str, Counter] = field(default_factory=lambda: {PAPER_DATA: Counter(), OTHER_SIZE: Counter(),
-                                                                SUBSTITUTE: Counter()})
+    counts: dict[str, Counter] = field(default_factory=_classes)
     variants: dict[str, tuple[str, dict[str, Counter]]] = field(default_factory=dict)
     failed: list[str] = field(default_factory=list)
     comparisons: list[Comparison] = field(default_factory=list)
-    dirty: list[str] = field(default_factory=list)      # main directories computed from a tree with changes
+    entries: list[Entry] = field(default_factory=list)
+    _readings: TableReadings | None = None
 
     def readings(self) -> TableReadings:
-        return table_readings(self.comparisons)
+        if self._readings is None:
+            self._readings = table_readings(self.comparisons)
+        return self._readings
+
+    def published(self) -> Counter:
+        """The table's published judged cells by state (:func:`published_states` over the main comparisons)."""
+        return published_states([c for c in self.comparisons if not c.variant])
 
 
 def table_counts(entries: list[Entry], comparisons: dict[Path, Comparison | str]) -> dict[tuple[str, str],
@@ -86,12 +142,11 @@ def table_counts(entries: list[Entry], comparisons: dict[Path, Comparison | str]
             continue
         counts = cell_counts(c)
         tc.comparisons.append(c)
+        tc.entries.append(e)
         if c.variant:
             tc.variants[e.path.name] = (c.variant, counts)
             continue
         tc.main.append(e.path.name)
-        if str(e.meta.get("git_commit") or "").endswith("-dirty"):
-            tc.dirty.append(f"{e.path.name} ({e.meta['git_commit']})")
         for k, v in counts.items():
             tc.counts[k].update(v)
     return out
@@ -114,6 +169,101 @@ def counts_text(cnt: Counter) -> str:
     return f"{_share(cnt['in tolerance'], cnt['judged'])} in tolerance" + (f"; off: {_offs(cnt)}" if off else "")
 
 
+def _sum(scores: list[ReadingScore]) -> ReadingScore:
+    states: Counter = Counter()
+    for s in scores:
+        states.update(dict(s.states))
+    return ReadingScore(sum(s.in_tolerance for s in scores), sum(s.judged for s in scores),
+                        states=tuple(sorted(states.items())))
+
+
+def _ordered(counts: dict[tuple[str, str], TableCounts]) -> list[tuple[tuple[str, str], TableCounts]]:
+    return sorted(counts.items(), key=lambda kv: paper_rank(kv[0][0]))
+
+
+@dataclass
+class _Totals:
+    """All tables summed: literal, best fitted, held out under each tie rule, counted apart, not run."""
+
+    literal: ReadingScore
+    best: ReadingScore
+    held: dict[str, ReadingScore]
+    apart: Counter
+    not_run: int
+
+    @property
+    def held_range(self) -> tuple[int, int]:
+        vals = [s.in_tolerance for s in self.held.values()]
+        return min(vals), max(vals)
+
+
+def _totals(counts: dict[tuple[str, str], TableCounts]) -> _Totals:
+    per = [tc.readings() for _, tc in _ordered(counts) if tc.comparisons]
+    lit = _sum([tr.literal for tr in per])
+    best = _sum([tr.best if tr.fitted else tr.literal for tr in per])
+    held = {rule: _sum([tr.held_out_by_rule[rule] if tr.fitted else tr.literal for tr in per]) for rule in TIE_RULES}
+    apart: Counter = Counter()
+    for _, tc in _ordered(counts):
+        for k in APART:
+            apart[k] += tc.counts[k]["judged"]
+    not_run = sum(tc.published()["not run"] for _, tc in _ordered(counts) if tc.comparisons)
+    return _Totals(lit, best, held, apart, not_run)
+
+
+def _range(lo: int, hi: int) -> str:
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
+# ----------------------------------------------------------------------------- the first screen
+def headline_md(entries: list[Entry], comparisons: dict[Path, Comparison | str], out_dir: Path
+                ) -> tuple[list[str], list[Path]]:
+    """The report's first screen: the sentence that says how close the reproduction came, and its figure (drawn
+    into ``out_dir``/figures/); returns the Markdown lines and the figure files."""
+    from olk.report import plots
+
+    counts = table_counts(entries, comparisons)
+    tot = _totals(counts)
+    if not tot.literal.judged and not any(tc.comparisons for tc in counts.values()):
+        return ["**How close we came:** no published table has results yet.", ""], []
+    lo, hi = tot.held_range
+    held = tot.held[next(iter(TIE_RULES))]
+    others = sum(tot.apart.values()) + tot.not_run
+    out = [f"**How close we came: {tot.literal.in_tolerance} of the {tot.literal.judged} published cells we ran on "
+           f"the paper's own data ({_pct(tot.literal)}) are within tolerance under the literal reading** (what the "
+           f"paper prints).  Held out (each dataset's reading chosen on the other datasets' cells) "
+           f"{held.in_tolerance} are ({_range(lo, hi)} under the {len(TIE_RULES)} tie rules); readings fitted to the "
+           f"very cells they are judged on reach {tot.best.in_tolerance}.  Of the papers' other {others} judged "
+           f"cells, " + ", ".join(f"{n} ran on {APART[k]}" for k, n in tot.apart.items() if n)
+           + f"{' and ' if any(tot.apart.values()) else ''}{tot.not_run} were not run (data not available offline, "
+           "or not attempted).", ""]
+    bars = []
+    for (paper, table), tc in _ordered(counts):
+        if not tc.comparisons:
+            continue
+        tr = tc.readings()
+        pub = tc.published()
+        total = sum(pub.values())
+        other = pub["other data"]
+        held_tr = tr.held_out if tr.fitted else tr.literal
+        name = f"{PAPERS.get(paper, {}).get('short', paper).split(' (')[0]} T{table}"
+        lit_cells = {k: pub[k] for k in (IN_TOL, *CATEGORIES, "other data", "not run")}
+        held_cells = {IN_TOL: held_tr.state(IN_TOL), **{k: held_tr.state(k) for k in CATEGORIES},
+                      "other data": other}
+        held_cells["not run"] = max(0, total - sum(held_cells.values()))
+        bars.append((name, plots.OverviewBar(f"{name} literal", lit_cells),
+                     plots.OverviewBar(f"{name} held out", held_cells)))
+    files = plots.plot_reproduction_overview(bars, out_dir / FIGURE_DIR, FIGURE_STEM) if bars else []
+    png = next((f for f in files if f.suffix == ".png"), None)
+    if png is not None:
+        out += [f"![Per published table, its cells in tolerance, off by cause, on other data and not run: the literal "
+                f"reading above, held out below]({link_path(png, out_dir)})", ""]
+    return out, files
+
+
+def _pct(s: ReadingScore) -> str:
+    return f"{100.0 * s.in_tolerance / s.judged:.1f}%" if s.judged else "—"
+
+
 # ----------------------------------------------------------------------------- rendering
 def overview_md(tables: list[tuple[str, str]], entries: list[Entry], comparisons: dict[Path, Comparison | str],
                 configs: list[ConfigInfo], summaries: set[tuple[str, str]], out_dir: Path,
@@ -123,7 +273,8 @@ def overview_md(tables: list[tuple[str, str]], entries: list[Entry], comparisons
     out = ["## Overview", "",
            "Generated by `olk report` from every results directory's experiment.json and runs, the comparisons "
            "with results/paper/ and the causes in results/annotations.yaml: nothing here is written by hand.", ""]
-    out += _verdicts_md(tables, counts, summaries, entries, configs, project)
+    out += _verdicts_md(tables, counts, summaries, entries, configs, project, out_dir)
+    out += _provenance_md(tables, counts, out_dir)
     out += _read_md()
     out += _ran_md(entries, comparisons, out_dir, project, load_annotations(results_root))
     out += _unavailable_md(tables, entries, comparisons, configs, project)
@@ -131,25 +282,32 @@ def overview_md(tables: list[tuple[str, str]], entries: list[Entry], comparisons
     return out
 
 
-def _verdicts_md(tables, counts, summaries, entries, configs, project) -> list[str]:
+def _verdicts_md(tables, counts, summaries, entries, configs, project, out_dir) -> list[str]:
+    rules = "; ".join(f"*{name}*: {what}" for name, (what, _) in TIE_RULES.items())
     out = ["### Verdicts per table", "",
            "Judged cells (accuracy or mistake rate, MSE, efficiency, #SV) of each table's main results "
            "directories, which hold the **literal** reading: what the paper prints and, where it is silent, a "
            "default fixed before looking at results.  Readings *fitted* to the paper's cells are labelled variants "
            "(below), shown twice: **best fitted (in-sample)** takes, per dataset, the reading with the most cells "
            "in tolerance, judged on the very cells it was fitted to; **held out** chooses each dataset's reading "
-           "by its cells on the *other* datasets, among the literal one and the readings not chosen on this "
-           "dataset, and judges it here (leave one dataset out).  A reading is scored as the literal cells with "
-           "its own in their place, so the three numbers count the same cells.  Cells on a dataset whose size is "
-           f"not the paper's (more than {SIZE_RULE:.0%} apart) are counted apart.", ""]
+           "by its cells on the *other* datasets and judges it here (leave one dataset out).  A reading is scored "
+           "as the literal cells with its own in their place, so the three numbers count the same cells.", "",
+           f"Held out, {CANDIDATE_RULE}; a *literal alternative* (the other side of a contradiction in the paper, "
+           f"{_page_link(project, out_dir)}) never is.  Candidates that score alike on the other datasets tie, and the "
+           f"headline breaks a tie to the literal reading.  The held-out number is computed under each tie rule "
+           f"({rules}) and the range they span is printed after it: a candidate with no cells on the other datasets "
+           f"ties with the literal reading by construction.", "",
+           f"Cells on a dataset whose size is not the paper's (more than {SIZE_RULE:.0%} apart), whose train / test "
+           f"split is not the paper's, or that stands in for the paper's are *counted apart*; a cell the paper "
+           f"prints no number for gets no verdict.", ""]
     rows = []
+    summary_names = []
     for paper, table in tables:
         info = PAPERS.get(paper, {})
-        head = [md_escape(info.get("short", paper)), f"[{md_escape(table)}](#{anchor(paper, table)})",
-                md_escape(TABLE_CAPTIONS.get((paper, table), ""))]
+        head = [f"{md_escape(info.get('short', paper))} [Table {md_escape(table)}](#{anchor(paper, table)})"]
         tc = counts.get((paper, table))
         if (paper, table) in summaries:
-            rows.append(head + ["dataset summary (nothing to run)", "", "", "", "", "", ""])
+            summary_names.append(head[0])
             continue
         if tc is None:
             waiting = [e for e in entries if e.kind == "in_progress" and e.key == (paper, table)]
@@ -158,36 +316,30 @@ def _verdicts_md(tables, counts, summaries, entries, configs, project) -> list[s
                 f"; config {code(shown(cfgs[0].path, project))}" if cfgs else "; no config yet")
             rows.append(head + [what, "", "", "", "", "", ""])
             continue
-        same, other, subs = tc.counts[PAPER_DATA], tc.counts[OTHER_SIZE], tc.counts[SUBSTITUTE]
-        runs = ", ".join(md_escape(n) for n in tc.main) or "none (variants only)"
-        if tc.failed:
-            runs += f"; comparison failed: {', '.join(md_escape(n) for n in tc.failed)}"
-        if tc.dirty:
-            runs += "; run from a tree with uncommitted changes: " + ", ".join(md_escape(n) for n in tc.dirty)
+        same = tc.counts[PAPER_DATA]
         tr = tc.readings()
-        fitted = any(r.reading == FITTED for r in tr.readings)
-        if not (same["judged"] or other["judged"] or subs["judged"]):
-            if fitted and tr.best.judged:
-                rows.append(head + [runs + "; the literal reading has no judged cell yet (*What ran*)", "0", "—",
-                                    "—", tr.best.text(), tr.held_out.text(), "—"])
-                continue
-            rows.append(head + [runs, "0", "—", "—", "—", "—", "no cell judged: none of the paper's datasets ran "
-                                "here (see *What could not run and why*)"])
+        pub = tc.published()
+        apart = "; ".join(f"{tc.counts[k]['judged']} {APART[k]} ({tc.counts[k]['in tolerance']} in tolerance)"
+                          for k in APART if tc.counts[k]["judged"]) or "—"
+        if tc.failed:
+            apart += f"; comparison failed: {', '.join(md_escape(n) for n in tc.failed)}"
+        if not same["judged"] and not (tr.fitted and tr.best.judged):
+            rows.append(head + ["0", "—", "—", "—", "—", apart, str(pub["not run"])])
             continue
-        rows.append(head + [runs, str(same["judged"]), _share(same["in tolerance"], same["judged"]),
-                            _offs(same) if same["judged"] - same["in tolerance"] else "none",
-                            tr.best.text() if fitted else "no fitted reading",
-                            tr.held_out.text() if fitted else "—",
-                            "; ".join(x for x in (counts_text(other) if other["judged"] else "",
-                                                  f"substitute data: {counts_text(subs)}" if subs["judged"] else "")
-                                      if x) or "—"])
-    out += table_md(["Paper", "Table", "Content", "Main results (literal)", "Judged (paper's data)",
-                     "Literal: in tolerance", "Off, by cause", "Best fitted (in-sample)", "Fitted, held out",
-                     "On data of another size"], rows,
-                    [":---", ":---", ":---", ":---", "---:", "---:", ":---", "---:", "---:", ":---"]) + [""]
+        lo, hi = tr.held_out_range()
+        held = f"{tr.held_out.text()}; {_range(lo, hi)}" if tr.fitted and lo != hi else \
+            tr.held_out.text() if tr.fitted else "—"
+        rows.append(head + [str(same["judged"]), _share(same["in tolerance"], same["judged"]),
+                            " / ".join(str(same[k]) for k in CATEGORIES),
+                            tr.best.text() if tr.fitted else "no fitted reading", held, apart, str(pub["not run"])])
+    out += table_md(["Table", "Judged", "Literal: in tolerance", "Off: " + " / ".join(CATEGORIES),
+                     "Best fitted (in-sample)", "Held out; tie range", "Counted apart", "Not run"], rows,
+                    [":---", "---:", "---:", "---:", "---:", "---:", ":---", "---:"]) + [""]
+    if summary_names:
+        out += ["Dataset-summary tables (nothing to run): " + ", ".join(summary_names) + ".", ""]
     total: Counter = Counter()
     per_paper: dict = {}
-    for (paper, _), tc in sorted(counts.items(), key=lambda kv: paper_rank(kv[0][0])):
+    for (paper, _), tc in _ordered(counts):
         total.update(tc.counts[PAPER_DATA])
         per_paper.setdefault(paper, Counter()).update(tc.counts[PAPER_DATA])
     if total["judged"]:
@@ -196,55 +348,129 @@ def _verdicts_md(tables, counts, summaries, entries, configs, project) -> list[s
         out += [f"**On the paper's data, all tables, under the literal reading:** {counts_text(total)}. Per paper: "
                 f"{parts}.", ""]
         out += _readings_md(counts)
-    variants = [(key, d, label, cnt) for key, tc in counts.items() for d, (label, cnt) in tc.variants.items()]
-    if variants:
-        out += ["Labelled variants (another reading of the table; not in the literal counts above):", ""]
-        for (paper, table), d, label, cnt in variants:
-            other = cnt[OTHER_SIZE]
-            tr = counts[(paper, table)].readings()
-            r = next(x for x in tr.readings if x.name == d)
-            how = _reading_label(r.reading, r.chosen_on)
-            own = tr.own_held_out.get(d)
-            held = (f"; held out (cells of the datasets it was not chosen on): {own.text()}" if own is not None
-                    and own.judged else "; held out: no judged cell outside the datasets it was chosen on"
-                    if r.reading == FITTED else "")
-            out.append(f"- {md_escape(d)} ({md_escape(PAPERS.get(paper, {}).get('short', paper))} Table "
-                       f"{md_escape(table)}, {how}): {md_escape(label)}. Paper's data: "
-                       f"{counts_text(cnt[PAPER_DATA])}{held}"
-                       + (f"; data of another size: {counts_text(other)}" if other["judged"] else "") + ".")
-        out.append("")
+    out += _variants_md(counts, entries, project, out_dir)
+    conflicts = [x for _, tc in _ordered(counts) for x in choice_conflicts(tc.comparisons)]
+    if conflicts:
+        out += ["**A reading choice carries two labels** (one choice, one label: fix `compare: {choices: ...}` of "
+                "these results directories' configs, or `readings:` in results/annotations.yaml):", ""]
+        out += [f"- {md_escape(x)}" for x in conflicts] + [""]
     return out
 
 
-def _sum(scores: list[ReadingScore]) -> ReadingScore:
-    return ReadingScore(sum(s.in_tolerance for s in scores), sum(s.judged for s in scores))
+def _page_link(project: Path | None, out_dir: Path) -> str:
+    """The contradictions page, linked when the project is known."""
+    if project is None or not (project / CONTRADICTIONS_PAGE).is_file():
+        return CONTRADICTIONS_PAGE
+    return f"[{CONTRADICTIONS_PAGE}]({link_path(project / CONTRADICTIONS_PAGE, out_dir)})"
 
 
 def _readings_md(counts: dict[tuple[str, str], TableCounts]) -> list[str]:
     """The literal / best fitted / held-out sentence over all tables, and each table's picks."""
-    per = {key: tc.readings() for key, tc in sorted(counts.items(), key=lambda kv: paper_rank(kv[0][0]))
-           if tc.comparisons}
-    fitted = {key: tr for key, tr in per.items() if any(r.reading == FITTED for r in tr.readings)}
-    lit = _sum([tr.literal for tr in per.values()])
-    best = _sum([tr.best if key in fitted else tr.literal for key, tr in per.items()])
-    held = _sum([tr.held_out if key in fitted else tr.literal for key, tr in per.items()])
+    tot = _totals(counts)
+    lo, hi = tot.held_range
+    head = next(iter(TIE_RULES))
+    others = ", ".join(f"{name} {tot.held[name].in_tolerance}" for name in list(TIE_RULES)[1:])
     out = [f"**Literal, fitted, held out** (every table; a table without a fitted reading counts its literal "
-           f"cells in all three): literal {lit.text()}; best fitted reading, judged on the cells it was fitted to, "
-           f"{best.text()}; fitted readings held out (leave one dataset out) {held.text()}.", ""]
+           f"cells in all three): literal {tot.literal.text()}; best fitted reading, judged on the cells it was "
+           f"fitted to, {tot.best.text()}; fitted readings held out (leave one dataset out) "
+           f"{tot.held[head].text()} with ties to the literal reading, {_range(lo, hi)} of {tot.held[head].judged} "
+           f"under the tie rules ({others}).", ""]
     lines = []
-    for (paper, table), tr in fitted.items():
+    for (paper, table), tc in _ordered(counts):
+        tr = tc.readings()
+        if not (tc.comparisons and tr.fitted):
+            continue
         short = md_escape(PAPERS.get(paper, {}).get("short", paper))
 
         def picks(s: ReadingScore) -> str:
             moved = [f"{md_escape(d)}: {md_escape(n)}" for d, n in s.picks if n != LITERAL]
             return "; ".join(moved) if moved else "every dataset literal"
 
+        lo, hi = tr.held_out_range()
+        rng = "" if lo == hi else (" — under the other tie rules " + ", ".join(
+            f"{name} {s.in_tolerance}" + (f" ({picks(s)})" if s.picks != tr.held_out.picks else "")
+            for name, s in list(tr.held_out_by_rule.items())[1:]))
         lines.append(f"- {short} [Table {md_escape(table)}](#{anchor(paper, table)}): literal {tr.literal.text()}; "
                      f"best fitted {tr.best.text()} ({picks(tr.best)}); held out {tr.held_out.text()} "
-                     f"({picks(tr.held_out)}).")
+                     f"({picks(tr.held_out)}){rng}.")
     if lines:
-        out += ["Which reading each dataset took, where it is not the literal one:", ""] + lines + [""]
+        out += ["Which reading each dataset took, where it is not the literal one (held out: ties to the literal "
+                "reading):", ""] + lines + [""]
     return out
+
+
+def _designed(spec, entries: list[Entry]) -> str:
+    """'candidates designed 2026-11-26, after the in-sample fit spa_table5_fitted (started 2026-11-25)'."""
+    if not spec.designed:
+        return ""
+    fit = next((e for e in entries if e.path.name == spec.after_fit), None)
+    if fit is None:
+        return (f"; candidates designed {spec.designed}, after the in-sample fit {md_escape(spec.after_fit)} (no "
+                f"such results directory)")
+    started = str(fit.meta.get("started") or "")[:10]
+    out = (f"; **its candidates were designed after an in-sample fit**: designed {spec.designed}, the fit "
+           f"{md_escape(spec.after_fit)} first ran {started or 'on a date not recorded'}")
+    if started and started > spec.designed:
+        out += " (the design date is before the fit's: check compare.designed)"
+    return out
+
+
+def _variants_md(counts: dict[tuple[str, str], TableCounts], entries: list[Entry], project: Path | None,
+                 out_dir: Path) -> list[str]:
+    variants = [(key, d, label, cnt) for key, tc in _ordered(counts) for d, (label, cnt) in tc.variants.items()]
+    if not variants:
+        return []
+    out = ["Labelled variants (another reading of the table; not in the literal counts above):", ""]
+    for (paper, table), d, label, cnt in variants:
+        tc = counts[(paper, table)]
+        tr = tc.readings()
+        c = next(x for x in tc.comparisons if x.results.path.name == d)
+        spec = c.reading_spec
+        r = next(x for x in tr.readings if x.name == d)
+        own = tr.own_held_out.get(d)
+        held = (f"; held out (cells of the datasets it was not chosen on): {own.text()}" if own is not None
+                and own.judged else "; held out: no judged cell outside the datasets it was chosen on"
+                if r.reading == FITTED else "")
+        if spec.reading == LITERAL_ALTERNATIVE:
+            held = ("; never a candidate of best fitted or held out; its off cells are cause *paper* "
+                    f"({_page_link(project, out_dir)}, row {spec.contradiction})")
+        apart = "; ".join(f"{APART[k]}: {counts_text(cnt[k])}" for k in APART if cnt[k]["judged"])
+        what = "" if spec.reading == LITERAL_ALTERNATIVE and label == spec.label() else f": {md_escape(label)}"
+        out.append(f"- {md_escape(d)} ({md_escape(PAPERS.get(paper, {}).get('short', paper))} Table "
+                   f"{md_escape(table)}, {md_escape(spec.label())}){what}. Paper's data: "
+                   f"{counts_text(cnt[PAPER_DATA])}{held}" + (f"; {apart}" if apart else "")
+                   + _designed(spec, entries) + ".")
+    return out + [""]
+
+
+def _provenance_md(tables: list[tuple[str, str]], counts: dict[tuple[str, str], TableCounts], out_dir: Path
+                   ) -> list[str]:
+    """Per table, each of its results directories: the commits that computed its runs, and its verification."""
+    rows = []
+    for paper, table in tables:
+        tc = counts.get((paper, table))
+        if tc is None:
+            continue
+        short = md_escape(PAPERS.get(paper, {}).get("short", paper))
+        for e in sorted(tc.entries, key=lambda e: (e.path.name not in tc.main, e.path.name)):
+            c = next(x for x in tc.comparisons if x.results.path is e.results.path) if e.results else None
+            commits, problem = run_commits(e.path, e.meta)
+            found, vproblem = verifications(e.path)
+            role = "main" if e.path.name in tc.main else md_escape(c.reading_spec.short_label()) if c else "variant"
+            rows.append([f"{short} [Table {md_escape(table)}](#{anchor(paper, table)})",
+                         f"[{md_escape(e.path.name)}/]({link_path(e.path, out_dir)}/)", role,
+                         md_escape(commits_text(commits) + (f"; {problem}" if problem else "")),
+                         md_escape(verification_text(found) + (f" ({vproblem})" if vproblem else ""))])
+    if not rows:
+        return []
+    head = ["Table", "Results", "Reading", "Runs computed at", "Verification"]
+    return ["### Provenance: which code computed each table, and was it rerun", "",
+            "Per results directory of each table: the commits its runs were computed at (runs.jsonl: each run "
+            "records its commit; a tree with uncommitted changes is said, a commit reconstructed from git history "
+            "afterwards is marked, and *from experiment.json* means the runs record no commit of their own, so the "
+            "one the whole `olk run` started from stands for them), and the latest verification (verified.json, "
+            "written by `olk verify`: the runs recomputed and compared bit for bit; one made from a tree with "
+            "uncommitted changes does not count).", ""] + table_md(head, rows, [":---"] * len(head)) + [""]
 
 
 def _read_md() -> list[str]:
@@ -293,23 +519,14 @@ def _perms(e: Entry) -> str:
     return f"file order ({per.max()} seed{'s' if per.max() != 1 else ''})" if len(per) else "file order"
 
 
-def _reading_label(reading: str, chosen_on: tuple[str, ...]) -> str:
-    """'literal', 'fitted on german, svmguide3' or 'reading not labelled'."""
-    if reading == FITTED:
-        return ("fitted on " + ", ".join(md_escape(d) for d in chosen_on)) if chosen_on else \
-            "fitted (departs from the printed reading; chosen on no cell)"
-    return LITERAL if reading == LITERAL else "reading not labelled"
-
-
 def _reading(e: Entry, c: Comparison | str | None, ann: Annotations) -> str:
     if e.kind == "reproduction" and not e.reason and isinstance(c, Comparison):
-        return f"{_reading_label(c.reading, c.chosen_on)}; {_role(c)}"
+        return f"{md_escape(c.reading_spec.label())}; {_role(c)}"
     try:
-        spec = parse_compare(e.meta.get("compare"), f"{e.path}/experiment.json: compare")
-        reading = (spec.reading, spec.chosen_on) if spec.reading else ann.readings.get(e.path.name, ("", ()))
+        label = ann.reading_spec(e.path.name, e.meta.get("compare"), f"{e.path}/experiment.json: compare").label()
     except OlkError:
-        reading = ("", ())
-    return f"{_reading_label(*reading)}; {_role_of(e, c)}"
+        label = "reading not labelled"
+    return f"{md_escape(label)}; {_role_of(e, c)}"
 
 
 def _role(c: Comparison) -> str:

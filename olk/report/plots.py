@@ -13,6 +13,8 @@
 * :func:`plot_sparsity_tradeoff` its Fig. 4: sparsity and accuracy relative to a reference algorithm against
   a swept parameter (e.g. gamma - 1).
 * :func:`plot_all` draws those that apply to the directory.
+* :func:`plot_reproduction_overview` the first figure of ``olk report``: per published table, its cells in tolerance,
+  off by cause and not run, under the literal reading beside the held-out one.
 
 Uses matplotlib's object API with the Agg canvas (no pyplot, no global backend switch).  PDFs carry
 no creation date, so re-plotting the same results gives the same files.
@@ -52,11 +54,13 @@ def _figure(n_panels: int, ncols: int = 3) -> tuple[Figure, list[Any]]:
     return fig, axes[:n_panels]
 
 
-def _save(fig: Figure, res: Results, stem: str, out_dir: str | Path | None) -> list[Path]:
+def _save(fig: Figure, res: Results | None, stem: str, out_dir: str | Path | None) -> list[Path]:
     """Write the figure as PNG and PDF into `out_dir` (default: the results directory's ``figures/``, which must
     be a directory of its own there, not a link elsewhere), each file atomically and never through a link."""
-    d = Path(out_dir) if out_dir is not None else res.path / FIG_DIR
-    if out_dir is None:
+    if out_dir is None and res is None:
+        raise OlkError("a figure needs a results directory or an output directory")
+    d = Path(out_dir) if out_dir is not None else res.path / FIG_DIR   # type: ignore[union-attr]
+    if out_dir is None and res is not None:
         check_own_files(res.path, (FIG_DIR + "/",))
     d.mkdir(parents=True, exist_ok=True)
     png, pdf = d / f"{stem}.png", d / f"{stem}.pdf"
@@ -790,3 +794,61 @@ def plot_all(results_dir: str | Path | Results, out_dir: str | Path | None = Non
         else:                       # a sweep: one figure per swept parameter, every learner that has it a line
             written += plot_sweep(res, metrics=metrics, out_dir=out_dir)
     return written
+
+
+# ----------------------------------------------------------------------------- the report's first figure
+#: The states of a published cell in :func:`plot_reproduction_overview`, in bar order, with their colours.
+OVERVIEW_STATES = (("in tolerance", PALETTE["green"]), ("evidenced", PALETTE["skyblue"]),
+                   ("paper", PALETTE["orange"]), ("open", PALETTE["vermillion"]),
+                   ("other data", PALETTE["purple"]), ("not run", "#d9d9d9"))
+
+
+class OverviewBar(NamedTuple):
+    """One bar of :func:`plot_reproduction_overview`: its label and its published cells per state
+    (:data:`OVERVIEW_STATES`)."""
+
+    label: str
+    cells: dict[str, int]
+
+
+def plot_reproduction_overview(bars: Sequence[tuple[str, OverviewBar, OverviewBar]], out_dir: str | Path,
+                               stem: str = "reproduction_overview") -> list[Path]:
+    """Per published table (``bars``: table name, its literal bar, its held-out bar), the published cells as
+    stacked horizontal bars, in tolerance / off by cause (evidenced, paper, open) / run on other data / not run,
+    as shares of the table's cells with the counts beside them; the literal reading above the held-out one.
+    Written as PNG and PDF into ``out_dir``."""
+    n = len(bars)
+    fig = Figure(figsize=(9.0, 0.8 + 0.5 * n), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    ticks, names = [], []
+    for i, (_table, lit, held) in enumerate(bars):
+        for j, bar in enumerate((lit, held)):
+            y = i * 2.4 + j * 1.0
+            total = sum(bar.cells.values()) or 1
+            left = 0.0
+            for state, colour in OVERVIEW_STATES:
+                k = bar.cells.get(state, 0)
+                if k:
+                    ax.barh(y, 100.0 * k / total, left=left, height=0.82, color=colour, edgecolor="white",
+                            linewidth=0.5)
+                    if 100.0 * k / total >= 6:
+                        ax.text(left + 50.0 * k / total, y, str(k), ha="center", va="center", fontsize=7,
+                                color="white" if state in ("in tolerance", "open", "other data") else "black")
+                    left += 100.0 * k / total
+            ax.text(101.0, y, f"{bar.cells.get('in tolerance', 0)} of {sum(bar.cells.values())}", va="center",
+                    fontsize=7)
+            ticks.append(y)
+            names.append(bar.label)
+    ax.set_yticks(ticks, names, fontsize=7.5)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of the table's published cells (%)", fontsize=8)
+    ax.tick_params(axis="x", labelsize=7)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    from matplotlib.patches import Patch
+    handles = [Patch(color=colour) for _, colour in OVERVIEW_STATES]
+    fig.legend(handles, [st for st, _ in OVERVIEW_STATES], loc="outside upper center", ncols=len(OVERVIEW_STATES),
+               fontsize=7.5, frameon=False)
+    return _save(fig, None, stem, out_dir)

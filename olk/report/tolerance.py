@@ -19,7 +19,9 @@ output says so); ``olk report`` never does.
 
 ``compare:`` may also hold ``datasets: {ours: paper's}`` (substitute data, see :mod:`olk.report.compare`) and
 ``variant: "what this reading changes"``: the results directory is a labelled variant of the table, shown with
-its verdicts but not counted in the table's headline counts.
+its verdicts but not counted in the table's headline counts; and the keys that say how the run's reading of the
+paper was chosen (:data:`READING_KEYS`, :class:`CompareSpec`): ``reading`` (literal | fitted |
+literal_alternative), ``chosen_on``, ``choices``, ``contradiction``, ``designed`` and ``after_fit``.
 
 >>> judge(1.9, 80.0, 0.5, RULE["accuracy"])
 'within tolerance'
@@ -30,7 +32,9 @@ its verdicts but not counted in the table's headline counts.
 """
 from __future__ import annotations
 
+import datetime as _dt
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -62,8 +66,11 @@ METRIC_WORDS = {"accuracy": "accuracy", "mistake_rate": "mistake rate", "mse": "
 #: Verdicts that judge a cell (the others say why it is not judged).
 JUDGED = ("within paper std", "within tolerance", "off")
 IN_TOLERANCE = ("within paper std", "within tolerance")
+#: Keys of ``compare:`` that say how the run's reading of the paper was chosen (:func:`parse_compare`); results
+#: computed before a key existed get it from ``readings:`` in results/annotations.yaml.
+READING_KEYS = ("reading", "chosen_on", "choices", "contradiction", "designed", "after_fit")
 #: Keys of ``compare:`` that are not tolerances.
-NON_TOLERANCE_KEYS = ("datasets", "variant")
+NON_TOLERANCE_KEYS = ("datasets", "variant") + READING_KEYS
 _EPS = 1e-12
 
 
@@ -117,10 +124,15 @@ class CompareSpec:
     paper's; ``variant``: '' for the table's main reading, else what this variant changes.
 
     ``reading`` says how the run's reading of the paper was chosen: ``literal`` (what the paper prints; where it
-    is silent, a default fixed before looking at results) or ``fitted`` (chosen, or proposed, because it matches
-    published cells, or departing from the printed reading for another stated reason); '' when the config does not
+    is silent, a default fixed before looking at results), ``fitted`` (chosen, or proposed, because it matches
+    published cells, or departing from the printed reading for another stated reason) or ``literal_alternative``
+    (the reading the contradiction rule of docs/reproduction/contradictions.md does not pick, where the paper
+    says two incompatible things: ``contradiction`` is the row of that page's table); '' when the config does not
     say.  ``chosen_on`` lists the datasets (our labels) whose published cells a fitted reading was chosen on (may be
-    empty): the report judges its held-out score on the others."""
+    empty): the report judges its held-out score on the others.  ``choices`` names each departure of a fitted
+    reading from the literal one with the datasets it was chosen on (``chosen_on`` is then their union), so one
+    choice carries one label in every reading of a table.  ``designed`` (a date) and ``after_fit`` (a results
+    directory) say that the reading's candidates were designed after that in-sample fit had run."""
 
     tolerances: dict[str, Tolerance] = field(default_factory=lambda: dict(RULE))
     reasons: dict[str, str] = field(default_factory=dict)
@@ -129,6 +141,38 @@ class CompareSpec:
     variant: str = ""
     reading: str = ""
     chosen_on: tuple[str, ...] = ()
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    contradiction: int | None = None
+    designed: str = ""
+    after_fit: str = ""
+
+    def label(self) -> str:
+        """How the reading was chosen, in words: the one place every label of a reading comes from.
+
+        >>> CompareSpec(reading="fitted", chosen_on=("w7a",)).label()
+        'fitted on w7a'
+        >>> CompareSpec(reading="literal_alternative", contradiction=1).label()
+        'literal alternative (contradiction 1)'
+        >>> CompareSpec(reading="fitted", chosen_on=("ijcnn1",), choices=(("beta = 10", ("ijcnn1",)),
+        ...                                                                 ("y f <= 0", ()))).label()
+        'fitted: beta = 10 (chosen on ijcnn1); y f <= 0 (chosen on no cell)'
+        """
+        if self.reading == FITTED and self.choices:
+            return "fitted: " + "; ".join(f"{text} ({_chosen_words(on)})" for text, on in self.choices)
+        return self.short_label()
+
+    def short_label(self) -> str:
+        """:meth:`label` without the choices: 'literal', 'fitted on w7a', 'fitted on no cell', 'literal alternative
+        (contradiction 1)' or 'reading not labelled'."""
+        if self.reading == LITERAL_ALTERNATIVE:
+            return f"literal alternative (contradiction {self.contradiction})"
+        if self.reading == FITTED:
+            return "fitted " + (f"on {', '.join(self.chosen_on)}" if self.chosen_on else "on no cell")
+        return LITERAL if self.reading == LITERAL else "reading not labelled"
+
+
+def _chosen_words(datasets: tuple[str, ...]) -> str:
+    return f"chosen on {', '.join(datasets)}" if datasets else "chosen on no cell"
 
 
 def parse_compare(spec: Mapping[str, Any] | None, where: str = "compare", strict: bool = False) -> CompareSpec:
@@ -159,7 +203,7 @@ def parse_compare(spec: Mapping[str, Any] | None, where: str = "compare", strict
             raise ConfigError(f"{where}.variant: expected one line saying what this variant reads differently "
                               f"from the table's main config, e.g. variant: \"the raw data, sign(0) = +1\"")
         out.variant = " ".join(variant.split())
-    _parse_reading(out, spec.pop("reading", None), spec.pop("chosen_on", None), where)
+    _parse_reading(out, {k: spec.pop(k) for k in READING_KEYS if k in spec}, where)
     if isinstance(spec.get("tolerances"), Mapping):
         spec = dict(spec["tolerances"])
     for key, value in _items(spec, where):
@@ -189,31 +233,90 @@ def parse_compare(spec: Mapping[str, Any] | None, where: str = "compare", strict
 
 
 #: how a run's reading of the paper was chosen (``compare: {reading: ...}``)
-READINGS = ("literal", "fitted")
+READINGS = ("literal", "fitted", "literal_alternative")
+LITERAL, FITTED, LITERAL_ALTERNATIVE = READINGS
+#: the page that states the contradiction rule and numbers the contradictions a literal alternative names
+CONTRADICTIONS_PAGE = "docs/reproduction/contradictions.md"
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def _parse_reading(out: CompareSpec, reading: Any, chosen_on: Any, where: str) -> None:
-    """``reading`` and ``chosen_on`` into ``out``: a fitted reading names the datasets it was chosen on (a
-    non-empty list of labels); a literal one names none."""
-    if reading is None:
-        if chosen_on is not None:
-            raise ConfigError(f"{where}.chosen_on: only a fitted reading is chosen on cells; add reading: fitted")
-        return
-    if reading not in READINGS:
-        raise ConfigError(f"{where}.reading: expected literal (what the paper prints) or fitted (chosen because it "
-                          f"matches published cells), not {reading!r}")
-    out.reading = reading
-    if reading == "literal":
-        if chosen_on is not None:
-            raise ConfigError(f"{where}.chosen_on: a literal reading is chosen on no cell; delete chosen_on, or "
-                              f"say reading: fitted")
-        return
-    if (not isinstance(chosen_on, list)
-            or not all(isinstance(d, (str, int)) and not isinstance(d, bool) and str(d).strip() for d in chosen_on)):
-        raise ConfigError(f"{where}.chosen_on: a fitted reading lists the datasets whose published cells it was "
-                          f"chosen on, e.g. chosen_on: [german, svmguide3] ([] for a reading that departs from the "
-                          f"printed one without being chosen on any cell)")
-    out.chosen_on = tuple(str(d).strip() for d in chosen_on)
+def _parse_reading(out: CompareSpec, keys: dict[str, Any], where: str) -> None:
+    """The reading keys (:data:`READING_KEYS`) into ``out``: a fitted reading names the datasets it was chosen on
+    (``chosen_on``, or per departure in ``choices``); a literal one names none; a literal alternative names the
+    contradiction it runs the other side of.  Without ``reading`` (an entry of results/annotations.yaml that only
+    adds keys to what experiment.json says) each key is checked on its own."""
+    reading = keys.get("reading")
+    if reading is not None and reading not in READINGS:
+        raise ConfigError(f"{where}.reading: expected literal (what the paper prints), fitted (chosen because it "
+                          f"matches published cells) or literal_alternative (the reading the contradiction rule "
+                          f"does not pick, docs/reproduction/contradictions.md), not {reading!r}")
+    out.reading = reading or ""
+    chosen_on, choices = keys.get("chosen_on"), keys.get("choices")
+    if (chosen_on is not None or choices is not None) and reading != FITTED:
+        key = "chosen_on" if chosen_on is not None else "choices"
+        raise ConfigError(f"{where}.{key}: only a fitted reading is chosen on cells; "
+                          + ("delete it, or say reading: fitted" if reading else "add reading: fitted"))
+    if reading == FITTED:
+        out.choices = _choices(choices, where) if choices is not None else ()
+        union = tuple(dict.fromkeys(d for _, on in out.choices for d in on))
+        if chosen_on is None and choices is not None:
+            out.chosen_on = union
+        else:
+            out.chosen_on = _datasets(chosen_on, f"{where}.chosen_on")
+            if choices is not None and set(out.chosen_on) != set(union):
+                raise ConfigError(f"{where}.chosen_on: {list(out.chosen_on)} is not the datasets its choices were "
+                                  f"chosen on ({list(union)}); delete chosen_on (the choices say it)")
+    contradiction = keys.get("contradiction")
+    if reading == LITERAL_ALTERNATIVE or contradiction is not None:
+        if reading not in (LITERAL_ALTERNATIVE, None):
+            raise ConfigError(f"{where}.contradiction: only a literal alternative names a contradiction; say reading: "
+                              "literal_alternative, or delete it")
+        if isinstance(contradiction, bool) or not isinstance(contradiction, int) or contradiction < 1:
+            raise ConfigError(f"{where}.contradiction: a literal alternative names the row of the table in "
+                              f"docs/reproduction/contradictions.md it runs the other reading of, e.g. contradiction: "
+                              f"1 (not {contradiction!r})")
+        out.contradiction = contradiction
+    designed, after_fit = keys.get("designed"), keys.get("after_fit")
+    if designed is not None or after_fit is not None:
+        if reading not in (FITTED, None):
+            raise ConfigError(f"{where}.designed: only a fitted reading's candidates are designed after a fit")
+        if designed is None or after_fit is None:
+            raise ConfigError(f"{where}: designed and after_fit go together: the date the reading's candidates were "
+                              "designed and the results directory of the in-sample fit that ran before, e.g. "
+                              "{designed: 2026-11-26, after_fit: spa_table5_fitted}")
+        text = designed.isoformat() if isinstance(designed, _dt.date) else designed
+        if not isinstance(text, str) or not _DATE.fullmatch(text):
+            raise ConfigError(f"{where}.designed: the date the reading's candidates were designed, YYYY-MM-DD, not "
+                              f"{designed!r}")
+        try:
+            _dt.date.fromisoformat(text)
+        except ValueError:
+            raise ConfigError(f"{where}.designed: {text!r} is not a date") from None
+        if not isinstance(after_fit, str) or not re.fullmatch(r"[\w.-]+", after_fit):
+            raise ConfigError(f"{where}.after_fit: the name of the results directory of the in-sample fit (e.g. "
+                              f"spa_table5_fitted), not {after_fit!r}")
+        out.designed, out.after_fit = text, after_fit
+
+
+def _datasets(value: Any, where: str) -> tuple[str, ...]:
+    if (not isinstance(value, list)
+            or not all(isinstance(d, (str, int)) and not isinstance(d, bool) and str(d).strip() for d in value)):
+        raise ConfigError(f"{where}: a fitted reading lists the datasets whose published cells it was chosen on, "
+                          f"e.g. chosen_on: [german, svmguide3] ([] for a reading that departs from the printed one "
+                          f"without being chosen on any cell)")
+    return tuple(str(d).strip() for d in value)
+
+
+def _choices(value: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, Mapping) or not value:
+        raise ConfigError(f"{where}.choices: a mapping of each departure from the literal reading to the datasets "
+                          "it was chosen on, e.g. {\"beta = 10 on ijcnn1\": [ijcnn1], \"the Hedge test y f <= 0\": []}")
+    out = []
+    for text, on in value.items():
+        if not isinstance(text, str) or not text.strip():
+            raise ConfigError(f"{where}.choices: a choice is named by one line of text, not {text!r}")
+        out.append((" ".join(text.split()), _datasets(on, f"{where}.choices.{text}")))
+    return tuple(out)
 
 
 def parse_tolerances(spec: Mapping[str, Any] | Iterable[str] | None, where: str = "--tol",
