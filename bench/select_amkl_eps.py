@@ -71,7 +71,7 @@ def main() -> None:
         print(f"{p}  {-neg:>6d}  {gap:10.2f}")
     best = scored[0]
     print("chosen: " + ", ".join(f"{k} = {v:g}" for k, v in zip(literal, best[3])))
-    for d, metric, n, ours, want, verdict, g in best[4]:
+    for d, metric, n, ours, want, verdict, _gap in best[4]:
         print(f"  {d:<8s} {metric:<10s} ours {ours:.4g} ({n} seeds)  paper {want:g}  {verdict}")
 
 
