@@ -175,11 +175,19 @@ def test_published_rows_outside_the_experiment_are_kept_apart(toy):
 
 
 def test_settings_matched_to_paper_labels_by_number():
-    pairs = _match(["", ""], [{1e-5, 0.5}, {1e-7, 0.5}],
+    pairs = _match(["", ""], [({1e-5}, {1e-5, 0.5}), ({1e-7}, {1e-7, 0.5})],
                    ["Pegasos (λ = 1e-7)", "Pegasos (λ = 1e-5)", "Pegasos (λ = 1e-9)"])
     assert pairs == [(0, 1), (1, 0), (None, 2)]
-    assert _match(["budget=100"], [{100.0}], ["SPA"]) == [(0, 0)]
+    assert _match(["budget=100"], [({100.0}, {100.0})], ["SPA"]) == [(0, 0)]
     assert _match([], [], ["KL-RBF (=0.1)", "KL-RBF (=1)"]) == [(None, 0), (None, 1)]
+    # a parameter every setting shares (step_scale = 1) must not make the width sigma = 0.1's row ambiguous with
+    # the paper's "(=1)": the numbers that vary between the settings decide first
+    sigmas = [({50.0, 0.1}, {50.0, 0.1, 1.0, 0.01}), ({0.5, 1.0}, {0.5, 1.0, 0.01}),
+              ({0.005, 10.0}, {0.005, 10.0, 1.0})]
+    assert _match(["g50", "g0.5", "g0.005"], sigmas, ["KL-RBF (=0.1)", "KL-RBF (=1)", "KL-RBF (=10)"]) == \
+        [(0, 0), (1, 1), (2, 2)]
+    assert _match(["g50", "g0.5"], [(set(), s[1]) for s in sigmas[:2]], ["KL-RBF (=0.1)", "KL-RBF (=1)"]) == \
+        [(0, None), (1, 1), (None, 0)]         # all numbers alone: sigma = 0.1's row also names 1 -> unpaired
 
 
 def test_paper_unit_scaling_and_batch_metrics(tmp_path):

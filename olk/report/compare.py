@@ -262,7 +262,7 @@ def compare(results_dir: str | Path | Results, tolerances: Mapping[str, Any] | I
         pds = pub[pub["dataset"] == ds]
         for lab in labels:
             settings = [s for lb, s in rows if lb == lab]
-            nums = [params.get((ds, lab, s), set()) for s in settings]
+            nums = [params.get((ds, lab, s), (set(), set())) for s in settings]
             prow = pds[pds["algorithm"] == lab]
             # our settings are paired with the paper's rows metric by metric: a paper may print one algorithm's
             # metrics under different row labels (AMKL Table II: 'AMKL-AKS' for the MSE, 'Efficiency (ρ)' for
@@ -346,38 +346,57 @@ def _our_metrics(res: Results, pub: pd.DataFrame) -> dict[str, str]:
     return out
 
 
-def _param_numbers(res: Results) -> dict[tuple[str, str, str], set[float]]:
-    out: dict[tuple[str, str, str], set[float]] = {}
+def _numbers(p: dict, keys) -> set[float]:
+    """The numbers among parameters ``keys`` of ``p`` (a record's flattened params), with a Gaussian's width
+    sigma = sqrt(1 / (2 gamma)) beside its gamma: the width papers print, exp(-|x-x'|^2 / (2 sigma^2))."""
+    nums = {float(p[k]) for k in keys
+            if k in p and isinstance(p[k], (int, float)) and not isinstance(p[k], bool)}
+    g = p.get("kernel.gamma")
+    if "kernel.gamma" in keys and p.get("kernel.kind") == "gaussian" and isinstance(g, (int, float)) and g > 0:
+        nums.add(math.sqrt(1.0 / (2.0 * g)))
+    return nums
+
+
+def _param_numbers(res: Results) -> dict[tuple[str, str, str], tuple[set[float], set[float]]]:
+    """(dataset, label, setting) -> (the numbers of the parameters that vary between the label's settings on that
+    dataset, the numbers of all its parameters): :func:`_match` pairs a setting with a paper row by the first that
+    names it alone (a parameter every setting shares, e.g. step_scale = 1, must not make sigma = 1 ambiguous)."""
+    params: dict[tuple[str, str, str], dict] = {}
     for ds, lab, st, p in zip(res.main["dataset"], res.main["label"], res.main["setting"], res.main["_params"]):
-        nums = out.setdefault((ds, lab, st), set())
-        for v in p.values():
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                nums.add(float(v))
-        g = p.get("kernel.gamma")
-        if p.get("kernel.kind") == "gaussian" and isinstance(g, (int, float)) and g > 0:
-            nums.add(math.sqrt(1.0 / (2.0 * g)))    # the width papers print: exp(-|x-x'|^2 / (2 sigma^2))
-    return out
+        params.setdefault((ds, lab, st), {}).update(p)
+    varying: dict[tuple[str, str], set] = {}
+    for ds, lab, _ in params:
+        varying.setdefault((ds, lab), set())
+    for (ds, lab), keys in varying.items():
+        ps = [p for (d, lb, _), p in params.items() if (d, lb) == (ds, lab)]
+        keys.update(k for k in set().union(*ps) if len({repr(q.get(k)) for q in ps}) > 1)
+    return {key: (_numbers(p, varying[key[:2]]), _numbers(p, p.keys())) for key, p in params.items()}
 
 
 def _label_numbers(label: str) -> set[float]:
     return {float(x) for x in _NUM.findall(label)}
 
 
-def _match(settings: list[str], numbers: list[set[float]], paper_labels: list[str]
+def _match(settings: list[str], numbers: list[tuple[set[float], ...]], paper_labels: list[str]
            ) -> list[tuple[int | None, int | None]]:
-    """Pair our settings with the paper's rows of one (dataset, algorithm); see module docstring."""
+    """Pair our settings with the paper's rows of one (dataset, algorithm); see module docstring.  ``numbers``
+    holds, per setting, its numbers from the most to the least specific (:func:`_param_numbers`): a setting takes
+    the one paper row whose printed numbers are all among the first of them that names exactly one row."""
     if len(settings) <= 1 and len(paper_labels) <= 1:
         return [(0 if settings else None, 0 if paper_labels else None)]
     pairs: list[tuple[int | None, int | None]] = []
     used: set[int] = set()
-    for oi, nums in enumerate(numbers):
-        hits = [pi for pi, pl in enumerate(paper_labels) if pi not in used and _label_numbers(pl)
-                and all(any(math.isclose(x, y, rel_tol=1e-9) for y in nums) for x in _label_numbers(pl))]
-        if len(hits) == 1:
-            used.add(hits[0])
-            pairs.append((oi, hits[0]))
-        else:
-            pairs.append((oi, None))
+    for oi, levels in enumerate(numbers):
+        hit = None
+        for nums in levels:
+            hits = [pi for pi, pl in enumerate(paper_labels) if pi not in used and _label_numbers(pl)
+                    and all(any(math.isclose(x, y, rel_tol=1e-9) for y in nums) for x in _label_numbers(pl))]
+            if len(hits) == 1:
+                hit = hits[0]
+                break
+        if hit is not None:
+            used.add(hit)
+        pairs.append((oi, hit))
     pairs += [(None, pi) for pi in range(len(paper_labels)) if pi not in used]
     return pairs
 
