@@ -367,7 +367,7 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true",
                     help="afterwards, compare every record minus the provenance keys with HEAD's")
     args = ap.parse_args(argv)
-    top = git(Path.cwd(), "rev-parse", "--show-toplevel")
+    top = git(Path(args.dirs[0]) if args.dirs else Path.cwd(), "rev-parse", "--show-toplevel")
     assert top is not None
     repo = Path(top.strip())
     dirs = [Path(d).resolve().relative_to(repo).as_posix() for d in args.dirs] or \
