@@ -9,6 +9,7 @@ from the git history of their results directory and marks them as reconstructed 
     python tools/backfill_run_commits.py                      # every results/*/runs.jsonl
     python tools/backfill_run_commits.py results/klr_table2   # one directory
     python tools/backfill_run_commits.py --dry-run            # the counts, nothing written
+    python tools/backfill_run_commits.py --again              # attribute the reconstructed records again
 
 **The rule.**  For each record of ``DIR/runs.jsonl`` without a ``commit``:
 
@@ -21,7 +22,12 @@ from the git history of their results directory and marks them as reconstructed 
 2. *The invocation*: the ``experiment.json`` beside ``runs.jsonl`` in that git commit.  Its ``git_commit``
    (``abcdef123456`` or ``abcdef123456-dirty``: the tree of the invocation that wrote it, uncommitted changes outside
    results/ marked ``-dirty``) gives ``"commit"`` (the 12 hex digits) and ``"dirty"`` (the marker), and the record gets
-   ``"commit_from": "history"``.
+   ``"commit_from": "history"``.  One invocation (the same ``started`` and ``command``) can be recorded with several
+   commits by the committed versions of its experiment.json: olk wrote HEAD again when the run finished, and HEAD can
+   move during a run (``results/spa_table5_fitted``: started at ``dbd705b5d089``, finished at ``25423bd8b93d``); and a
+   history rewrite left names of commits that are gone, which a later commit mapped to their new names (f4a4c86:
+   ``067cca9 -> 9fc0a2c``, "the same code").  The commit taken is the earliest of them that is a commit of this
+   repository: the tree the run started from, under a name that exists.
 3. *Ambiguous* (``"commit_from": "history-ambiguous"``, with the same best candidate of step 2 as ``commit`` /
    ``dirty``; ``commit`` and ``dirty`` are null when no experiment.json of that history records a commit) when that
    experiment.json cannot be the invocation that computed the run:
@@ -36,7 +42,12 @@ from the git history of their results directory and marks them as reconstructed 
      ``time_s`` (the learner's time alone) exceeds 1.05 x its wall time (``finished`` - ``started``; the git commit's
      date when it did not finish) x its parallel jobs, plus 10 s.  Runs of several invocations were committed
      together, and experiment.json names only the last (``results/spa_table5``: 430 runs of hours under the
-     experiment.json of a 2 s ``--resume``).
+     experiment.json of a 2 s ``--resume``);
+   * ``unknown-commit``: none of the commits recorded for that invocation is a commit of this repository (a branch
+     rewritten or dropped since, with no later mapping): the candidate is the name recorded.
+
+   A record copied from another directory's runs (its ``experiment`` names another config than the experiment.json
+   does, and ``results/<experiment>``'s history holds the identical record) is attributed there by the same rule.
 
    A run whose record is not in the committed history at all (a working-tree change) is left without the keys and
    counted as ``unattributed``; the script then exits 1.
@@ -159,6 +170,7 @@ class Invocation:
     dirty: bool | None = None
     meta: dict = field(default_factory=dict)
     updated: bool = False               # experiment.json changed in that git commit
+    known: bool = False                 # commit is a commit of this repository
 
 
 @dataclass
@@ -199,6 +211,31 @@ class Lineage:
                                for rid, (text, _) in version.items()})
         self._inv: dict[int, Invocation] = {}
         self._too_long: dict[int, bool] = {}
+        # every committed version of the experiment.json beside it (a later one may name the same invocation's
+        # commit differently: HEAD moved during the run, or a history rewrite mapped the commit to its new name)
+        exp = str(Path(rel_log).parent / "experiment.json")
+        self.metas = [m for m in (json_at(repo, c, p) for c, p in history(repo, exp) if p is not None) if m]
+        self._exists: dict[str, bool] = {}
+
+    def exists(self, commit: str) -> bool:
+        """`commit` (12 hex digits) is a commit of this repository."""
+        if commit not in self._exists:
+            self._exists[commit] = git(self.repo, "rev-parse", "--verify", "-q", f"{commit}^{{commit}}",
+                                       check=False) is not None
+        return self._exists[commit]
+
+    def resolve(self, meta: dict) -> tuple[str | None, bool | None, bool]:
+        """(commit, dirty, whether it is a commit of this repository) of the invocation `meta` records: the
+        earliest git_commit that any committed version of this experiment.json records for the same invocation
+        (the same started and command) and that is a commit of this repository; else `meta`'s own."""
+        same = [m for m in self.metas if (m.get("started"), m.get("command")) == (meta.get("started"),
+                                                                                  meta.get("command"))]
+        found = [m for m in (_GIT_COMMIT.match(str(x.get("git_commit") or "")) for x in same + [meta]) if m]
+        for m in found:
+            if self.exists(m.group(1)):
+                return m.group(1), bool(m.group(2)), True
+        own = _GIT_COMMIT.match(str(meta.get("git_commit") or ""))
+        return (own.group(1), bool(own.group(2)), False) if own else (None, None, False)
 
     def introduced(self, rid: str, text: str, last: bool) -> int | None:
         """The version that introduced the record `text` of run `rid` as the last version holds it (`last`), else as
@@ -224,9 +261,8 @@ class Lineage:
                 prev = self.entries[i - 1][1] if i else None
                 if before is None and prev is not None:
                     before = blob(self.repo, f"{commit}^", str(Path(prev).parent / "experiment.json"))
-                m = _GIT_COMMIT.match(str(meta.get("git_commit") or ""))
-                self._inv[i] = Invocation(m.group(1) if m else None, bool(m.group(2)) if m else None, meta,
-                                          blob(self.repo, commit, exp) != before)
+                sha, dirty, known = self.resolve(meta)
+                self._inv[i] = Invocation(sha, dirty, meta, blob(self.repo, commit, exp) != before, known)
         return self._inv[i]
 
     def nearest(self, i: int) -> Invocation:
@@ -273,13 +309,21 @@ class Lineage:
             reason = "subset"
         elif self.too_long(i):
             reason = "too-long"
+        elif not inv.known:
+            reason = "unknown-commit"
         else:
             reason = None
         return (inv if inv.commit else self.nearest(i)), reason
 
 
-def attribute(repo: Path, rel_dir: str) -> tuple[dict[str, tuple], Counts]:
-    """run_id -> (commit, dirty, commit_from, reason) for the records of `rel_dir`/runs.jsonl without a commit."""
+def _todo(rec: dict, again: bool) -> bool:
+    """A record to attribute: one without a commit, and with `again` one whose commit was reconstructed."""
+    return "commit" not in rec or (again and "commit_from" in rec)
+
+
+def attribute(repo: Path, rel_dir: str, again: bool = False) -> tuple[dict[str, tuple], Counts]:
+    """run_id -> (commit, dirty, commit_from, reason) for the records of `rel_dir`/runs.jsonl without a commit (with
+    `again`, also those whose commit was reconstructed: ``commit_from`` set)."""
     log = Path(rel_dir) / "runs.jsonl"
     current = {}
     for line in (repo / log).read_text().splitlines():
@@ -287,7 +331,7 @@ def attribute(repo: Path, rel_dir: str) -> tuple[dict[str, tuple], Counts]:
             rec = json.loads(line)
             current[rec["run_id"]] = rec
     counts = Counts()
-    todo = {rid: rec for rid, rec in current.items() if "commit" not in rec}
+    todo = {rid: rec for rid, rec in current.items() if _todo(rec, again)}
     counts.kept = len(current) - len(todo)
     own = Lineage(repo, str(log))
     others: dict[str, Lineage | None] = {}
@@ -320,7 +364,7 @@ def attribute(repo: Path, rel_dir: str) -> tuple[dict[str, tuple], Counts]:
     return out, counts
 
 
-def rewrite(repo: Path, rel_dir: str, found: dict[str, tuple]) -> None:
+def rewrite(repo: Path, rel_dir: str, found: dict[str, tuple], again: bool = False) -> None:
     """Add the keys to the records of `found` (every other byte of each line as it was: olk writes sorted keys)."""
     path = repo / rel_dir / "runs.jsonl"
     lines = []
@@ -331,7 +375,9 @@ def rewrite(repo: Path, rel_dir: str, found: dict[str, tuple]) -> None:
         if canon(rec) != line:
             raise SystemExit(f"backfill: {path}: a line is not in olk's canonical form (json.dumps(sort_keys=True)); "
                              f"not rewritten")
-        if rec["run_id"] in found and "commit" not in rec:
+        if rec["run_id"] in found and _todo(rec, again):
+            for k in PROVENANCE:
+                rec.pop(k, None)
             commit, dirty, source, _ = found[rec["run_id"]]
             rec.update(commit=commit, dirty=dirty, commit_from=source)
         lines.append(canon(rec))
@@ -364,6 +410,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dirs", nargs="*", help="results directories (default: every results/*/ with a runs.jsonl)")
     ap.add_argument("--dry-run", action="store_true", help="print the counts, write nothing")
+    ap.add_argument("--again", action="store_true",
+                    help="attribute again the records whose commit was reconstructed (commit_from set); a commit "
+                         "recorded when the run was computed is never touched")
     ap.add_argument("--check", action="store_true",
                     help="afterwards, compare every record minus the provenance keys with HEAD's")
     args = ap.parse_args(argv)
@@ -375,13 +424,13 @@ def main(argv=None) -> int:
     status = 0
     total = Counts()
     for d in dirs:
-        found, counts = attribute(repo, d)
+        found, counts = attribute(repo, d, args.again)
         print(counts.line(d))
         total.add(counts)
         if counts.unattributed:
             status = 1
         if found and not args.dry_run:
-            rewrite(repo, d, found)
+            rewrite(repo, d, found, args.again)
     print(total.line(f"all {len(dirs)} directories"))
     if args.check:
         problems = [p for d in dirs for p in check(repo, d)]
