@@ -232,19 +232,29 @@ def _rec(rid: str, t: float, dataset: str = "d1") -> dict:
             "perm": 0, "time_s": t, "accuracy": 50.0}
 
 
-def _commit(repo: Path, recs: list[dict], meta: dict | None, message: str, where: str = "results/x") -> None:
+def _commit(repo: Path, recs: list[dict] | None, meta: dict | None, message: str, where: str = "results/x") -> str:
+    """Commit runs.jsonl (`recs`) and experiment.json (`meta`) as given (None: unchanged), or with neither a change
+    of the code (code.txt); return the 12 hex digits of the commit."""
     d = repo / where
     d.mkdir(parents=True, exist_ok=True)
-    (d / "runs.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in recs))
+    if recs is not None:
+        (d / "runs.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in recs))
     if meta is not None:
         (d / "experiment.json").write_text(json.dumps(meta))
+    if recs is None and meta is None:
+        (repo / "code.txt").write_text(message)
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", message)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout[:12]
 
 
-def _meta(commit: str, command: str, wall: int, n_jobs: int = 1) -> dict:
-    return {"name": "x", "scale": 1.0, "git_commit": commit, "command": command, "n_jobs": n_jobs,
-            "started": "2026-01-01T10:00:00", "finished": f"2026-01-01T10:{wall // 60:02d}:{wall % 60:02d}"}
+def _meta(commit: str, command: str, wall: int | None, started: str = "10:00:00") -> dict:
+    """experiment.json of an invocation started on 2026-01-01 at `started`, finished `wall` s later (None: running)."""
+    start = f"2026-01-01T{started}"
+    end = None if wall is None else f"2026-01-01T{int(started[:2]) + wall // 3600:02d}:{wall % 3600 // 60:02d}:" \
+                                    f"{wall % 60:02d}"
+    return {"name": "x", "scale": 1.0, "git_commit": commit, "command": command, "n_jobs": 1, "started": start,
+            "finished": end}
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -252,36 +262,50 @@ def test_the_backfill_attributes_each_run_to_the_invocation_that_brought_it(tmp_
     tool, repo = _tool(), tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q")
-    a, b, c, d, e, f = (_rec(r, 1.0) for r in "abcdef")
-    _commit(repo, [a, b], _meta("aaaaaaaaaaaa", "olk run c.yaml --force", 60), "first invocation")
-    _commit(repo, [a, b, c], _meta("bbbbbbbbbbbb-dirty", "olk run c.yaml --resume", 60), "a resume, dirty tree")
+    a, b, c, d, e, f, g, h, i, j = (_rec(r, 1.0) for r in "abcdefghij")
+    A = _commit(repo, None, None, "code A")
+    _commit(repo, [a, b], _meta(A, "olk run c.yaml --force", 60), "first invocation")
+    B = _commit(repo, None, None, "code B")
+    _commit(repo, [a, b, c], _meta(B + "-dirty", "olk run c.yaml --resume", 60, "11:00:00"), "a resume, dirty tree")
     _commit(repo, [a, b, c, d], None, "a run committed without its experiment.json")
+    C = _commit(repo, None, None, "code C")
     a2 = {**a, "time_s": 2.0}                                     # a computed again (--force): a new record
-    _commit(repo, [a2, b, c, d], _meta("cccccccccccc", "olk run c.yaml --force", 60), "computed again")
+    _commit(repo, [a2, b, c, d], _meta(C, "olk run c.yaml --force", 60, "12:00:00"), "computed again")
     e2 = _rec("e", 1.0, dataset="d2")
-    _commit(repo, [a2, b, c, d, e2], _meta("dddddddddddd", "olk run c.yaml -d d1 --resume", 60), "outside -d")
+    _commit(repo, [a2, b, c, d, e2], _meta(C, "olk run c.yaml -d d1 --resume", 60, "13:00:00"), "outside -d")
     f2 = {**f, "time_s": 500.0}
-    _commit(repo, [a2, b, c, d, e2, f2], _meta("eeeeeeeeeeee", "olk run c.yaml --resume", 2), "2 s for 500 s")
+    _commit(repo, [a2, b, c, d, e2, f2], _meta(C, "olk run c.yaml --resume", 2, "14:00:00"), "2 s for 500 s")
+    runs = [a2, b, c, d, e2, f2]
+    # HEAD moves during a run: its experiment.json names the start's commit, then the finish's
+    _commit(repo, runs + [g], _meta(C, "olk run c.yaml --resume", None, "15:00:00"), "running, at C")
+    D = _commit(repo, None, None, "code D, committed during the run")
+    _commit(repo, runs + [g, h], _meta(D, "olk run c.yaml --resume", 60, "15:00:00"), "finished, at D")
+    # a commit renamed by a history rewrite, and a later commit mapping it to its new name
+    _commit(repo, runs + [g, h, i], _meta("0123456789ab", "olk run c.yaml --resume", 60, "16:00:00"), "gone")
+    _commit(repo, None, _meta(B, "olk run c.yaml --resume", 60, "16:00:00"), "0123456789ab mapped to B")
+    _commit(repo, runs + [g, h, i, j], _meta("ba9876543210", "olk run c.yaml --resume", 60, "17:00:00"), "unknown")
     _git(repo, "mv", "results/x", "results/y")                    # a directory renamed keeps its history
     _git(repo, "commit", "-q", "-m", "rename")
     found, counts = tool.attribute(repo, "results/y")
-    assert {rid: v[:3] for rid, v in found.items()} == {
-        "a": ("cccccccccccc", False, "history"), "b": ("aaaaaaaaaaaa", False, "history"),
-        "c": ("bbbbbbbbbbbb", True, "history"),
-        "d": ("bbbbbbbbbbbb", True, "history-ambiguous"),         # experiment.json not updated with it
-        "e": ("dddddddddddd", False, "history-ambiguous"),        # its dataset was not in that invocation's -d
-        "f": ("eeeeeeeeeeee", False, "history-ambiguous")}        # more learner time than the invocation took
-    assert {rid: v[3] for rid, v in found.items() if v[3]} == {"d": "not-updated", "e": "subset", "f": "too-long"}
-    assert (counts.history, counts.ambiguous, counts.unattributed) == (3, 3, 0)
+    assert {rid: v for rid, v in found.items()} == {
+        "a": (C, False, "history", None), "b": (A, False, "history", None), "c": (B, True, "history", None),
+        "d": (B, True, "history-ambiguous", "not-updated"),       # experiment.json not updated with it
+        "e": (C, False, "history-ambiguous", "subset"),           # its dataset was not in that invocation's -d
+        "f": (C, False, "history-ambiguous", "too-long"),         # more learner time than the invocation took
+        "g": (C, False, "history", None), "h": (C, False, "history", None),      # the tree the run started from
+        "i": (B, False, "history", None),                         # the gone commit's new name
+        "j": ("ba9876543210", False, "history-ambiguous", "unknown-commit")}
+    assert (counts.history, counts.ambiguous, counts.unattributed) == (6, 4, 0)
     before = (repo / "results/y/runs.jsonl").read_text()
     assert tool.main(["--dry-run", str(repo / "results/y")]) == 0
-    assert capsys.readouterr().out.splitlines()[0] == "results/y: 3 history, 3 history-ambiguous (not-updated 1, " \
-                                                      "subset 1, too-long 1)"
+    assert capsys.readouterr().out.splitlines()[0] == "results/y: 6 history, 4 history-ambiguous (not-updated 1, " \
+                                                      "subset 1, too-long 1, unknown-commit 1)"
     assert (repo / "results/y/runs.jsonl").read_text() == before
     tool.rewrite(repo, "results/y", found)
-    lines = (repo / "results/y/runs.jsonl").read_text().splitlines()
-    assert [json.loads(x)["commit"] for x in lines] == ["cccccccccccc", "aaaaaaaaaaaa", "bbbbbbbbbbbb",
-                                                        "bbbbbbbbbbbb", "dddddddddddd", "eeeeeeeeeeee"]
+    recs = [json.loads(x) for x in (repo / "results/y/runs.jsonl").read_text().splitlines()]
+    assert [(r["commit"], r["dirty"], r["commit_from"]) for r in recs] == [v[:3] for v in found.values()]
     assert tool.check(repo, "results/y") == []                    # every record minus the keys as committed
-    (repo / "results/y/runs.jsonl").write_text(before + json.dumps(_rec("g", 1.0)) + "\n")
+    assert tool.attribute(repo, "results/y")[1].kept == 10        # attributed records are left alone ...
+    assert tool.attribute(repo, "results/y", again=True)[0] == found      # ... unless attributed again
+    (repo / "results/y/runs.jsonl").write_text(before + json.dumps(_rec("k", 1.0)) + "\n")
     assert tool.attribute(repo, "results/y")[1].unattributed == 1     # not in the committed history

@@ -213,7 +213,7 @@ class Runner:
         meta: dict = {
             "name": self.cfg.name, "paper": self.cfg.paper, "table": self.cfg.table, "config": self.cfg.path,
             "description": self.cfg.description, "command": self.command, "olk_version": __version__,
-            "git_commit": _git_commit(), "machine": machine_info(), "started": started,
+            "git_commit": self._git_commit(), "machine": machine_info(), "started": started,
             "finished": _dt.datetime.now().isoformat(timespec="seconds") if status == "finished" else None,
             "status": status, "scale": self.cfg.scale, "repeats": self.cfg.repeats, "seed": self.cfg.seed,
             "n_jobs": self.n_jobs, "backend": self.backend, "scheduler": self.scheduler,
@@ -246,6 +246,14 @@ class Runner:
             meta["unavailable"] = {**{k: v for k, v in (prev.get("unavailable") or {}).items()
                                       if k not in meta["datasets"] or k in self.unavailable}, **self.unavailable}
         return meta
+
+    def _git_commit(self) -> str | None:
+        """experiment.json's ``git_commit``: the tree this invocation started from, as its records name it (HEAD can
+        move while a run goes on: the finished write records where it started, not where HEAD is then)."""
+        if not self.provenance:
+            return _git_commit()
+        commit, dirty = self.provenance["commit"], self.provenance["dirty"]
+        return None if commit is None else commit + ("-dirty" if dirty else "")
 
     def _plugins(self) -> dict:
         """Learner name -> its origin (olk.algorithms.plugins) for every learner of the config from outside olk."""
