@@ -9,6 +9,7 @@
     olk cache info|clear
     olk predict MODEL DATA|- [-o predictions.txt] [--proba]
     olk reproduce [CONFIG ...] [--n-jobs N] [--estimate]    (make reproduce-all)
+    olk verify RESULTS_DIR [--sample N] [--seed S] [-j J]   (rerun its runs at this commit, compare bit for bit)
 
 Every user-input problem prints one line ``olk: error: ...`` and exits with status 2.
 """
@@ -335,6 +336,72 @@ def _param_options(args: list[str]) -> list[str]:
         out.append(f"{name}={val}")
         i += 1
     return out
+
+
+@cli.command()
+@click.argument("results_dir", metavar="RESULTS_DIR", type=cli_path(file_okay=False))
+@click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Check N runs instead of all: the N whose SHA-256 of '<seed>:<run_id>' is smallest (the same N "
+                   "for the same --seed on any machine). The tuning runs and the main runs a sampled run is planned "
+                   "from (its tuned parameters, a match:ed budget) are taken from the directory's records, as a "
+                   "resume takes them, and computed again only when the directory lacks them.")
+@click.option("--seed", type=int, default=0, show_default=True, help="The seed of --sample.")
+@click.option("--n-jobs", "-j", type=int, default=None, callback=_check_n_jobs,
+              help="Parallel runs (joblib; -1 = all cores); default from the config.")
+@click.option("--memory-limit", default=None, metavar="SIZE",
+              help="Refuse runs whose estimated peak memory exceeds SIZE, as olk run does (12G, 500M, 80%, 0).")
+@click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
+@plugin_option
+def verify(results_dir, sample, seed, n_jobs, memory_limit, progress):
+    """Rerun RESULTS_DIR's runs at this commit and compare them with its records, bit for bit.
+
+    The runs are rebuilt from the config RESULTS_DIR/experiment.json names, with the directory's datasets, entries,
+    scale, repeats and the --set values of its recorded command, through olk run --resume's planner; they are
+    computed in a temporary directory (RESULTS_DIR/runs.jsonl is never written). Every field of each rerun record
+    but the timings (time_s, *_time_s) and the provenance (commit, dirty, commit_from) must equal the recorded one:
+    floats bit for bit, learning curves included. Prints one line per differing run and a summary, and appends the
+    result to RESULTS_DIR/verified.json. Exit status 0 when every run checked is identical, 1 when some differ, 2
+    for bad input. A verification at a tree with uncommitted changes is recorded as such (dirty: true)."""
+    from pathlib import Path
+
+    from .experiment.verify import verify as do_verify
+    from .fileio import read_json_object
+    meta = read_json_object(Path(results_dir) / "experiment.json", "is it a results directory olk run wrote?") or {}
+    found = do_verify(results_dir, options=recorded_options(meta.get("command"), Path(results_dir)), sample=sample,
+                      seed=seed, n_jobs=n_jobs, memory_limit=memory_limit, command=_command_line(),
+                      progress=progress, log=lambda m: click.echo(m, err=True))
+    for line in found.lines:
+        click.echo(line)
+    if not found.ok:
+        sys.exit(1)
+
+
+def recorded_options(command, directory):
+    """The --set values (a grid with olk sweep) of the olk run / olk sweep command line experiment.json recorded,
+    parsed by those commands' own options (:class:`olk.experiment.verify.RecordedOptions`)."""
+    from .experiment.verify import RecordedOptions
+    if command is None:
+        return RecordedOptions()
+    where = f"{directory / 'experiment.json'}: its command"
+    try:
+        words = shlex.split(str(command))
+    except ValueError as e:
+        raise OlkError(f"{where} cannot be split into words ({e}); is it a results directory olk run wrote?") from None
+    i = 1
+    while i < len(words) and words[i].startswith("-"):      # olk's own options: --plugin M, --limit N=V
+        i += 1 if "=" in words[i] or words[i] in ("-h", "--help", "--version") else 2
+    if i >= len(words) or words[i] not in ("run", "sweep"):
+        return RecordedOptions()
+    name = words[i]
+    try:
+        ctx = cli.commands[name].make_context(name, words[i + 1:], resilient_parsing=True)
+    except click.ClickException as e:
+        raise OlkError(f"{where} is not an olk {name} command line olk reads ({' '.join(e.format_message().split())})"
+                       f"; is it a results directory olk run wrote?") from None
+    items = list(ctx.params.get("sets") or ())
+    if name == "sweep":
+        items += _param_options(ctx.args)
+    return RecordedOptions(sets=parse_set_options(items), sweep=name == "sweep")
 
 
 @cli.command()

@@ -20,6 +20,9 @@ model saver all write through it.
   place (the run log, the lock) must be a regular file with no other name (a hard link), and a file replaced
   atomically must be a regular file or absent.  :func:`open_own` opens such a file, :func:`check_own_files`
   checks a results directory's files before a run starts; each refusal is one line naming the file and the fix.
+* What olk reads back from a results directory is checked before it is trusted: :func:`record_problem` says whether
+  a line of ``runs.jsonl`` is a run record olk wrote, and every record names the commit that computed it
+  (:data:`RUN_PROVENANCE`): :func:`read_run_provenance` (the tables and reports) refuses a record that does not.
 """
 from __future__ import annotations
 
@@ -168,6 +171,120 @@ def read_json_object(path, fix: str) -> dict | None:
     return value
 
 
+#: the keys of a run record (runs.jsonl) that say which tree computed it, not what it computed: ``commit`` (12 hex
+#: digits, null outside a git checkout), ``dirty`` (uncommitted changes outside results/) and, for a record whose
+#: commit was reconstructed from git history afterwards (tools/backfill_run_commits.py), ``commit_from``
+#: (``history`` or ``history-ambiguous``).  Like ``time_s`` they are no part of a run's identity or result: no run id,
+#: resume match, regression baseline or ``olk verify`` comparison reads them.
+RUN_PROVENANCE = ("commit", "dirty", "commit_from")
+COMMIT_FROM = ("history", "history-ambiguous")
+
+
+#: the fields of a run record read back by a resumed run and by the tables: (name, the JSON types it may have); the
+#: numbers include the other tasks' metrics (olk.experiment.store.TASK_COLUMNS)
+RECORD_FIELDS = {**{k: (str,) for k in ("run_id", "phase", "dataset", "label")},
+                 **{k: (str, type(None)) for k in ("algorithm", "display", "setting", "task", "experiment")},
+                 **{k: (int, float, type(None)) for k in ("n_examples", "mistakes", "accuracy", "n_sv", "n_sv_last",
+                                                          "n_updates", "time_s", "kernel_evals", "test_accuracy",
+                                                          "train_time_s", "n_test", "perm", "seed", "scale", "fold",
+                                                          "mse", "test_mse", "log_loss", "n_labels",
+                                                          "label_efficiency")},
+                 **{k: (dict, type(None)) for k in ("params", "summary", "test_accuracy_by_output", "curve",
+                                                    "test_curve")}}
+PHASES = ("tune", "match", "main")
+
+
+def record_problem(rec) -> str | None:
+    """Why `rec` (one line of runs.jsonl, parsed) is not a run record olk wrote, or None if it is one: a JSON
+    object whose fields have the types olk writes (:data:`RECORD_FIELDS`), a known phase, learning curves whose
+    value lists are as long as their ``t`` and provenance keys of their types (:func:`provenance_problem`)."""
+    if not isinstance(rec, dict):
+        return f"a JSON {type(rec).__name__}, not a run record"
+    for key, types in RECORD_FIELDS.items():
+        v = rec.get(key)
+        required = types[-1] is not type(None)
+        if (key in rec or required) and (type(v) not in types or (required and v == "")):
+            return f"its '{key}' is {'missing' if key not in rec else repr(v)[:30]}"
+    if rec["phase"] not in PHASES:
+        return f"its phase {rec['phase'][:20]!r} is not one of {', '.join(PHASES)}"
+    for key in ("curve", "test_curve"):
+        c = rec.get(key) or {}
+        t = c.get("t", [])
+        if not isinstance(t, list) or any(not isinstance(v, list) or len(v) < len(t) for v in c.values()):
+            return f"its '{key}' is not lists of one value per point"
+    return provenance_problem(rec)
+
+
+def provenance_problem(rec: dict) -> str | None:
+    """Why the provenance keys a run record holds (:data:`RUN_PROVENANCE`) are not ones olk writes, or None: each
+    present key of its type (an absent one is :func:`unattributed`'s business)."""
+    commit = rec.get("commit")
+    if "commit" in rec and commit is not None and not (isinstance(commit, str) and len(commit) == 12
+                                                       and all(c in "0123456789abcdef" for c in commit)):
+        return f"its 'commit' is {repr(commit)[:30]}, not 12 hex digits"
+    if "dirty" in rec and rec["dirty"] is not None and not isinstance(rec["dirty"], bool):
+        return f"its 'dirty' is {repr(rec['dirty'])[:30]}, not true or false"
+    if "commit_from" in rec and rec["commit_from"] not in COMMIT_FROM:
+        return f"its 'commit_from' is {repr(rec['commit_from'])[:30]}, not one of {', '.join(COMMIT_FROM)}"
+    return None
+
+
+def unattributed(rec: dict) -> bool:
+    """True when a run record does not say which commit computed it (written before olk recorded it)."""
+    return "commit" not in rec or "dirty" not in rec
+
+
+#: how a results directory whose run records lack their commit is put right (the end of :func:`no_commit_error`)
+BACKFILL_FIX = ("give its runs their commits from the git history of the results directory (python "
+                "tools/backfill_run_commits.py DIR, in olk's checkout) or compute them again (olk run CONFIG --force)")
+
+
+def no_commit_error(path, line: int, run_id, fix: str = BACKFILL_FIX) -> OlkError:
+    """The one line refusing a run record that does not say which commit computed it."""
+    return OlkError(f"{path}: line {line}: run {str(run_id)[:40]} does not record the commit that computed it "
+                    f"(written before olk recorded each run's commit, or edited); {fix}")
+
+
+_PROVENANCE_CACHE: dict = {}
+
+
+def read_run_provenance(path, fix: str = BACKFILL_FIX) -> dict[str, dict]:
+    """run_id -> ``{commit, dirty, commit_from}`` of every run record of the run log `path` (``runs.jsonl``; {} when
+    absent), read as :func:`read_own_bytes` reads (no link, bounded).  A record without its commit is refused in one
+    line naming the file, the line and `fix` (:func:`no_commit_error`); a line that is not a run record olk wrote (a
+    torn write: :func:`record_problem`) is passed over, as ``olk run --resume`` passes over it.  Cached per file
+    (size and modification time) for the process: a report reads each directory several times."""
+    import json
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    key = (str(path), st.st_size, st.st_mtime_ns) if st is not None else None
+    if key is not None and key in _PROVENANCE_CACHE:
+        return _PROVENANCE_CACHE[key]
+    raw = read_own_bytes(path, fix)
+    if raw is None:
+        return {}
+    out: dict[str, dict] = {}
+    for lineno, line in enumerate(raw.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        if record_problem(rec) is not None:        # not a run record olk wrote: olk run --resume skips it too
+            continue
+        if unattributed(rec):
+            raise no_commit_error(path, lineno, rec["run_id"], fix)
+        out[rec["run_id"]] = {k: rec.get(k) for k in RUN_PROVENANCE}
+    if key is not None:
+        if len(_PROVENANCE_CACHE) >= 128:
+            _PROVENANCE_CACHE.clear()
+        _PROVENANCE_CACHE[key] = out
+    return out
+
+
 def _json_type(value) -> str:
     return {list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number",
             type(None): "null"}.get(type(value), type(value).__name__)
@@ -313,4 +430,5 @@ class DirLock:
 
 __all__ = ["atomic_write", "atomic_write_text", "write_error", "RERUN_RESUME", "check_writable_dir", "DirLock",
            "lock_holder", "LOCK_NAME", "open_own", "open_own_if_any", "not_own", "check_own_files", "check_size",
-           "read_own_bytes", "read_json_object"]
+           "read_own_bytes", "read_json_object", "RUN_PROVENANCE", "COMMIT_FROM", "provenance_problem", "unattributed",
+           "no_commit_error", "read_run_provenance", "BACKFILL_FIX", "RECORD_FIELDS", "PHASES", "record_problem"]

@@ -30,12 +30,13 @@ _run = run_cli
 
 
 def _records(out: Path) -> dict:
-    """run_id -> record, without the timings (the only fields that may differ)."""
+    """run_id -> record, without the timings and the provenance (the only fields that may differ)."""
+    from olk.fileio import RUN_PROVENANCE
     recs = {}
     for line in (out / "runs.jsonl").read_text().splitlines():
         r = json.loads(line)
-        r.pop("time_s", None)
-        r.pop("train_time_s", None)
+        for k in ("time_s", "train_time_s", *RUN_PROVENANCE):
+            r.pop(k, None)
         r["curve"] = {k: v for k, v in (r.get("curve") or {}).items() if "time" not in k}
         recs[r["run_id"]] = r
     return recs

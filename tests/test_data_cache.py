@@ -104,6 +104,7 @@ def test_bit_identical_with_and_without_the_cache(name, kw, _env, monkeypatch):
 
 def test_runs_bit_identical_with_and_without_the_cache(_env, monkeypatch):
     from olk.experiment import Runner, parse_config
+    from olk.fileio import RUN_PROVENANCE
     text = ("name: c\nrepeats: 2\nkernel: {type: gaussian, gamma: 0.4}\ndatasets: [a9a-small, codrna-small, toy2]\n"
             "algorithms: [perceptron, {name: spa, params: {beta: 5}}]\n")
 
@@ -111,7 +112,7 @@ def test_runs_bit_identical_with_and_without_the_cache(_env, monkeypatch):
         Runner(parse_config(__import__("yaml").safe_load(text)), _env / out, n_jobs=1, progress=False,
                log=lambda m: None).run()
         recs = [json.loads(line) for line in (_env / out / "runs.jsonl").read_text().splitlines()]
-        return sorted(({k: v for k, v in r.items() if k not in ("time_s", "train_time_s", "curve")}
+        return sorted(({k: v for k, v in r.items() if k not in ("time_s", "train_time_s", "curve", *RUN_PROVENANCE)}
                        | {"curve": {k: v for k, v in (r.get("curve") or {}).items() if "time" not in k}}
                        for r in recs), key=lambda r: r["run_id"])
 

@@ -88,12 +88,12 @@ WRITTEN = [("run", ".lock"), ("run", "runs.jsonl"), ("run", "experiment.json"), 
            ("run", "curves.csv"), ("run", "test_curves.csv"), ("run", "table.md"), ("run", "table.csv"),
            ("run", "table.tex"), ("table", "table.md"), ("compare", "compare.md"), ("compare", "compare.csv"),
            ("compare", "compare_ranking.csv"), ("plot", "figures/learning_curves.png"),
-           ("plot", "figures/learning_curves.pdf")]
+           ("plot", "figures/learning_curves.pdf"), ("verify", "verified.json")]
 
 
 def _command(command: str, cfg: Path, out: Path) -> list:
     return {"run": ["run", cfg, "--out", out, "--resume", "-q"], "table": ["table", out],
-            "compare": ["compare", out], "plot": ["plot", out, "--kind", "curves"]}[command]
+            "compare": ["compare", out], "plot": ["plot", out, "--kind", "curves"], "verify": ["verify", out]}[command]
 
 
 @pytest.mark.parametrize("command,name", WRITTEN)

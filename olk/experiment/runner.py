@@ -47,18 +47,32 @@ from .store import FILES, RunStore
 # ------------------------------------------------------------------------- the runner
 
 
-def _git_commit() -> str | None:
+def git_state() -> tuple[str | None, bool | None]:
+    """(the 12 hex digits of HEAD, whether the tree has uncommitted changes) of the project directory
+    (:func:`olk.paths.project_dir`: olk's checkout unless $OLK_HOME names another), or (None, None) outside a git
+    checkout (an installed wheel) or without git.  Changes under results/ do not count: they are outputs (a --force
+    run overwrites its own committed directory), not the code's state; untracked files do not count either."""
+    root = project_dir()
     try:
-        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=project_dir(), capture_output=True,
-                             text=True, timeout=5)
-        if out.returncode == 0:
-            # results/ holds outputs (a --force run overwrites its own committed directory): not the code's state
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5)
+        if out.returncode == 0 and len(out.stdout.strip()) >= 12:
             dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"],
-                                   cwd=project_dir(), capture_output=True, text=True, timeout=5).stdout.strip()
-            return out.stdout.strip() + ("-dirty" if dirty else "")
+                                   cwd=root, capture_output=True, text=True, timeout=5).stdout.strip()
+            return out.stdout.strip()[:12], bool(dirty)
     except (OSError, subprocess.SubprocessError):
         pass
-    return None
+    return None, None
+
+
+def _git_commit() -> str | None:
+    """experiment.json's ``git_commit``: :func:`git_state` as ``abcdef123456`` or ``abcdef123456-dirty``."""
+    commit, dirty = git_state()
+    return None if commit is None else commit + ("-dirty" if dirty else "")
+
+
+#: the end of the refusal of a directory whose run records name no commit, for olk run --resume
+_UNATTRIBUTED_FIX = ("give its runs their commits from the git history of the results directory (python "
+                     "tools/backfill_run_commits.py DIR, in olk's checkout), or pass --force to compute them again")
 
 
 def machine_info() -> str:
@@ -78,6 +92,28 @@ def machine_info() -> str:
 def default_out_dir(cfg: ExperimentConfig, scale: float) -> Path:
     name = cfg.name if scale >= 1.0 else f"{cfg.name}_scale{scale:g}"
     return project_dir() / "results" / name
+
+
+def table_rows(path: Path, record, log=print) -> list[str]:
+    """The run ids of the rows of a results directory's runs.csv (`path`) that have a record (``record(run_id)``
+    is not None), in runs.csv's order: the directory's runs, those its tables show (a batch output's row
+    ``<run_id>:<output>`` is its run).  [] when runs.csv is absent; an unreadable runs.csv is one warning line."""
+    import csv
+    import io
+    ids: dict[str, None] = {}
+    raw = read_own_bytes(path, RERUN_RESUME)            # no link, no FIFO, bounded (olk.fileio)
+    if raw is None:
+        return []
+    try:
+        for row in csv.DictReader(io.StringIO(raw.decode("utf-8"), newline="")):
+            rid = str(row.get("run_id") or "").split(":")[0]           # a batch output's row: <run_id>:<out>
+            if record(rid) is not None:
+                ids[rid] = None
+    except (UnicodeDecodeError, csv.Error, ValueError) as e:
+        log(f"olk: warning: {path} cannot be read ({type(e).__name__}); the table shows only the runs this "
+            f"command plans (the others stay in runs.jsonl)")
+        return []
+    return list(ids)
 
 
 class Runner:
@@ -124,6 +160,9 @@ class Runner:
         self.plan: Planner | None = None
         self.kernel_widths: dict = {}       # dataset -> data-dependent Gaussian width (config gamma: {percentile: P})
         self.target_scales: dict = {}       # dataset -> {scale, offset} of a regression target scaled on loading
+        #: the commit (and dirty flag) of the tree this invocation runs, taken when it starts: every record it writes
+        #: carries them (olk.fileio.RUN_PROVENANCE)
+        self.provenance: dict = {}
 
     # -------------------------------------------------------------- execution
     def _execute(self, specs: list[RunSpec], what: str) -> None:
@@ -137,7 +176,7 @@ class Runner:
                      what=f"the {len(todo)} {what if what == 'runs' else what + ' runs'} of {self.cfg.name}")
         for rec in execute_all(todo, self.data, execute_run, n_jobs=self.n_jobs, backend=self.backend,
                                desc=f"{self.cfg.name}: {what}", progress=self.progress, session=self.session):
-            self.store.append(rec)
+            self.store.append({**rec, **self.provenance})
 
     @contextlib.contextmanager
     def _session(self):
@@ -178,7 +217,7 @@ class Runner:
         meta: dict = {
             "name": self.cfg.name, "paper": self.cfg.paper, "table": self.cfg.table, "config": self.cfg.path,
             "description": self.cfg.description, "command": self.command, "olk_version": __version__,
-            "git_commit": _git_commit(), "machine": machine_info(), "started": started,
+            "git_commit": self._git_commit(), "machine": machine_info(), "started": started,
             "finished": _dt.datetime.now().isoformat(timespec="seconds") if status == "finished" else None,
             "status": status, "scale": self.cfg.scale, "repeats": self.cfg.repeats, "seed": self.cfg.seed,
             "n_jobs": self.n_jobs, "backend": self.backend, "scheduler": self.scheduler,
@@ -212,6 +251,14 @@ class Runner:
                                       if k not in meta["datasets"] or k in self.unavailable}, **self.unavailable}
         return meta
 
+    def _git_commit(self) -> str | None:
+        """experiment.json's ``git_commit``: the tree this invocation started from, as its records name it (HEAD can
+        move while a run goes on: the finished write records where it started, not where HEAD is then)."""
+        if not self.provenance:
+            return _git_commit()
+        commit, dirty = self.provenance["commit"], self.provenance["dirty"]
+        return None if commit is None else commit + ("-dirty" if dirty else "")
+
     def _plugins(self) -> dict:
         """Learner name -> its origin (olk.algorithms.plugins) for every learner of the config from outside olk."""
         from ..algorithms import registry
@@ -224,27 +271,10 @@ class Runner:
 
     def _previous_rows(self) -> list[str]:
         """The run ids of the rows the directory's runs.csv holds (what the last invocation left), those with a
-        record in the log, in runs.csv's order; none without --resume.  An unreadable runs.csv is one warning
-        line (its rows are then the ones this invocation plans)."""
-        path = self.out / "runs.csv"
+        record in the log, in runs.csv's order; none without --resume (:func:`table_rows`)."""
         if not self.resume or self.force:
             return []
-        import csv
-        import io
-        ids: dict[str, None] = {}
-        raw = read_own_bytes(path, RERUN_RESUME)            # no link, no FIFO, bounded (olk.fileio)
-        if raw is None:
-            return []
-        try:
-            for row in csv.DictReader(io.StringIO(raw.decode("utf-8"), newline="")):
-                rid = str(row.get("run_id") or "").split(":")[0]           # a batch output's row: <run_id>:<out>
-                if self.store.get(rid) is not None:
-                    ids[rid] = None
-        except (UnicodeDecodeError, csv.Error, ValueError) as e:
-            self.log(f"olk: warning: {path} cannot be read ({type(e).__name__}); the table shows only the runs this "
-                     f"command plans (the others stay in runs.jsonl)")
-            return []
-        return list(ids)
+        return table_rows(self.out / "runs.csv", self.store.get, self.log)
 
     def _rows(self, finished: bool = True) -> list[str]:
         """The directory's rows after this invocation -- the one rule of what ``olk table`` shows
@@ -272,6 +302,8 @@ class Runner:
             if rid in mine_set:
                 continue
             rec = self.store.get(rid)
+            if rec is None:                     # (olk verify: a run it checks, not computed again yet)
+                continue
             if (rec.get("dataset"), rec.get("label")) in covered:
                 setting = rec.get("setting") or ""
                 mine_params = params.get((rec.get("dataset"), rec.get("label"), setting))
@@ -324,6 +356,21 @@ class Runner:
             raise OlkError(f"{path}: its 'tuning' holds a value that is not an object; {fix}")
         return meta
 
+    def _prepare(self) -> None:
+        """The planner (every spec checked up front) and the data it plans on: each dataset loaded and prepared
+        once, data-dependent kernel widths and views given to the planner (olk verify prepares the same way)."""
+        self.plan = Planner(self.cfg, self._main_records, log=self.log)
+        views: dict = {}
+        self.data = prepare_data(self.cfg, self.unavailable, log=self.log, views=views, targets=self.target_scales,
+                                 loads=self.loads, progress=self.progress is not False)
+        widths = kernel_widths(self.cfg, self.data, log=self.log, views=views)
+        self.plan.views = views
+        self.plan.widths = {k: w["gamma"] for k, w in widths.items()}
+        self.kernel_widths = {}             # dataset -> its width, or the list of its widths (kernels on views)
+        for (ds, *_), w in widths.items():
+            self.kernel_widths[ds] = w if ds not in self.kernel_widths else \
+                [*(v if isinstance(v := self.kernel_widths[ds], list) else [v]), w]
+
     def _run_locked(self) -> Path:
         if self.store.exists() and not (self.resume or self.force):
             raise OlkError(f"{self.out} already holds runs of '{self.cfg.name}': pass --resume to continue them "
@@ -334,7 +381,11 @@ class Runner:
         if torn:
             self.log(f"olk: {self.store.log} ended in a torn line ({torn} bytes, a write cut short): removed; "
                      f"that run is computed again")
+        commit, dirty = git_state()             # the tree of this invocation, before it computes anything
+        self.provenance = {"commit": commit, "dirty": dirty}
         self.store.load()
+        if self.resume and not self.force:      # a table must not show runs as if this tree had computed them
+            self.store.check_attributed(_UNATTRIBUTED_FIX)
         if self.store.skipped:
             (line, why), n = self.store.skipped[0], len(self.store.skipped)
             self.log(f"olk: warning: {self.store.log}: {n} line{'s are' if n > 1 else ' is'} not a run record olk "
@@ -346,18 +397,8 @@ class Runner:
             fingerprint.check_resume(self.out, self.previous_meta.get(fingerprint.KEY),
                                      fingerprint.fingerprint(self.cfg), log=self.log, rerun=self.rerun)
         self._previous = self._previous_rows()
-        self.plan = Planner(self.cfg, self._main_records, log=self.log)     # checks every spec up front
         started = _dt.datetime.now().isoformat(timespec="seconds")
-        views: dict = {}
-        self.data = prepare_data(self.cfg, self.unavailable, log=self.log, views=views, targets=self.target_scales,
-                                 loads=self.loads, progress=self.progress is not False)
-        widths = kernel_widths(self.cfg, self.data, log=self.log, views=views)
-        self.plan.views = views
-        self.plan.widths = {k: w["gamma"] for k, w in widths.items()}
-        self.kernel_widths = {}             # dataset -> its width, or the list of its widths (kernels on views)
-        for (ds, *_), w in widths.items():
-            self.kernel_widths[ds] = w if ds not in self.kernel_widths else \
-                [*(v if isinstance(v := self.kernel_widths[ds], list) else [v]), w]
+        self._prepare()
         atomic_write_text(self.out / "experiment.json",
                           json.dumps(self._meta("running", started), indent=2, default=str), then=RERUN_RESUME)
         try:

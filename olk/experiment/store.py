@@ -17,7 +17,8 @@ RUN_COLUMNS = ["run_id", "experiment", "phase", "dataset", "algorithm", "label",
                "perm", "seed", "scale", "n_examples", "mistakes", "accuracy", "n_sv", "n_sv_last", "n_updates",
                "time_s", "kernel_evals", "test_accuracy", "train_time_s", "n_test", "setting", "fold"]
 #: the other tasks' metrics (olk.tasks): columns of runs.csv only when some run has them, so a classification
-#: experiment's runs.csv keeps RUN_COLUMNS exactly
+#: experiment's runs.csv keeps RUN_COLUMNS exactly (olk.fileio.RECORD_FIELDS checks their types when a record is
+#: read back)
 TASK_COLUMNS = ["mse", "test_mse", "log_loss", "n_labels", "label_efficiency"]
 #: columns of runs.csv only when some run has them: how a sweep point inherited through a match reads
 OPTIONAL_COLUMNS = ["setting_display"]
@@ -25,43 +26,21 @@ OPTIONAL_COLUMNS = ["setting_display"]
 CURVE_VALUES = ["mistake_rate", "mse"]
 
 
-from ..fileio import RERUN_RESUME, atomic_write_text, check_size, open_own, open_own_if_any, write_error  # noqa: E402,F401  (the one atomic writer)
+from ..fileio import (  # noqa: E402,F401  (the one atomic writer; record_problem: what a record olk wrote is)
+    PHASES,
+    RERUN_RESUME,
+    atomic_write_text,
+    check_size,
+    no_commit_error,
+    open_own,
+    open_own_if_any,
+    record_problem,
+    unattributed,
+    write_error,
+)
 
 #: the files of a results directory the run log writes (runs.jsonl in place, the others atomically)
 FILES = ("runs.jsonl", "runs.csv", "curves.csv", TEST_CURVES)
-
-
-#: the fields of a run record read back by a resumed run and by the tables: (name, the JSON types it may have)
-_RECORD_FIELDS = {**{k: (str,) for k in ("run_id", "phase", "dataset", "label")},
-                  **{k: (str, type(None)) for k in ("algorithm", "display", "setting", "task", "experiment")},
-                  **{k: (int, float, type(None)) for k in ("n_examples", "mistakes", "accuracy", "n_sv", "n_sv_last",
-                                                           "n_updates", "time_s", "kernel_evals", "test_accuracy",
-                                                           "train_time_s", "n_test", "perm", "seed", "scale", "fold",
-                                                           *TASK_COLUMNS)},
-                  **{k: (dict, type(None)) for k in ("params", "summary", "test_accuracy_by_output", "curve",
-                                                     "test_curve")}}
-PHASES = ("tune", "match", "main")
-
-
-def record_problem(rec) -> str | None:
-    """Why `rec` (one line of runs.jsonl, parsed) is not a run record olk wrote, or None if it is one: a JSON
-    object whose fields have the types olk writes (:data:`_RECORD_FIELDS`), a known phase and learning curves
-    whose value lists are as long as their ``t``."""
-    if not isinstance(rec, dict):
-        return f"a JSON {type(rec).__name__}, not a run record"
-    for key, types in _RECORD_FIELDS.items():
-        v = rec.get(key)
-        required = types[-1] is not type(None)
-        if (key in rec or required) and (type(v) not in types or (required and v == "")):
-            return f"its '{key}' is {'missing' if key not in rec else repr(v)[:30]}"
-    if rec["phase"] not in PHASES:
-        return f"its phase {rec['phase'][:20]!r} is not one of {', '.join(PHASES)}"
-    for key in ("curve", "test_curve"):
-        c = rec.get(key) or {}
-        t = c.get("t", [])
-        if not isinstance(t, list) or any(not isinstance(v, list) or len(v) < len(t) for v in c.values()):
-            return f"its '{key}' is not lists of one value per point"
-    return None
 
 
 class RunStore:
@@ -72,6 +51,7 @@ class RunStore:
         self.log = self.dir / "runs.jsonl"
         self._records: dict[str, dict] = {}
         self.skipped: list[tuple[int, str]] = []     # (line, why) of the lines load() skipped
+        self.unattributed: list[tuple[int, str]] = []   # (line, run id) of the records that name no commit
 
     def exists(self) -> bool:
         return self.log.is_file() and self.log.stat().st_size > 0
@@ -113,7 +93,7 @@ class RunStore:
         torn write --, or not a run record: :func:`record_problem`) is skipped and listed in :attr:`skipped`
         ((line, why) pairs; the runner warns once): that run is computed again.  A log larger than the
         ``results_file_bytes`` limit is refused in one line before it is read."""
-        self._records, self.skipped = {}, []
+        self._records, self.skipped, self.unattributed = {}, [], []
         fd = open_own_if_any(self.log, os.O_RDONLY, "read", RERUN_RESUME)
         if fd is None:
             return self._records
@@ -133,7 +113,17 @@ class RunStore:
                     self.skipped.append((lineno, why))
                 else:
                     self._records[rec["run_id"]] = rec
+                    if unattributed(rec):
+                        self.unattributed.append((lineno, rec["run_id"]))
         return self._records
+
+    def check_attributed(self, fix: str) -> None:
+        """Refuse, in one line naming the log, the line and `fix`, a log holding a record that does not say which
+        commit computed it (:func:`olk.fileio.unattributed`): a table would show it as if it did."""
+        if self.unattributed:
+            line, rid = self.unattributed[0]
+            more = len(self.unattributed) - 1
+            raise no_commit_error(self.log, line, rid, (f"and {more} more; " if more else "") + fix)
 
     def reset(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)

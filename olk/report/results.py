@@ -4,9 +4,11 @@ A results directory ``results/<experiment>/`` is written by ``olk run`` and hold
 
 * ``runs.csv``        one row per finished run (config order), see :data:`RUN_COLUMNS`;
 * ``curves.csv``      learning curves ``run_id,t,mistake_rate`` (optional);
-* ``experiment.json`` provenance and reporting options (optional, every key optional).
+* ``experiment.json`` provenance and reporting options (optional, every key optional);
+* ``runs.jsonl``      the run log: every record names the commit that computed it (``commit``, ``dirty``), and a
+  directory whose log holds a record without one is refused in one line (:attr:`Results.provenance`).
 
-:func:`load_results` validates all three and returns a :class:`Results`; :func:`aggregate` turns the
+:func:`load_results` validates them and returns a :class:`Results`; :func:`aggregate` turns the
 main-phase runs into one mean/std per (dataset, algorithm, setting, metric).
 
 **Standard deviation.** ``std`` is the *sample* standard deviation (``ddof=1``) over the runs
@@ -62,6 +64,9 @@ class Results:
     meta: dict[str, Any] = field(default_factory=dict)
     curves: pd.DataFrame | None = None
     test_curves: pd.DataFrame | None = None     # held-out curves (test_curves.csv), batch mode with test_curve:
+    #: run_id -> {commit, dirty, commit_from} of every record of runs.jsonl (olk.fileio.read_run_provenance): the
+    #: commit that computed each run; {} for a directory without a run log (hand-made tables)
+    provenance: dict[str, dict] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -190,6 +195,8 @@ def load_results(results_dir: str | Path | Results) -> Results:
         raise OlkError(f"{path}: run in progress (pid {holder}); its results are written when it finishes: wait "
                        f"for it (olk run prints the table then), or stop it and continue later with --resume")
     meta = _read_meta(path / "experiment.json")
+    from olk.fileio import read_run_provenance
+    provenance = read_run_provenance(path / "runs.jsonl")      # a run that names no commit is refused, one line
     runs = _read_runs(path / "runs.csv")
     if "mse" in runs.columns:
         # the MSE in the data file's target units: the loader's target scaling (y = a y_file + b) undone,
@@ -197,7 +204,8 @@ def load_results(results_dir: str | Path | Results) -> Results:
         a = runs["dataset"].map(lambda d: ((meta.get("target_scales") or {}).get(d) or {}).get("scale", 1.0))
         runs["mse_original"] = runs["mse"] / (a.astype(float) ** 2).where(a.astype(float) != 0)
     curves = _read_curves(path / "curves.csv")
-    return Results(path=path, runs=runs, meta=meta, curves=curves, test_curves=_read_test_curves(path / TEST_CURVES))
+    return Results(path=path, runs=runs, meta=meta, curves=curves, test_curves=_read_test_curves(path / TEST_CURVES),
+                   provenance=provenance)
 
 
 def resolve_results_dir(arg: str | Path) -> Path:
