@@ -168,6 +168,19 @@ def test_olk_verify_names_a_changed_accuracy_and_a_changed_curve_value(results, 
                                                                        (main[3]["run_id"], ["curve"])]
 
 
+def test_a_renamed_config_or_display_name_is_no_difference(results, capsys):
+    """The config's name and the display names name a run (--resume does not compare them): a directory computed
+    under another config name verifies, and says so in ignored_fields; a result field still differs."""
+    recs = _records(results)
+    for r in recs:
+        r["experiment"], r["display"] = "old_name", r["display"] + " (old)"
+    _write(results, recs)
+    code, out, err = run_cli(["verify", results], capsys)
+    assert code == 0, out + err
+    assert {"experiment (a name, not a result)", "display (a name, not a result)"} <= \
+        set(_verified(results)["ignored_fields"])
+
+
 def test_a_parameter_declared_since_at_its_old_value_is_the_same_run(results, capsys, monkeypatch):
     """A learner that gained a parameter after the directory was written plans its runs under new ids (the id
     hashes every parameter): at the value that keeps the old behaviour (Param.before) they are the same runs,

@@ -29,7 +29,9 @@ added since)``).
 
 **What is compared.**  Every field of the rerun record and of the recorded one but the timings (``time_s`` and every
 key ending in ``_time_s``, at any depth: ``train_time_s``, a test curve's ``train_time_s``, a learner summary's
-``select_time_s``) and the provenance keys (:data:`olk.fileio.RUN_PROVENANCE`), by their JSON text: floats bit for
+``select_time_s``), the provenance keys (:data:`olk.fileio.RUN_PROVENANCE`) and the names (:data:`NAMES`: the
+config's name, the display names, which ``--resume`` does not compare either; one that differs is listed in
+``ignored_fields``), by their JSON text: floats bit for
 bit (their shortest repr), learning curves value by value.  A field of the record the rerun lacks differs; a field of
 the rerun that the record lacks (``task``, which olk wrote into records later) has nothing to be compared with: it is
 listed in ``ignored_fields`` as ``task (not in the record)``.
@@ -68,6 +70,11 @@ VERIFIED = "verified.json"
 NOT_PLANNED = "(not planned)"
 #: how ignored_fields names a field of the rerun records that a record lacks (an older olk did not write it)
 NOT_RECORDED = "(not in the record)"
+#: fields that name a run rather than result from it (the config's name, the row's display names): as ``--resume``
+#: never compares them (olk.experiment.fingerprint), a difference is listed in ignored_fields, not counted
+NAMES = ("experiment", "display", "setting_display")
+#: how ignored_fields names such a field that differs
+RENAMED_FIELD = "(a name, not a result)"
 #: how ignored_fields names the run id of a run planned under a new id (a parameter added since, at its old value)
 RENAMED = "run_id (a parameter added since)"
 
@@ -130,7 +137,10 @@ def differing_fields(recorded: dict, rerun: dict, ignored: set | None = None) ->
         a = json.dumps(_result(recorded[key], key, ignored), sort_keys=True)
         b = json.dumps(_result(rerun[key], key, ignored), sort_keys=True)
         if a != b:
-            out.append(key)
+            if key in NAMES:
+                ignored.add(f"{key} {RENAMED_FIELD}")
+            else:
+                out.append(key)
     return out
 
 
