@@ -201,6 +201,19 @@ def test_a_parameter_declared_since_at_its_old_value_is_the_same_run(results, ca
     assert [d["fields"] for d in _verified(results)["differing"]] == [["(not planned)"]] * 2     # perceptron's 2
 
 
+def test_runs_not_checked_under_a_new_id_are_looked_up_not_computed(results, capsys, monkeypatch):
+    """Every learner gained a parameter: a sample's tuning runs and matched runs, planned under new ids, are the
+    directory's records (looked up), not computed again as runs the directory lacks."""
+    from olk.algorithms import registry
+    for name in ("perceptron", "pa1", "spa", "rbp"):
+        cls = registry.REGISTRY[name]
+        monkeypatch.setattr(cls, "params", (*cls.params, registry.Param("zz_added", 1.0, "declared later (test)")))
+    for seed in range(3):
+        code, out, err = run_cli(["verify", results, "--sample", "2", "--seed", str(seed)], capsys)
+        assert code == 0, out + err
+        assert "the plan needed are not in" not in out, out
+
+
 def test_the_sample_is_deterministic_and_the_runs_sampled_are_the_runs_checked(results, capsys):
     ids = [f"{i:016x}" for i in range(40)]
     assert sample_ids(ids, 5, 0) == sample_ids(list(ids), 5, 0) != sample_ids(ids, 5, 1)

@@ -25,7 +25,8 @@ A checked run the plan at this commit no longer makes (its parameters or its id 
 planned at the value that keeps the old behaviour (:attr:`olk.algorithms.registry.Param.before`, the rule of ``olk
 regress``): its id moved with its parameters, so it is planned under the new id, computed and compared as the same
 run (its ``run_id`` and those added parameters are not compared; ``ignored_fields`` lists ``run_id (a parameter
-added since)``).
+added since)``); a run not checked that the plan makes under a new id that way is looked up as its record (a
+tuning run, a run another entry matches), not computed again.
 
 **What is compared.**  Every field of the rerun record and of the recorded one but the timings (``time_s`` and every
 key ending in ``_time_s``, at any depth: ``train_time_s``, a test curve's ``train_time_s``, a learner summary's
@@ -171,12 +172,14 @@ class _Runs:
         self.recorded = recorded
         self.checked = checked
         self.reruns = RunStore(scratch)
+        #: planned id -> recorded id of a run not checked that the plan makes under a new id (:func:`_same_run`)
+        self.alias: dict[str, str] = {}
 
     def get(self, run_id: str):
         rec = self.reruns.get(run_id)
         if rec is not None or run_id in self.checked:
             return rec
-        return self.recorded.get(run_id)
+        return self.recorded.get(self.alias.get(run_id, run_id))
 
     def append(self, rec: dict) -> None:
         self.reruns.append(rec)
@@ -196,7 +199,9 @@ class _Verifier(Runner):
         self.extra: list[str] = []           # runs the plan needed that the directory lacks
         #: planned id -> recorded id of a checked run planned under a new id (a parameter added since: _same_run)
         self.renamed: dict[str, str] = {}
-        self._unplanned = {_slot(recorded[r]): r for r in checked}
+        self._by_slot: dict[tuple, list[str]] = {}
+        for rid, rec in recorded.items():
+            self._by_slot.setdefault(_slot(rec), []).append(rid)
 
     def _execute(self, specs, what: str) -> None:
         for s in specs:
@@ -208,13 +213,18 @@ class _Verifier(Runner):
         keep = []
         for s in specs:
             if s.run_id not in self.runs.checked and s.run_id not in self.runs.recorded:
-                old = self._unplanned.get(_slot(s.to_record()))
-                if old is not None and old not in self.planned and _same_run(s, self.runs.recorded[old]):
+                # planned under a new id: the same run as a record if only parameters declared since differ
+                old = next((r for r in self._by_slot.get(_slot(s.to_record()), ())
+                            if r not in self.planned and _same_run(s, self.runs.recorded[r])), None)
+                if old is not None and old in self.runs.checked:
                     self.renamed[s.run_id] = old
                     self.runs.checked.add(s.run_id)
+                elif old is not None:
+                    self.runs.alias[s.run_id] = old
             if s.run_id in self.runs.checked:
                 keep.append(s)
-            elif s.run_id not in self.runs.recorded and (s.phase != "main" or s.label in targets):
+            elif (s.run_id not in self.runs.recorded and s.run_id not in self.runs.alias
+                  and (s.phase != "main" or s.label in targets)):
                 keep.append(s)
                 self.extra.append(s.run_id)
         super()._execute(keep, what)
