@@ -168,6 +168,52 @@ def test_olk_verify_names_a_changed_accuracy_and_a_changed_curve_value(results, 
                                                                        (main[3]["run_id"], ["curve"])]
 
 
+def test_a_renamed_config_or_display_name_is_no_difference(results, capsys):
+    """The config's name and the display names name a run (--resume does not compare them): a directory computed
+    under another config name verifies, and says so in ignored_fields; a result field still differs."""
+    recs = _records(results)
+    for r in recs:
+        r["experiment"], r["display"] = "old_name", r["display"] + " (old)"
+    _write(results, recs)
+    code, out, err = run_cli(["verify", results], capsys)
+    assert code == 0, out + err
+    assert {"experiment (a name, not a result)", "display (a name, not a result)"} <= \
+        set(_verified(results)["ignored_fields"])
+
+
+def test_a_parameter_declared_since_at_its_old_value_is_the_same_run(results, capsys, monkeypatch):
+    """A learner that gained a parameter after the directory was written plans its runs under new ids (the id
+    hashes every parameter): at the value that keeps the old behaviour (Param.before) they are the same runs,
+    compared as such; at another value they are not planned."""
+    import dataclasses
+
+    from olk.algorithms import registry
+    cls = registry.REGISTRY["perceptron"]
+    added = registry.Param("zz_added", 1.0, "a parameter declared after the runs (test)")
+    monkeypatch.setattr(cls, "params", (*cls.params, added))
+    code, out, err = run_cli(["verify", results], capsys)
+    assert code == 0, out + err
+    entry = _verified(results)
+    assert entry["identical"] == N_RUNS and "run_id (a parameter added since)" in entry["ignored_fields"]
+    monkeypatch.setattr(cls, "params", (*cls.params[:-1], dataclasses.replace(added, legacy=2.0)))
+    code, out, err = run_cli(["verify", results], capsys)           # 1.0 is no longer the old behaviour
+    assert code == 1
+    assert [d["fields"] for d in _verified(results)["differing"]] == [["(not planned)"]] * 2     # perceptron's 2
+
+
+def test_runs_not_checked_under_a_new_id_are_looked_up_not_computed(results, capsys, monkeypatch):
+    """Every learner gained a parameter: a sample's tuning runs and matched runs, planned under new ids, are the
+    directory's records (looked up), not computed again as runs the directory lacks."""
+    from olk.algorithms import registry
+    for name in ("perceptron", "pa1", "spa", "rbp"):
+        cls = registry.REGISTRY[name]
+        monkeypatch.setattr(cls, "params", (*cls.params, registry.Param("zz_added", 1.0, "declared later (test)")))
+    for seed in range(3):
+        code, out, err = run_cli(["verify", results, "--sample", "2", "--seed", str(seed)], capsys)
+        assert code == 0, out + err
+        assert "the plan needed are not in" not in out, out
+
+
 def test_the_sample_is_deterministic_and_the_runs_sampled_are_the_runs_checked(results, capsys):
     ids = [f"{i:016x}" for i in range(40)]
     assert sample_ids(ids, 5, 0) == sample_ids(list(ids), 5, 0) != sample_ids(ids, 5, 1)

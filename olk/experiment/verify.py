@@ -21,11 +21,18 @@ and main runs as recorded; when those runs are checked too (no ``--sample``, or 
 reruns, so a difference there carries on to the runs planned from them.  A run the plan needs that the directory
 does not hold (a tuning run, or a main run of an entry another one ``match:``es) is computed too, and not compared.
 A checked run the plan at this commit no longer makes (its parameters or its id moved) differs in
-``(not planned)``.
+``(not planned)``, except one whose only change is a parameter the learner declared after the run was recorded,
+planned at the value that keeps the old behaviour (:attr:`olk.algorithms.registry.Param.before`, the rule of ``olk
+regress``): its id moved with its parameters, so it is planned under the new id, computed and compared as the same
+run (its ``run_id`` and those added parameters are not compared; ``ignored_fields`` lists ``run_id (a parameter
+added since)``); a run not checked that the plan makes under a new id that way is looked up as its record (a
+tuning run, a run another entry matches), not computed again.
 
 **What is compared.**  Every field of the rerun record and of the recorded one but the timings (``time_s`` and every
 key ending in ``_time_s``, at any depth: ``train_time_s``, a test curve's ``train_time_s``, a learner summary's
-``select_time_s``) and the provenance keys (:data:`olk.fileio.RUN_PROVENANCE`), by their JSON text: floats bit for
+``select_time_s``), the provenance keys (:data:`olk.fileio.RUN_PROVENANCE`) and the names (:data:`NAMES`: the
+config's name, the display names, which ``--resume`` does not compare either; one that differs is listed in
+``ignored_fields``), by their JSON text: floats bit for
 bit (their shortest repr), learning curves value by value.  A field of the record the rerun lacks differs; a field of
 the rerun that the record lacks (``task``, which olk wrote into records later) has nothing to be compared with: it is
 listed in ``ignored_fields`` as ``task (not in the record)``.
@@ -64,6 +71,28 @@ VERIFIED = "verified.json"
 NOT_PLANNED = "(not planned)"
 #: how ignored_fields names a field of the rerun records that a record lacks (an older olk did not write it)
 NOT_RECORDED = "(not in the record)"
+#: fields that name a run rather than result from it (the config's name, the row's display names): as ``--resume``
+#: never compares them (olk.experiment.fingerprint), a difference is listed in ignored_fields, not counted
+NAMES = ("experiment", "display", "setting_display")
+#: how ignored_fields names such a field that differs
+RENAMED_FIELD = "(a name, not a result)"
+#: how ignored_fields names the run id of a run planned under a new id (a parameter added since, at its old value)
+RENAMED = "run_id (a parameter added since)"
+
+
+def _slot(rec) -> tuple:
+    """What a run is apart from its parameters: the same slot and the same parameters modulo ones added since at
+    their old value (:func:`_same_run`) make the same run."""
+    return (rec.get("phase"), rec.get("dataset"), rec.get("label"), rec.get("setting") or "", rec.get("perm"),
+            rec.get("fold"), json.dumps(rec.get("kernel"), sort_keys=True))
+
+
+def _same_run(spec, rec: dict) -> bool:
+    """`spec` (planned now) makes the run `rec` records: the same slot, and the parameters equal but for ones the
+    learner declared since, at the value that keeps the old behaviour (olk.experiment.regress._same_params)."""
+    from .regress import _same_params
+    planned = spec.to_record()
+    return _slot(planned) == _slot(rec) and _same_params(spec.algorithm, planned["params"], rec.get("params") or {})
 _FIX = "is it a results directory olk run wrote?"
 
 
@@ -109,7 +138,10 @@ def differing_fields(recorded: dict, rerun: dict, ignored: set | None = None) ->
         a = json.dumps(_result(recorded[key], key, ignored), sort_keys=True)
         b = json.dumps(_result(rerun[key], key, ignored), sort_keys=True)
         if a != b:
-            out.append(key)
+            if key in NAMES:
+                ignored.add(f"{key} {RENAMED_FIELD}")
+            else:
+                out.append(key)
     return out
 
 
@@ -140,12 +172,14 @@ class _Runs:
         self.recorded = recorded
         self.checked = checked
         self.reruns = RunStore(scratch)
+        #: planned id -> recorded id of a run not checked that the plan makes under a new id (:func:`_same_run`)
+        self.alias: dict[str, str] = {}
 
     def get(self, run_id: str):
         rec = self.reruns.get(run_id)
         if rec is not None or run_id in self.checked:
             return rec
-        return self.recorded.get(run_id)
+        return self.recorded.get(self.alias.get(run_id, run_id))
 
     def append(self, rec: dict) -> None:
         self.reruns.append(rec)
@@ -163,6 +197,11 @@ class _Verifier(Runner):
         self._previous = list(rows)
         self.planned: dict = {}
         self.extra: list[str] = []           # runs the plan needed that the directory lacks
+        #: planned id -> recorded id of a checked run planned under a new id (a parameter added since: _same_run)
+        self.renamed: dict[str, str] = {}
+        self._by_slot: dict[tuple, list[str]] = {}
+        for rid, rec in recorded.items():
+            self._by_slot.setdefault(_slot(rec), []).append(rid)
 
     def _execute(self, specs, what: str) -> None:
         for s in specs:
@@ -173,9 +212,19 @@ class _Verifier(Runner):
         targets = {lab for a in self.cfg.algorithms for lab in a.depends_on()}
         keep = []
         for s in specs:
+            if s.run_id not in self.runs.checked and s.run_id not in self.runs.recorded:
+                # planned under a new id: the same run as a record if only parameters declared since differ
+                old = next((r for r in self._by_slot.get(_slot(s.to_record()), ())
+                            if r not in self.planned and _same_run(s, self.runs.recorded[r])), None)
+                if old is not None and old in self.runs.checked:
+                    self.renamed[s.run_id] = old
+                    self.runs.checked.add(s.run_id)
+                elif old is not None:
+                    self.runs.alias[s.run_id] = old
             if s.run_id in self.runs.checked:
                 keep.append(s)
-            elif s.run_id not in self.runs.recorded and (s.phase != "main" or s.label in targets):
+            elif (s.run_id not in self.runs.recorded and s.run_id not in self.runs.alias
+                  and (s.phase != "main" or s.label in targets)):
                 keep.append(s)
                 self.extra.append(s.run_id)
         super()._execute(keep, what)
@@ -294,9 +343,17 @@ def verify(directory, *, options: RecordedOptions | None = None, sample: int | N
         reruns = {rid: rec for rid, rec in RunStore(Path(tmp) / "runs").load().items()}
         ignored: set = set()
         differing: list[dict] = []
+        by_old = {old: new for new, old in v.renamed.items()}
         for rid in checked:
             rec = recorded[rid]
-            fields = differing_fields(rec, reruns[rid], ignored) if rid in reruns else [NOT_PLANNED]
+            if rid not in reruns and by_old.get(rid) in reruns:         # planned under a new id: the same run
+                new = reruns[by_old[rid]]
+                cls_params = set(new["params"]) - set(rec.get("params") or {})
+                new = {**new, "run_id": rid, "params": {k: v for k, v in new["params"].items() if k not in cls_params}}
+                ignored.add(RENAMED)
+                fields = differing_fields(rec, new, ignored)
+            else:
+                fields = differing_fields(rec, reruns[rid], ignored) if rid in reruns else [NOT_PLANNED]
             if fields:
                 differing.append({"run_id": rid, "label": rec.get("label"), "dataset": rec.get("dataset"),
                                   "perm": rec.get("perm"), "fields": fields})
