@@ -33,7 +33,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -377,7 +377,7 @@ def _label_numbers(label: str) -> set[float]:
     return {float(x) for x in _NUM.findall(label)}
 
 
-def _match(settings: list[str], numbers: list[tuple[set[float], ...]], paper_labels: list[str]
+def _match(settings: list[str], numbers: Sequence[Sequence[set[float]]], paper_labels: list[str]
            ) -> list[tuple[int | None, int | None]]:
     """Pair our settings with the paper's rows of one (dataset, algorithm); see module docstring.  ``numbers``
     holds, per setting, its numbers from the most to the least specific (:func:`_param_numbers`): a setting takes
