@@ -149,9 +149,9 @@ def record_problem(old) -> str | None:
 
 
 def rerun_closure(cfg: ExperimentConfig, labels: list[str]) -> list[str]:
-    """``labels`` and every entry that depends on one of them (a ``match:`` on it in its parameters or kernel, or
-    its ``seeds_of``), transitively, in config order: what ``olk run --resume --rerun LABEL`` computes again.
-    An unknown label is refused in one line."""
+    """``labels`` and every entry that depends on one of them (:meth:`AlgorithmEntry.depends_on`: a ``match:`` on it
+    in its parameters or kernel, or its ``match_tune`` target; or its ``seeds_of``), transitively, in config order:
+    what ``olk run --resume --rerun LABEL`` computes again.  An unknown label is refused in one line."""
     known = [a.label for a in cfg.algorithms]
     for lab in labels:
         if lab not in known:
@@ -161,8 +161,7 @@ def rerun_closure(cfg: ExperimentConfig, labels: list[str]) -> list[str]:
     out = set(labels)
 
     def refs(a) -> set:
-        vals = [*a.params.values(), *((a.kernel or {}).values() if isinstance(a.kernel, dict) else [])]
-        return {v.label for v in vals if isinstance(v, MatchRef)} | ({a.seeds_of} if a.seeds_of else set())
+        return a.depends_on() | ({a.seeds_of} if a.seeds_of else set())
 
     grew = True
     while grew:
