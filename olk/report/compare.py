@@ -364,12 +364,11 @@ def _param_numbers(res: Results) -> dict[tuple[str, str, str], tuple[set[float],
     params: dict[tuple[str, str, str], dict] = {}
     for ds, lab, st, p in zip(res.main["dataset"], res.main["label"], res.main["setting"], res.main["_params"]):
         params.setdefault((ds, lab, st), {}).update(p)
-    varying: dict[tuple[str, str], set] = {}
-    for ds, lab, _ in params:
-        varying.setdefault((ds, lab), set())
-    for (ds, lab), keys in varying.items():
-        ps = [p for (d, lb, _), p in params.items() if (d, lb) == (ds, lab)]
-        keys.update(k for k in set().union(*ps) if len({repr(q.get(k)) for q in ps}) > 1)
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for (ds, lab, _), p in params.items():
+        groups.setdefault((ds, lab), []).append(p)
+    varying = {key: {k for k in set().union(*ps) if len({repr(q.get(k)) for q in ps}) > 1}
+               for key, ps in groups.items()}
     return {key: (_numbers(p, varying[key[:2]]), _numbers(p, p.keys())) for key, p in params.items()}
 
 
