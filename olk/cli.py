@@ -139,7 +139,8 @@ def run_options(f):
                      help="With --resume: compute these algorithm entries (comma-separated labels) again under the "
                           "config's current settings, and the entries that match on them; the others' runs are kept "
                           "and their settings still checked. Earlier runs of these entries stay in runs.jsonl, out "
-                          "of the tables."),
+                          "of the tables. Same settings: their runs are computed again with this tree's code, except "
+                          "runs a clean tree at this commit already computed."),
         click.option("--progress/--no-progress", default=None,
                      help="Progress bar (default: when stderr is a terminal)."),
         click.option("--quiet", "-q", is_flag=True,

@@ -269,3 +269,27 @@ def test_rerun_computes_one_changed_entry_again_and_keeps_the_others(tmp_path, c
         _run(changed, out, resume=True, rerun=["pa2"])
     with pytest.raises(OlkError, match="--rerun computes entries of a results directory again: it needs --resume"):
         _run(changed, tmp_path / "p", rerun=["pa1"])
+
+
+def test_rerun_with_unchanged_settings_computes_the_entry_again_once_per_commit(tmp_path, cfg, monkeypatch):
+    """--rerun with the same settings (the same run ids): the entry's runs are computed again with this tree's code
+    (a record of another commit, or of a dirty tree, is replaced by the latest one), the others are kept; a second
+    --rerun at the same clean commit computes nothing (an interrupted --rerun resumes)."""
+    out = tmp_path / "o"
+    monkeypatch.setattr(runner_mod, "git_state", lambda: ("aaaaaaaaaaaa", False))
+    _run(cfg, out)
+    lines = (out / "runs.jsonl").read_text().splitlines()
+    n_rows = len(pd.read_csv(out / "runs.csv"))
+    monkeypatch.setattr(runner_mod, "git_state", lambda: ("bbbbbbbbbbbb", False))
+    calls = _count_runs(monkeypatch)
+    _run(cfg, out, resume=True, rerun=["pa1"])
+    assert calls["n"] == 4                                          # pa1 x 2 datasets x 2 permutations
+    recs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert len(recs) == len(lines) + 4 and {r["commit"] for r in recs[len(lines):]} == {"bbbbbbbbbbbb"}
+    rows = pd.read_csv(out / "runs.csv")
+    assert len(rows) == n_rows and rows.run_id.is_unique              # one row per run: the latest record
+    _run(cfg, out, resume=True, rerun=["pa1"])
+    assert calls["n"] == 4                                          # nothing computed twice at this commit
+    monkeypatch.setattr(runner_mod, "git_state", lambda: ("bbbbbbbbbbbb", True))
+    _run(cfg, out, resume=True, rerun=["pa1"])
+    assert calls["n"] == 8                                          # a dirty tree's code is not this commit's

@@ -163,6 +163,8 @@ class Runner:
         #: the commit (and dirty flag) of the tree this invocation runs, taken when it starts: every record it writes
         #: carries them (olk.fileio.RUN_PROVENANCE)
         self.provenance: dict = {}
+        #: the run ids this invocation computed (a --rerun entry's run is computed once per invocation)
+        self._written: set[str] = set()
 
     # -------------------------------------------------------------- execution
     def _execute(self, specs: list[RunSpec], what: str) -> None:
@@ -170,13 +172,26 @@ class Runner:
         for s in specs:
             if s.run_id not in self.order:
                 self.order.append(s.run_id)
-        todo = [s for s in specs if self.store.get(s.run_id) is None]
+        todo = [s for s in specs if self.store.get(s.run_id) is None or self._stale(s)]
         memory.check(todo, self.data, n_jobs=self.n_jobs, backend=self.backend, limit=self.memory_limit,
                      source=self.memory_limit_source, loads=self.loads,
                      what=f"the {len(todo)} {what if what == 'runs' else what + ' runs'} of {self.cfg.name}")
         for rec in execute_all(todo, self.data, execute_run, n_jobs=self.n_jobs, backend=self.backend,
                                desc=f"{self.cfg.name}: {what}", progress=self.progress, session=self.session):
             self.store.append({**rec, **self.provenance})
+            self._written.add(rec["run_id"])
+
+    def _stale(self, spec: RunSpec) -> bool:
+        """Whether a run that has a record is computed again: a run of a ``--rerun`` entry whose record this tree
+        did not write.  The same run id means the same settings, so ``--rerun`` after a code change recomputes
+        the entry's runs with today's code; a record of this invocation, or of an earlier one at this same clean
+        commit (an interrupted ``--rerun`` resumed), is kept: nothing computed at this tree is computed twice."""
+        if spec.label not in self.rerun:
+            return False
+        rec = self.store.get(spec.run_id)
+        commit, dirty = self.provenance.get("commit"), self.provenance.get("dirty")
+        same_tree = commit is not None and dirty is False and rec.get("commit") == commit and rec.get("dirty") is False
+        return not (same_tree or spec.run_id in self._written)
 
     @contextlib.contextmanager
     def _session(self):
