@@ -42,7 +42,7 @@ def test_update_then_check_roundtrip(tmp_path):
 def test_a_parameter_added_after_a_baseline_counts_at_the_value_that_keeps_the_old_behaviour():
     """kogd_reg's baselines predate step_size's 'auto' default and standardize_y: a run that states the old
     behaviour (sqrt_T, False) matches them, olk's new defaults do not."""
-    from olk.experiment.regress import _same_params
+    from olk.experiment.identity import same_params as _same_params
     base = {"lam": 0.01, "horizon": 0, "step_size": "sqrt_T"}
     assert _same_params("kogd_reg", {**base, "standardize_y": False}, base)
     assert not _same_params("kogd_reg", {**base, "standardize_y": True}, base)

@@ -293,3 +293,27 @@ def test_rerun_with_unchanged_settings_computes_the_entry_again_once_per_commit(
     monkeypatch.setattr(runner_mod, "git_state", lambda: ("bbbbbbbbbbbb", True))
     _run(cfg, out, resume=True, rerun=["pa1"])
     assert calls["n"] == 8                                          # a dirty tree's code is not this commit's
+
+
+def test_resume_keeps_runs_recorded_before_their_learner_declared_a_parameter(tmp_path, cfg, monkeypatch):
+    """A learner that declares a parameter later gives every run a new id (the id hashes all parameters); --resume
+    keeps a run recorded before, when the new parameter sits at its old value (olk.experiment.identity), instead
+    of computing it again; at another value the run is computed.  The tables show the earlier record."""
+    out = tmp_path / "o"
+    _run(cfg, out)
+    recs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    rows_before = pd.read_csv(out / "runs.csv").query("label == 'pa1'")
+    for r in recs:                      # as if pa1's C had been declared after these runs: not in their params
+        if r["label"] == "pa1":
+            del r["params"]["C"]
+            r["run_id"] = "0" + r["run_id"][1:] if r["run_id"][0] != "0" else "1" + r["run_id"][1:]
+    (out / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    calls = _count_runs(monkeypatch)
+    _run(cfg, out, resume=True)
+    assert calls["n"] == 0                                          # C = 1 is pa1's old behaviour: the same runs
+    rows = pd.read_csv(out / "runs.csv").query("label == 'pa1'")
+    assert len(rows) == len(rows_before) and set(rows.run_id) == {r["run_id"] for r in recs if r["label"] == "pa1"}
+    assert list(rows.accuracy) == list(rows_before.accuracy)
+    _set_pa1_c(cfg)                                                 # C = 2: not the recorded runs
+    _run(cfg, out, resume=True, rerun=["pa1"])
+    assert calls["n"] == 4

@@ -39,7 +39,7 @@ def test_default_is_olks_reading_and_the_option_is_validated():
 def test_regress_counts_a_new_option_at_its_default_as_unchanged():
     # the CI baselines were written before omkc_sdpa declared `hedge`: the same run with hedge at its default is
     # the same configuration; any other value, or a key the learner does not declare, is a change
-    from olk.experiment.regress import _same_params
+    from olk.experiment.identity import same_params as _same_params
     old = {"combine": "vote", "delta": 0.001, "discount": 0.99, "eta": 0.1}
     assert _same_params("omkc_sdpa", {**old, "hedge": "mistake"}, old)
     assert not _same_params("omkc_sdpa", {**old, "hedge": "strict"}, old)

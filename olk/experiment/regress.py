@@ -29,6 +29,7 @@ from ..errors import OlkError
 from ..fileio import atomic_write_text
 from ..paths import project_dir
 from .config import load_config
+from .identity import same_params
 from .runner import Runner
 
 
@@ -76,19 +77,6 @@ def _reproducibility(algorithm: str):
     return cls.reproducibility if cls is not None else algo_registry.EXACT
 
 
-def _same_params(algorithm: str, current: dict, base: dict) -> bool:
-    """The run's parameters equal the baseline's, where a parameter the learner declared after the baseline was
-    written counts as unchanged at the value that keeps the old behaviour (``Param.before``: its default, or the
-    ``legacy`` value of an option whose default changed the behaviour)."""
-    if current == base:
-        return True
-    cls = algo_registry.REGISTRY.get(algorithm)
-    defaults = {p.name: p.before for p in cls.params} if cls is not None else {}
-    added = set(current) - set(base)
-    return (set(base) <= set(current) and all(current[k] == base[k] for k in base)
-            and all(k in defaults and current[k] == defaults[k] for k in added))
-
-
 def compare_to_baseline(current: dict, baseline: dict, name: str) -> RegressReport:
     rep = RegressReport(name)
     cur, base = current["runs"], baseline["runs"]
@@ -102,7 +90,7 @@ def compare_to_baseline(current: dict, baseline: dict, name: str) -> RegressRepo
         rep.checked += 1
         repro = _reproducibility(c["algorithm"])
         rep.contracts[c["algorithm"]] = repro.label()
-        if not _same_params(c["algorithm"], c["params"], b["params"]) or c.get("kernel") != b.get("kernel"):
+        if not same_params(c["algorithm"], c["params"], b["params"]) or c.get("kernel") != b.get("kernel"):
             rep.failures.append(f"{name}: {k}: parameters changed {b['params']} -> {c['params']}"
                                 + (f", kernel {b.get('kernel')} -> {c.get('kernel')}"
                                    if c.get("kernel") != b.get("kernel") else ""))

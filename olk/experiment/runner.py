@@ -36,7 +36,7 @@ from ..fileio import (
     write_error,
 )
 from ..paths import project_dir
-from . import dask_backend, fingerprint, memory
+from . import dask_backend, fingerprint, identity, memory
 from .config import ExperimentConfig
 from .data import kernel_widths, prepare_data
 from .execute import execute_all, execute_run
@@ -165,6 +165,8 @@ class Runner:
         self.provenance: dict = {}
         #: the run ids this invocation computed (a --rerun entry's run is computed once per invocation)
         self._written: set[str] = set()
+        #: the directory's records by run slot (olk.experiment.identity.slot), for runs planned under a new id
+        self._earlier: dict[tuple, list[str]] | None = None
 
     # -------------------------------------------------------------- execution
     def _execute(self, specs: list[RunSpec], what: str) -> None:
@@ -172,7 +174,8 @@ class Runner:
         for s in specs:
             if s.run_id not in self.order:
                 self.order.append(s.run_id)
-        todo = [s for s in specs if self.store.get(s.run_id) is None or self._stale(s)]
+        todo = [s for s in specs if (self.store.get(s.run_id) is None and not self._same_as_earlier(s))
+                or self._stale(s)]
         memory.check(todo, self.data, n_jobs=self.n_jobs, backend=self.backend, limit=self.memory_limit,
                      source=self.memory_limit_source, loads=self.loads,
                      what=f"the {len(todo)} {what if what == 'runs' else what + ' runs'} of {self.cfg.name}")
@@ -181,6 +184,24 @@ class Runner:
             self.store.append({**rec, **self.provenance})
             self._written.add(rec["run_id"])
 
+    def _same_as_earlier(self, spec: RunSpec) -> bool:
+        """Whether ``spec``, which no record holds under its id, is an earlier record's run under a new id (a
+        parameter its learner declared since, at its old value: :func:`olk.experiment.identity.same_run`): then the
+        store answers its id with that record (:attr:`RunStore.alias`) and it is not computed again."""
+        if self._earlier is None:           # records by slot, built once, on the first run without a record
+            self._earlier = {}
+            for rid, rec in self.store.records().items():
+                self._earlier.setdefault(identity.slot(rec), []).append(rid)
+        planned = spec.to_record()
+        old = next((rid for rid in self._earlier.get(identity.slot(planned), ())
+                    if rid not in self.order and rid not in self.store.alias.values()
+                    and identity.same_params(spec.algorithm, planned["params"],
+                                             self.store.get(rid).get("params") or {})), None)
+        if old is None:
+            return False
+        self.store.alias[spec.run_id] = old
+        return True
+
     def _stale(self, spec: RunSpec) -> bool:
         """Whether a run that has a record is computed again: a run of a ``--rerun`` entry whose record this tree
         did not write.  The same run id means the same settings, so ``--rerun`` after a code change recomputes
@@ -188,7 +209,7 @@ class Runner:
         commit (an interrupted ``--rerun`` resumed), is kept: nothing computed at this tree is computed twice."""
         if spec.label not in self.rerun:
             return False
-        rec = self.store.get(spec.run_id)
+        rec = self.store.get(spec.run_id)       # (or the earlier record an alias names)
         commit, dirty = self.provenance.get("commit"), self.provenance.get("dirty")
         same_tree = commit is not None and dirty is False and rec.get("commit") == commit and rec.get("dirty") is False
         return not (same_tree or spec.run_id in self._written)

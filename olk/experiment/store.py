@@ -50,6 +50,9 @@ class RunStore:
         self.dir = Path(out_dir)
         self.log = self.dir / "runs.jsonl"
         self._records: dict[str, dict] = {}
+        #: planned run id -> the id of an earlier record of the same run (olk.experiment.identity: a parameter the
+        #: learner declared since, at its old value, gave the run a new id); get() answers it with that record
+        self.alias: dict[str, str] = {}
         self.skipped: list[tuple[int, str]] = []     # (line, why) of the lines load() skipped
         self.unattributed: list[tuple[int, str]] = []   # (line, run id) of the records that name no commit
 
@@ -93,7 +96,7 @@ class RunStore:
         torn write --, or not a run record: :func:`record_problem`) is skipped and listed in :attr:`skipped`
         ((line, why) pairs; the runner warns once): that run is computed again.  A log larger than the
         ``results_file_bytes`` limit is refused in one line before it is read."""
-        self._records, self.skipped, self.unattributed = {}, [], []
+        self._records, self.skipped, self.unattributed, self.alias = {}, [], [], {}
         fd = open_own_if_any(self.log, os.O_RDONLY, "read", RERUN_RESUME)
         if fd is None:
             return self._records
@@ -131,7 +134,7 @@ class RunStore:
             p = self.dir / name
             if p.exists():
                 p.unlink()
-        self._records = {}
+        self._records, self.alias = {}, {}
 
     def append(self, rec: dict) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -152,7 +155,9 @@ class RunStore:
         return dict(self._records)
 
     def get(self, run_id: str):
-        return self._records.get(run_id)
+        """The record of ``run_id``, or of the earlier run it is an alias of (:attr:`alias`), or None."""
+        rec = self._records.get(run_id)
+        return rec if rec is not None or run_id not in self.alias else self._records.get(self.alias[run_id])
 
     def write_tables(self, run_ids: list[str], outputs: dict | None = None) -> tuple[Path, Path]:
         """Write runs.csv and curves.csv for the given runs, in that order.
@@ -165,7 +170,7 @@ class RunStore:
         rows, curves, held = [], [], []
         outputs = outputs or {}
         for rid in run_ids:
-            rec = self._records[rid]
+            rec = self.get(rid)
             row = {k: rec.get(k) for k in RUN_COLUMNS}
             row.update({k: rec[k] for k in TASK_COLUMNS + OPTIONAL_COLUMNS if rec.get(k) is not None})
             if rec.get("task") == "regression":     # the report picks its metrics from it (classification: absent)

@@ -63,6 +63,7 @@ from ..fileio import (
     read_json_object,
 )
 from ..paths import project_dir
+from .identity import same_run, slot
 from .runner import Runner, git_state, table_rows
 from .store import RunStore
 
@@ -80,19 +81,6 @@ RENAMED_FIELD = "(a name, not a result)"
 RENAMED = "run_id (a parameter added since)"
 
 
-def _slot(rec) -> tuple:
-    """What a run is apart from its parameters: the same slot and the same parameters modulo ones added since at
-    their old value (:func:`_same_run`) make the same run."""
-    return (rec.get("phase"), rec.get("dataset"), rec.get("label"), rec.get("setting") or "", rec.get("perm"),
-            rec.get("fold"), json.dumps(rec.get("kernel"), sort_keys=True))
-
-
-def _same_run(spec, rec: dict) -> bool:
-    """`spec` (planned now) makes the run `rec` records: the same slot, and the parameters equal but for ones the
-    learner declared since, at the value that keeps the old behaviour (olk.experiment.regress._same_params)."""
-    from .regress import _same_params
-    planned = spec.to_record()
-    return _slot(planned) == _slot(rec) and _same_params(spec.algorithm, planned["params"], rec.get("params") or {})
 _FIX = "is it a results directory olk run wrote?"
 
 
@@ -172,7 +160,7 @@ class _Runs:
         self.recorded = recorded
         self.checked = checked
         self.reruns = RunStore(scratch)
-        #: planned id -> recorded id of a run not checked that the plan makes under a new id (:func:`_same_run`)
+        #: planned id -> recorded id of a run not checked that the plan makes under a new id (identity.same_run)
         self.alias: dict[str, str] = {}
 
     def get(self, run_id: str):
@@ -197,11 +185,11 @@ class _Verifier(Runner):
         self._previous = list(rows)
         self.planned: dict = {}
         self.extra: list[str] = []           # runs the plan needed that the directory lacks
-        #: planned id -> recorded id of a checked run planned under a new id (a parameter added since: _same_run)
+        #: planned id -> recorded id of a checked run planned under a new id (identity.same_run)
         self.renamed: dict[str, str] = {}
         self._by_slot: dict[tuple, list[str]] = {}
         for rid, rec in recorded.items():
-            self._by_slot.setdefault(_slot(rec), []).append(rid)
+            self._by_slot.setdefault(slot(rec), []).append(rid)
 
     def _execute(self, specs, what: str) -> None:
         for s in specs:
@@ -214,8 +202,8 @@ class _Verifier(Runner):
         for s in specs:
             if s.run_id not in self.runs.checked and s.run_id not in self.runs.recorded:
                 # planned under a new id: the same run as a record if only parameters declared since differ
-                old = next((r for r in self._by_slot.get(_slot(s.to_record()), ())
-                            if r not in self.planned and _same_run(s, self.runs.recorded[r])), None)
+                old = next((r for r in self._by_slot.get(slot(s.to_record()), ())
+                            if r not in self.planned and same_run(s, self.runs.recorded[r])), None)
                 if old is not None and old in self.runs.checked:
                     self.renamed[s.run_id] = old
                     self.runs.checked.add(s.run_id)
@@ -228,6 +216,10 @@ class _Verifier(Runner):
                 keep.append(s)
                 self.extra.append(s.run_id)
         super()._execute(keep, what)
+
+    def _same_as_earlier(self, spec) -> bool:
+        """The runs planned under a new id are resolved in :meth:`_execute` (checked ones are computed again)."""
+        return False
 
     def verify_runs(self, directory: Path) -> None:
         commit, dirty = git_state()
