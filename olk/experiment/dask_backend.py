@@ -38,6 +38,9 @@ def require() -> None:
                           f"(or pip install 'dask[distributed]')")
 
 
+#: how many times a run whose task the scheduler cancelled (its worker died) is submitted again
+RESUBMIT = 3
+
 class DaskSession:
     """A Dask client for one ``olk run`` (connected to ``scheduler``, or to a LocalCluster of ``n_workers``
     started here), and the futures of the datasets scattered to its workers."""
@@ -121,12 +124,27 @@ class DaskSession:
         futures = self.scatter({s.dataset: data[s.dataset] for s in specs})
         tasks = [self.client.submit(run, s, *futures[s.dataset], pure=False, key=f"olk-run-{s.run_id}-{i}")
                  for i, s in enumerate(specs)]
+        spec_of = {t.key: s for t, s in zip(tasks, specs)}
+        tries: dict[str, int] = {}
         try:
-            for fut in as_completed(tasks, loop=self.client.loop):
+            done = as_completed(tasks, loop=self.client.loop)
+            for fut in done:
                 try:
                     yield fut.result()
                 except Exception as e:      # noqa: BLE001 - a distributed failure: one line, the rest is kept
                     name = type(e).__name__
+                    spec = spec_of.get(fut.key)
+                    # a task the scheduler cancelled when the worker running it died ("already forgotten"):
+                    # submitted again, up to RESUBMIT times (a task that kills its worker ends as KilledWorker)
+                    if name in ("CancelledError", "FutureCancelledError") and spec is not None \
+                            and tries.get(spec.run_id, 0) < RESUBMIT:
+                        tries[spec.run_id] = tries.get(spec.run_id, 0) + 1
+                        again = self.client.submit(run, spec, *futures[spec.dataset], pure=False,
+                                                   key=f"{fut.key}-again{tries[spec.run_id]}")
+                        spec_of[again.key] = spec
+                        tasks.append(again)
+                        done.add(again)
+                        continue
                     if name in ("KilledWorker", "CancelledError", "FutureCancelledError", "CommClosedError",
                                 "TimeoutError", "OSError") or "distributed" in type(e).__module__:
                         raise OlkError(f"--backend dask: a run could not finish on the cluster ({name}: "
