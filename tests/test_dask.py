@@ -204,3 +204,23 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_results_are_identical(tmp_p
         _, err = proc.communicate(timeout=180)
     assert proc.returncode == 0, err
     assert _records(tmp_path / "o") == local_records
+
+
+def test_a_cancelled_task_is_submitted_again(tmp_path, capsys, local_records, monkeypatch):
+    """A run whose task the scheduler cancels (as when the worker running it dies: "already forgotten") is submitted
+    again, and the run finishes bit-identically to the local backend (it ended the whole run before)."""
+    real = distributed.Client.submit
+    cancelled: list = []
+
+    def submit(self, *args, **kw):
+        fut = real(self, *args, **kw)
+        if str(kw.get("key", "")).startswith("olk-run-") and not cancelled:
+            cancelled.append(fut.key)
+            self.cancel([fut])                  # the first run's task: cancelled under olk's feet
+        return fut
+
+    monkeypatch.setattr(distributed.Client, "submit", submit)
+    code, _, err = _run(["run", tmp_path / "c.yaml", "--out", tmp_path / "o", "--no-progress", "-q",
+                         "--backend", "dask", "-j", "2"], capsys)
+    assert cancelled and code == 0, err
+    assert _records(tmp_path / "o") == local_records
