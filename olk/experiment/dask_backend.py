@@ -41,6 +41,7 @@ def require() -> None:
 #: how many times a run whose task the scheduler cancelled (its worker died) is submitted again
 RESUBMIT = 3
 
+
 class DaskSession:
     """A Dask client for one ``olk run`` (connected to ``scheduler``, or to a LocalCluster of ``n_workers``
     started here), and the futures of the datasets scattered to its workers."""
@@ -133,11 +134,10 @@ class DaskSession:
                     yield fut.result()
                 except Exception as e:      # noqa: BLE001 - a distributed failure: one line, the rest is kept
                     name = type(e).__name__
-                    spec = spec_of.get(fut.key)
+                    spec = spec_of[fut.key]
                     # a task the scheduler cancelled when the worker running it died ("already forgotten"):
                     # submitted again, up to RESUBMIT times (a task that kills its worker ends as KilledWorker)
-                    if name in ("CancelledError", "FutureCancelledError") and spec is not None \
-                            and tries.get(spec.run_id, 0) < RESUBMIT:
+                    if name in ("CancelledError", "FutureCancelledError") and tries.get(spec.run_id, 0) < RESUBMIT:
                         tries[spec.run_id] = tries.get(spec.run_id, 0) + 1
                         again = self.client.submit(run, spec, *futures[spec.dataset], pure=False,
                                                    key=f"{fut.key}-again{tries[spec.run_id]}")

@@ -34,6 +34,14 @@ def slot(rec: dict) -> tuple:
             rec.get("fold"), json.dumps(rec.get("kernel"), sort_keys=True))
 
 
+def by_slot(records: dict[str, dict]) -> dict[tuple, list[str]]:
+    """The run ids of ``records`` (run id -> record) by :func:`slot`, in record order."""
+    out: dict[tuple, list[str]] = {}
+    for rid, rec in records.items():
+        out.setdefault(slot(rec), []).append(rid)
+    return out
+
+
 def same_run(spec: Any, rec: dict) -> bool:
     """``spec`` (a :class:`~olk.experiment.spec.RunSpec` planned now) makes the run ``rec`` records."""
     planned = spec.to_record()

@@ -189,16 +189,15 @@ class Runner:
         parameter its learner declared since, at its old value: :func:`olk.experiment.identity.same_run`): then the
         store answers its id with that record (:attr:`RunStore.alias`) and it is not computed again."""
         if self._earlier is None:           # records by slot, built once, on the first run without a record
-            self._earlier = {}
-            for rid, rec in self.store.records().items():
-                self._earlier.setdefault(identity.slot(rec), []).append(rid)
+            self._earlier = identity.by_slot(self.store.records())
         planned = spec.to_record()
-        old = next((rid for rid in self._earlier.get(identity.slot(planned), ())
-                    if rid not in self.order and rid not in self.store.alias.values()
+        candidates = self._earlier.get(identity.slot(planned), [])
+        old = next((rid for rid in candidates if rid not in self.order
                     and identity.same_params(spec.algorithm, planned["params"],
                                              self.store.get(rid).get("params") or {})), None)
         if old is None:
             return False
+        candidates.remove(old)              # one planned run per record
         self.store.alias[spec.run_id] = old
         return True
 

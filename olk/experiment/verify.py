@@ -63,7 +63,7 @@ from ..fileio import (
     read_json_object,
 )
 from ..paths import project_dir
-from .identity import same_run, slot
+from .identity import by_slot, same_run, slot
 from .runner import Runner, git_state, table_rows
 from .store import RunStore
 
@@ -187,9 +187,7 @@ class _Verifier(Runner):
         self.extra: list[str] = []           # runs the plan needed that the directory lacks
         #: planned id -> recorded id of a checked run planned under a new id (identity.same_run)
         self.renamed: dict[str, str] = {}
-        self._by_slot: dict[tuple, list[str]] = {}
-        for rid, rec in recorded.items():
-            self._by_slot.setdefault(slot(rec), []).append(rid)
+        self._by_slot = by_slot(recorded)
 
     def _execute(self, specs, what: str) -> None:
         for s in specs:
