@@ -174,9 +174,11 @@ def read_json_object(path, fix: str) -> dict | None:
 #: the keys of a run record (runs.jsonl) that say which tree computed it, not what it computed: ``commit`` (12 hex
 #: digits, null outside a git checkout), ``dirty`` (uncommitted changes outside results/) and, for a record whose
 #: commit was reconstructed from git history afterwards (tools/backfill_run_commits.py), ``commit_from``
-#: (``history`` or ``history-ambiguous``).  Like ``time_s`` they are no part of a run's identity or result: no run id,
-#: resume match, regression baseline or ``olk verify`` comparison reads them.
-RUN_PROVENANCE = ("commit", "dirty", "commit_from")
+#: (``history`` or ``history-ambiguous``), and ``machine`` (the CPU, cores, OS and Python that computed it, so the
+#: time of each run names its own machine, not the last invocation's; records written before 2026-11-28 lack it).
+#: Like ``time_s`` they are no part of a run's identity or result: no run id, resume match, regression baseline or
+#: ``olk verify`` comparison reads them.
+RUN_PROVENANCE = ("commit", "dirty", "commit_from", "machine")
 COMMIT_FROM = ("history", "history-ambiguous")
 
 
@@ -224,6 +226,8 @@ def provenance_problem(rec: dict) -> str | None:
         return f"its 'commit' is {repr(commit)[:30]}, not 12 hex digits"
     if "dirty" in rec and rec["dirty"] is not None and not isinstance(rec["dirty"], bool):
         return f"its 'dirty' is {repr(rec['dirty'])[:30]}, not true or false"
+    if "machine" in rec and rec["machine"] is not None and not (isinstance(rec["machine"], str) and rec["machine"]):
+        return f"its 'machine' is {repr(rec['machine'])[:30]}, not a description of a machine"
     if "commit_from" in rec and rec["commit_from"] not in COMMIT_FROM:
         return f"its 'commit_from' is {repr(rec['commit_from'])[:30]}, not one of {', '.join(COMMIT_FROM)}"
     return None

@@ -129,3 +129,19 @@ def test_no_verified_json_is_committed_by_hand():
     for p in written_by_verify:      # once olk verify exists, its files say which command wrote them
         doc = json.loads((repo / p).read_text(encoding="utf-8"))
         assert all(str(v.get("command", "")).startswith("olk verify") for v in doc.get("verifications", [])), p
+
+
+def test_the_machine_of_each_run_is_said_beside_the_table_and_old_records_are_counted_apart(tmp_path):
+    """A resumed directory whose runs ran on two machines says both (with counts); records written before runs
+    carried their machine are not attributed to the machine experiment.json names (the last invocation's)."""
+    from olk.report.provenance import machines_text
+    prov = {"a": {"machine": "Intel Xeon, 2 cores"}, "b": {"machine": "AMD EPYC, 2 cores"},
+            "c": {"machine": "Intel Xeon, 2 cores"}, "d": {"commit": "848f847cfcae"}, "e": {"machine": None}}
+    assert machines_text(prov, ["a", "b", "c"], "AMD EPYC, 2 cores") == \
+        "Intel Xeon, 2 cores (2 runs); AMD EPYC, 2 cores (1 run)"
+    assert machines_text(prov, ["a", "d", "e"], "AMD EPYC, 2 cores") == (
+        "Intel Xeon, 2 cores (1 run); not recorded by the run (2 runs; experiment.json names the last "
+        "invocation's: AMD EPYC, 2 cores)")
+    assert machines_text(prov, ["d"], None) == "not recorded"
+    assert machines_text(prov, ["d", "e"], "AMD EPYC") == \
+        "AMD EPYC (the last invocation's; the runs record no machine of their own)"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from _cli import REPO, one_error_line, run_cli, use_bundled_data
 
-from olk.experiment.runner import git_state
+from olk.experiment.runner import git_state, machine_info
 from olk.experiment.verify import differing_fields, sample_ids
 
 #: a quick experiment with every kind of run a plan has: a tuned entry (pa1), an entry that matches another's
@@ -82,6 +82,17 @@ def test_every_record_of_a_run_names_the_commit_of_the_tree_that_ran_it(finished
     assert len(recs) == N_RUNS and {r["phase"] for r in recs} == {"tune", "main"}
     assert all(r["commit"] == commit and r["dirty"] is dirty and "commit_from" not in r for r in recs)
     assert commit is None or (len(commit) == 12 and int(commit, 16) >= 0)
+    # ... and the machine that computed it, so a resumed table's times name each run's own machine
+    assert {r["machine"] for r in recs} == {machine_info()}
+
+
+def test_a_record_whose_machine_is_not_a_description_is_refused():
+    from olk.fileio import provenance_problem
+    assert provenance_problem({"commit": "848f847cfcae", "dirty": False, "machine": "Xeon, 2 cores"}) is None
+    assert provenance_problem({"commit": "848f847cfcae", "dirty": False, "machine": None}) is None
+    assert provenance_problem({"commit": "848f847cfcae", "dirty": False, "machine": 3}) == \
+        "its 'machine' is 3, not a description of a machine"
+    assert "not a description" in provenance_problem({"commit": "848f847cfcae", "dirty": False, "machine": ""})
 
 
 def test_a_record_without_its_commit_is_refused_in_one_line(results, finished, capsys):
@@ -141,7 +152,7 @@ def test_olk_verify_of_an_untouched_directory_finds_every_run_identical(results,
                            "runs_total", "runs_checked", "identical", "differing", "ignored_fields", "wall_s"]
     assert (entry["commit"], entry["dirty"], entry["sample"], entry["runs_total"], entry["runs_checked"],
             entry["identical"], entry["differing"]) == (commit, dirty, None, N_RUNS, N_RUNS, N_RUNS, [])
-    assert entry["ignored_fields"] == ["time_s", "commit", "dirty", "commit_from"]
+    assert entry["ignored_fields"] == ["time_s", "commit", "dirty", "commit_from", "machine"]
     assert entry["command"] == f"olk verify {results}"
     after = {p.name: p.read_bytes() for p in results.iterdir()}
     assert set(after) - set(before) == {"verified.json"} and all(after[k] == v for k, v in before.items())

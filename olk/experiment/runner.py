@@ -160,8 +160,8 @@ class Runner:
         self.plan: Planner | None = None
         self.kernel_widths: dict = {}       # dataset -> data-dependent Gaussian width (config gamma: {percentile: P})
         self.target_scales: dict = {}       # dataset -> {scale, offset} of a regression target scaled on loading
-        #: the commit (and dirty flag) of the tree this invocation runs, taken when it starts: every record it writes
-        #: carries them (olk.fileio.RUN_PROVENANCE)
+        #: the commit (and dirty flag) of the tree this invocation runs, taken when it starts, and the machine it runs
+        #: on: every record it writes carries them (olk.fileio.RUN_PROVENANCE)
         self.provenance: dict = {}
         #: the run ids this invocation computed (a --rerun entry's run is computed once per invocation)
         self._written: set[str] = set()
@@ -417,7 +417,7 @@ class Runner:
             self.log(f"olk: {self.store.log} ended in a torn line ({torn} bytes, a write cut short): removed; "
                      f"that run is computed again")
         commit, dirty = git_state()             # the tree of this invocation, before it computes anything
-        self.provenance = {"commit": commit, "dirty": dirty}
+        self.provenance = {"commit": commit, "dirty": dirty, "machine": machine_info()}
         self.store.load()
         if self.resume and not self.force:      # a table must not show runs as if this tree had computed them
             self.store.check_attributed(_UNATTRIBUTED_FIX)

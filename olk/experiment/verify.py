@@ -64,7 +64,7 @@ from ..fileio import (
 )
 from ..paths import project_dir
 from .identity import by_slot, same_run, slot
-from .runner import Runner, git_state, table_rows
+from .runner import Runner, git_state, machine_info, table_rows
 from .store import RunStore
 
 VERIFIED = "verified.json"
@@ -221,7 +221,7 @@ class _Verifier(Runner):
 
     def verify_runs(self, directory: Path) -> None:
         commit, dirty = git_state()
-        self.provenance = {"commit": commit, "dirty": dirty}
+        self.provenance = {"commit": commit, "dirty": dirty, "machine": machine_info()}
         self._prepare()
         for ds in dict.fromkeys(str(self.runs.recorded[r]["dataset"]) for r in self.runs.checked):
             if ds in self.unavailable:
@@ -290,7 +290,7 @@ def verify(directory, *, options: RecordedOptions | None = None, sample: int | N
           "olk_version": "0.1.0", "command": "olk verify results/x --sample 20", "sample": 20, "sample_seed": 0,
           "runs_total": 430, "runs_checked": 20, "identical": 20,
           "differing": [{"run_id": "...", "label": "...", "dataset": "...", "perm": 3, "fields": ["accuracy"]}],
-          "ignored_fields": ["time_s", "commit", "dirty", "commit_from"], "wall_s": 81.2}]}
+          "ignored_fields": ["time_s", "commit", "dirty", "commit_from", "machine"], "wall_s": 81.2}]}
 
     ``sample`` is null when every run was checked; ``ignored_fields`` lists the timing keys met (dotted below the
     top level), the fields of the reruns some record lacks (``task (not in the record)``) and the provenance keys.

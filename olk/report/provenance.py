@@ -5,6 +5,9 @@
   from git history after the fact, ``"commit_from": "history"`` or ``"history-ambiguous"``.  Runs are counted per
   (commit, dirty, how it is known).  Records written before runs carried a commit count under experiment.json's
   ``git_commit`` (the commit the whole ``olk run`` started from), marked as such.
+* **The machines that computed its runs** (:func:`machines_text`): each record's ``"machine"`` (written since
+  2026-11-28), counted per machine over a table's runs; older records are counted apart, since experiment.json's
+  ``machine`` is only the last invocation's.
 * **The latest verification**: ``verified.json`` (written by ``olk verify``), ``{"verifications": [{"commit",
   "dirty", "date", "olk_version", "command", "sample" (int, or null: every run), "sample_seed", "runs_total",
   "runs_checked", "identical", "differing": [{"run_id", "label", "dataset", "perm", "fields"}], "ignored_fields",
@@ -91,6 +94,34 @@ def commits_text(commits: list[RunCommits]) -> str:
                                                                    _ORIGIN_WORDS else [])
         parts.append(f"{what} ({'; '.join(notes)})")
     return "; ".join(parts) if parts else "no runs recorded"
+
+
+def machines_text(provenance: dict[str, dict], run_ids, last: str | None) -> str:
+    """The machines that computed the runs ``run_ids`` (a table's main-phase runs), from their records' ``machine``
+    (:attr:`olk.report.results.Results.provenance`), in order of first appearance with their counts; runs recorded
+    before runs carried their machine are counted apart, beside the machine experiment.json names (``last``: the
+    last invocation's, which need not be theirs).
+
+    >>> prov = {"a": {"machine": "Xeon"}, "b": {"machine": None}, "c": {"machine": "Xeon"}}
+    >>> machines_text(prov, ["a", "b", "c"], "EPYC")
+    "Xeon (2 runs); not recorded by the run (1 run; experiment.json names the last invocation's: EPYC)"
+    >>> machines_text({}, ["a"], "EPYC")
+    "EPYC (the last invocation's; the runs record no machine of their own)"
+    """
+    counts: dict[str | None, int] = {}
+    for r in run_ids:
+        m = (provenance.get(str(r)) or {}).get("machine")
+        key = m if isinstance(m, str) and m else None
+        counts[key] = counts.get(key, 0) + 1
+    if not counts or set(counts) == {None}:
+        return (f"{last} (the last invocation's; the runs record no machine of their own)" if last
+                else "not recorded")
+    parts = [f"{m} ({n:,} run{'s' if n != 1 else ''})" for m, n in counts.items() if m is not None]
+    if None in counts:
+        n = counts[None]
+        parts.append(f"not recorded by the run ({n:,} run{'s' if n != 1 else ''}"
+                     + (f"; experiment.json names the last invocation's: {last})" if last else ")"))
+    return "; ".join(parts)
 
 
 @dataclass(frozen=True)

@@ -64,8 +64,8 @@ class Results:
     meta: dict[str, Any] = field(default_factory=dict)
     curves: pd.DataFrame | None = None
     test_curves: pd.DataFrame | None = None     # held-out curves (test_curves.csv), batch mode with test_curve:
-    #: run_id -> {commit, dirty, commit_from} of every record of runs.jsonl (olk.fileio.read_run_provenance): the
-    #: commit that computed each run; {} for a directory without a run log (hand-made tables)
+    #: run_id -> {commit, dirty, commit_from, machine} of every record of runs.jsonl (olk.fileio.read_run_provenance):
+    #: the commit and machine that computed each run; {} for a directory without a run log (hand-made tables)
     provenance: dict[str, dict] = field(default_factory=dict)
 
     @property
