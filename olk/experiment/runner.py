@@ -75,6 +75,14 @@ _UNATTRIBUTED_FIX = ("give its runs their commits from the git history of the re
                      "tools/backfill_run_commits.py DIR, in olk's checkout), or pass --force to compute them again")
 
 
+def run_provenance() -> dict:
+    """What every record of this invocation carries besides its result (:data:`olk.fileio.RUN_PROVENANCE`): the
+    commit and dirty flag of the tree (:func:`git_state`, taken when the invocation starts, before it computes
+    anything) and the machine (:func:`machine_info`)."""
+    commit, dirty = git_state()
+    return {"commit": commit, "dirty": dirty, "machine": machine_info()}
+
+
 def machine_info() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -416,8 +424,7 @@ class Runner:
         if torn:
             self.log(f"olk: {self.store.log} ended in a torn line ({torn} bytes, a write cut short): removed; "
                      f"that run is computed again")
-        commit, dirty = git_state()             # the tree of this invocation, before it computes anything
-        self.provenance = {"commit": commit, "dirty": dirty, "machine": machine_info()}
+        self.provenance = run_provenance()
         self.store.load()
         if self.resume and not self.force:      # a table must not show runs as if this tree had computed them
             self.store.check_attributed(_UNATTRIBUTED_FIX)

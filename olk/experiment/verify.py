@@ -64,7 +64,7 @@ from ..fileio import (
 )
 from ..paths import project_dir
 from .identity import by_slot, same_run, slot
-from .runner import Runner, git_state, machine_info, table_rows
+from .runner import Runner, git_state, run_provenance, table_rows
 from .store import RunStore
 
 VERIFIED = "verified.json"
@@ -220,8 +220,7 @@ class _Verifier(Runner):
         return False
 
     def verify_runs(self, directory: Path) -> None:
-        commit, dirty = git_state()
-        self.provenance = {"commit": commit, "dirty": dirty, "machine": machine_info()}
+        self.provenance = run_provenance()
         self._prepare()
         for ds in dict.fromkeys(str(self.runs.recorded[r]["dataset"]) for r in self.runs.checked):
             if ds in self.unavailable:

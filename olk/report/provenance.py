@@ -25,6 +25,7 @@ said so in one line rather than stopping the report.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,14 +85,18 @@ def run_commits(directory: Path, meta: dict[str, Any]) -> tuple[list[RunCommits]
     return out, (f"{bad} line{'s' if bad != 1 else ''} of runs.jsonl not a JSON object" if bad else "")
 
 
+def _runs(n: int) -> str:
+    """'1 run', '1,968 runs'."""
+    return f"{n:,} run{'s' if n != 1 else ''}"
+
+
 def commits_text(commits: list[RunCommits]) -> str:
     """'848f847cfcae (430 runs)', '3c162727b033 with uncommitted changes (330 runs; from experiment.json)' (the
     runs record no commit of their own), several joined by '; '."""
     parts = []
     for c in commits:
         what = (c.commit or "commit not recorded") + (" with uncommitted changes" if c.dirty else "")
-        notes = [f"{c.count:,} run{'s' if c.count != 1 else ''}"] + ([_ORIGIN_WORDS[c.origin]] if c.origin in
-                                                                   _ORIGIN_WORDS else [])
+        notes = [_runs(c.count)] + ([_ORIGIN_WORDS[c.origin]] if c.origin in _ORIGIN_WORDS else [])
         parts.append(f"{what} ({'; '.join(notes)})")
     return "; ".join(parts) if parts else "no runs recorded"
 
@@ -108,18 +113,15 @@ def machines_text(provenance: dict[str, dict], run_ids, last: str | None) -> str
     >>> machines_text({}, ["a"], "EPYC")
     "EPYC (the last invocation's; the runs record no machine of their own)"
     """
-    counts: dict[str | None, int] = {}
-    for r in run_ids:
-        m = (provenance.get(str(r)) or {}).get("machine")
-        key = m if isinstance(m, str) and m else None
-        counts[key] = counts.get(key, 0) + 1
-    if not counts or set(counts) == {None}:
+    counts = Counter(m if isinstance(m := (provenance.get(str(r)) or {}).get("machine"), str) and m else None
+                     for r in run_ids)
+    unrecorded = counts.pop(None, 0)
+    if not counts:
         return (f"{last} (the last invocation's; the runs record no machine of their own)" if last
                 else "not recorded")
-    parts = [f"{m} ({n:,} run{'s' if n != 1 else ''})" for m, n in counts.items() if m is not None]
-    if None in counts:
-        n = counts[None]
-        parts.append(f"not recorded by the run ({n:,} run{'s' if n != 1 else ''}"
+    parts = [f"{m} ({_runs(n)})" for m, n in counts.items()]
+    if unrecorded:
+        parts.append(f"not recorded by the run ({_runs(unrecorded)}"
                      + (f"; experiment.json names the last invocation's: {last})" if last else ")"))
     return "; ".join(parts)
 
