@@ -64,7 +64,7 @@ from ..fileio import (
 )
 from ..paths import project_dir
 from .identity import by_slot, same_run, slot
-from .runner import Runner, git_state, run_provenance, table_rows
+from .runner import Runner, run_provenance, table_rows
 from .store import RunStore
 
 VERIFIED = "verified.json"
@@ -219,8 +219,10 @@ class _Verifier(Runner):
         """The runs planned under a new id are resolved in :meth:`_execute` (checked ones are computed again)."""
         return False
 
-    def verify_runs(self, directory: Path) -> None:
-        self.provenance = run_provenance()
+    def verify_runs(self, directory: Path, provenance: dict) -> None:
+        """Compute the checked runs again; their records carry ``provenance`` (:func:`run_provenance`, taken once
+        by :func:`verify`, whose verified.json entry names the same commit)."""
+        self.provenance = provenance
         self._prepare()
         for ds in dict.fromkeys(str(self.runs.recorded[r]["dataset"]) for r in self.runs.checked):
             if ds in self.unavailable:
@@ -320,7 +322,8 @@ def verify(directory, *, options: RecordedOptions | None = None, sample: int | N
     check_own_files(directory, (VERIFIED,))
     verified_path = directory / VERIFIED
     _read_verified(verified_path)                  # a foreign verified.json is refused before hours of runs
-    commit, dirty = git_state()
+    provenance = run_provenance()                  # the tree of this verification, before it computes anything
+    commit, dirty = provenance["commit"], provenance["dirty"]
     if dirty:
         log("olk: warning: the tree has uncommitted changes (outside results/): a verification at a dirty tree does "
             "not count as verified at a clean commit")
@@ -328,7 +331,7 @@ def verify(directory, *, options: RecordedOptions | None = None, sample: int | N
         # the planner's and the loader's notes speak of a run (what experiment.json records): only warnings here
         v = _Verifier(cfg, Path(tmp) / "runs", recorded, rows, set(checked), n_jobs=n_jobs, progress=progress,
                       log=lambda m: log(m) if "warning" in m else None, memory_limit=memory_limit)
-        v.verify_runs(directory)
+        v.verify_runs(directory, provenance)
         reruns = {rid: rec for rid, rec in RunStore(Path(tmp) / "runs").load().items()}
         ignored: set = set()
         differing: list[dict] = []
